@@ -1,0 +1,162 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"moviesdiary/internal/delivery"
+)
+
+// Ledger is the processed_events table: one row per (event, handler), claimed in_progress before
+// the handler runs and marked done after. started_at (Unix ms) is the claim's owner token.
+type Ledger struct{ s *Store }
+
+// Ledger returns the store's processed-event ledger.
+func (s *Store) Ledger() *Ledger { return &Ledger{s: s} }
+
+var _ delivery.Ledger = (*Ledger)(nil)
+
+// claimChunk bounds the rows of one multi-row upsert (3 parameters each, well under SQLite's
+// 32766 variable limit).
+const claimChunk = 500
+
+// Claim claims every key in one transaction: a missing row is inserted in_progress, an
+// in_progress row older than lease is taken over, and anything else is reported as it stands.
+func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
+	var claims []delivery.Claim
+	err := l.s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		claims, err = claimLedger(ctx, tx, now, lease, keys)
+		return err
+	})
+	return claims, err
+}
+
+func claimLedger(ctx context.Context, tx *sql.Tx, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
+	token := millis(now)
+	stale := token - lease.Milliseconds()
+	claims := make([]delivery.Claim, len(keys))
+	acquired := make(map[delivery.Key]bool, len(keys))
+	for start := 0; start < len(keys); start += claimChunk {
+		chunk := keys[start:min(start+claimChunk, len(keys))]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO processed_events (event_id, handler, status, started_at) VALUES `)
+		args := make([]any, 0, 3*len(chunk)+1)
+		for i, k := range chunk {
+			if i > 0 {
+				q.WriteString(",")
+			}
+			q.WriteString("(?, ?, 'in_progress', ?)")
+			args = append(args, k.EventID, k.Handler, token)
+		}
+		q.WriteString(` ON CONFLICT (event_id, handler) DO UPDATE SET started_at = excluded.started_at, processed_at = NULL
+			WHERE processed_events.status = 'in_progress' AND processed_events.started_at <= ?
+			RETURNING event_id, handler`)
+		args = append(args, stale)
+		rows, err := tx.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return nil, fmt.Errorf("claim ledger: %w", err)
+		}
+		for rows.Next() {
+			var k delivery.Key
+			if err := rows.Scan(&k.EventID, &k.Handler); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("claim ledger: %w", err)
+			}
+			acquired[k] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("claim ledger: %w", err)
+		}
+	}
+	var lookup *sql.Stmt
+	for i, k := range keys {
+		claims[i].Key = k
+		if acquired[k] {
+			claims[i].State, claims[i].Token = delivery.Acquired, token
+			continue
+		}
+		if lookup == nil {
+			var err error
+			lookup, err = tx.PrepareContext(ctx, `SELECT status, started_at FROM processed_events WHERE event_id = ? AND handler = ?`)
+			if err != nil {
+				return nil, fmt.Errorf("read ledger: %w", err)
+			}
+			defer lookup.Close()
+		}
+		var status string
+		var startedAt int64
+		if err := lookup.QueryRowContext(ctx, k.EventID, k.Handler).Scan(&status, &startedAt); err != nil {
+			return nil, fmt.Errorf("read ledger: %w", err)
+		}
+		if status == "done" {
+			claims[i].State = delivery.Done
+		} else {
+			claims[i].State = delivery.Held
+			claims[i].HeldUntil = time.UnixMilli(startedAt + lease.Milliseconds())
+		}
+	}
+	return claims, nil
+}
+
+// Settle writes marks in one transaction (for sources whose message outcome lives elsewhere,
+// such as JetStream).
+func (l *Ledger) Settle(ctx context.Context, now time.Time, marks []delivery.Mark) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	return l.s.inTx(ctx, func(tx *sql.Tx) error { return settleLedger(ctx, tx, now, marks) })
+}
+
+// settleLedger marks each claim done or releases it, only while the row still carries the
+// claim's token: a delivery whose claim was taken over touches nothing.
+func settleLedger(ctx context.Context, tx *sql.Tx, now time.Time, marks []delivery.Mark) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	done, err := tx.PrepareContext(ctx, `UPDATE processed_events SET status = 'done', processed_at = ?
+		WHERE event_id = ? AND handler = ? AND started_at = ? AND status = 'in_progress'`)
+	if err != nil {
+		return fmt.Errorf("settle ledger: %w", err)
+	}
+	defer done.Close()
+	var release *sql.Stmt
+	for _, m := range marks {
+		if m.Done {
+			if _, err := done.ExecContext(ctx, millis(now), m.EventID, m.Handler, m.Token); err != nil {
+				return fmt.Errorf("mark ledger done: %w", err)
+			}
+			continue
+		}
+		if release == nil {
+			release, err = tx.PrepareContext(ctx, `DELETE FROM processed_events
+				WHERE event_id = ? AND handler = ? AND started_at = ? AND status = 'in_progress'`)
+			if err != nil {
+				return fmt.Errorf("settle ledger: %w", err)
+			}
+			defer release.Close()
+		}
+		if _, err := release.ExecContext(ctx, m.EventID, m.Handler, m.Token); err != nil {
+			return fmt.Errorf("release ledger claim: %w", err)
+		}
+	}
+	return nil
+}
+
+// PruneLedger deletes ledger rows whose claim began more than keep ago (30 days in production),
+// returning how many it removed.
+func (l *Ledger) Prune(ctx context.Context, now time.Time, keep time.Duration) (int64, error) {
+	var n int64
+	err := l.s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM processed_events WHERE started_at < ?`, millis(now.Add(-keep)))
+		if err != nil {
+			return fmt.Errorf("prune ledger: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,156 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/golang-migrate/migrate/v4"
+	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite3"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+
+	"moviesdiary/migrations"
+)
+
+// Bounded retry for a migration that still races (a busy database): 100 ms doubling to 1 s, at
+// most 5 retries.
+const (
+	migrateRetries     = 5
+	migrateBackoffMin  = 100 * time.Millisecond
+	migrateBackoffMax  = time.Second
+	migrationsTable    = "schema_migrations"
+	migrateLockSuffix  = ".migrate.lock"
+	migrateLockTimeout = 2 * time.Minute
+)
+
+// Migrate applies every embedded migration not yet applied. Server and worker both call it at
+// start-up, often at the same moment on an empty database: golang-migrate's SQLite lock only
+// guards one process, so an exclusive flock on a file beside the database serialises the
+// processes, and the loser finds the work done.
+func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
+	unlock, err := lockFile(ctx, s.path+migrateLockSuffix)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer unlock()
+
+	backoff := migrateBackoffMin
+	for attempt := 0; ; attempt++ {
+		err = s.migrateOnce()
+		if err == nil || attempt == migrateRetries || !retryable(err) {
+			break
+		}
+		log.Warn("migration raced, retrying", "error", err, "retry_in", backoff)
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return fmt.Errorf("migrate: %w", ctx.Err())
+		}
+		backoff = min(2*backoff, migrateBackoffMax)
+	}
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) migrateOnce() error {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return fmt.Errorf("read embedded migrations: %w", err)
+	}
+	// A connection of its own: golang-migrate closes what it is given.
+	db, err := sql.Open("sqlite3", dsn(s.path, "immediate"))
+	if err != nil {
+		return err
+	}
+	db.SetMaxOpenConns(1)
+	drv, err := msqlite.WithInstance(db, &msqlite.Config{MigrationsTable: migrationsTable})
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("open migration driver: %w", err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "sqlite3", drv)
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("set up migrations: %w", err)
+	}
+	defer m.Close()
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return err
+	}
+	return nil
+}
+
+// Version is the applied schema version and whether a failed migration left it dirty.
+func (s *Store) Version(ctx context.Context) (version uint, dirty bool, err error) {
+	row := s.read.QueryRowContext(ctx, "SELECT version, dirty FROM "+migrationsTable+" LIMIT 1")
+	if err := row.Scan(&version, &dirty); err != nil {
+		return 0, false, fmt.Errorf("read schema version: %w", err)
+	}
+	return version, dirty, nil
+}
+
+// LatestVersion is the newest embedded migration.
+func LatestVersion() (uint, error) {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	v, err := src.First()
+	if err != nil {
+		return 0, err
+	}
+	for {
+		next, err := src.Next(v)
+		if err != nil {
+			return v, nil
+		}
+		v = next
+	}
+}
+
+func retryable(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") ||
+		errors.Is(err, migrate.ErrLocked)
+}
+
+// lockFile takes an exclusive advisory lock on path, polling until ctx or a timeout ends.
+func lockFile(ctx context.Context, path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
+	}
+	deadline := time.Now().Add(migrateLockTimeout)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: another process held it for %s", path, migrateLockTimeout)
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// EnqueueEvents writes events into the outbox inside the caller's transaction, so they commit or
+// roll back with the change that caused them. It is the only code that inserts into event_queue,
+// and it always sets event_id (a time-ordered UUIDv7), so every event can be deduplicated.
+func EnqueueEvents(ctx context.Context, tx *sql.Tx, events ...domain.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO event_queue (event_id, event_type, payload) VALUES (?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("enqueue events: %w", err)
+	}
+	defer stmt.Close()
+	for _, e := range events {
+		payload, err := domain.Encode(e)
+		if err != nil {
+			return fmt.Errorf("enqueue %s: %w", e.EventType(), err)
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return fmt.Errorf("enqueue %s: event id: %w", e.EventType(), err)
+		}
+		if _, err := stmt.ExecContext(ctx, id.String(), e.EventType(), payload); err != nil {
+			return fmt.Errorf("enqueue %s: %w", e.EventType(), err)
+		}
+	}
+	return nil
+}
+
+// Enqueue commits events on their own, for requests that change nothing but the outbox (a
+// poster sync or a search reindex request).
+func (s *Store) Enqueue(ctx context.Context, events ...domain.Event) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return EnqueueEvents(ctx, tx, events...) })
+}

@@ -1,0 +1,203 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"moviesdiary/internal/delivery"
+)
+
+// ClaimLeaseDefault is how long a claimed row belongs to its claimer; a row still processing
+// after that (its claimer died) is claimed again.
+const ClaimLeaseDefault = 600 * time.Second
+
+// maxErrorLen bounds last_error so a panic's stack cannot bloat the table.
+const maxErrorLen = 8 << 10
+
+// QueueConfig tunes a Queue; zero fields take the defaults.
+type QueueConfig struct {
+	MaxAttempts int           // deliveries before a row is dead-lettered (default 5)
+	ClaimLease  time.Duration // default ClaimLeaseDefault
+	Logger      *slog.Logger
+}
+
+// Queue is event_queue as a delivery.Source: the DB backend consumes it directly, and the NATS
+// relay claims from it the same way.
+type Queue struct {
+	s           *Store
+	maxAttempts int
+	lease       time.Duration
+	log         *slog.Logger
+	watch       *watcher
+}
+
+// Queue returns the outbox as a delivery source.
+func (s *Store) Queue(cfg QueueConfig) *Queue {
+	return &Queue{
+		s:           s,
+		maxAttempts: cmp.Or(cfg.MaxAttempts, 5),
+		lease:       cmp.Or(cfg.ClaimLease, ClaimLeaseDefault),
+		log:         cmp.Or(cfg.Logger, slog.Default()),
+		watch:       newWatcher(s),
+	}
+}
+
+var _ delivery.Source = (*Queue)(nil)
+
+// rowRef is a claimed row's handle: its id and the claimed_at value that owns it.
+type rowRef struct {
+	id    int64
+	token int64
+}
+
+// Claim takes up to max rows that are due: pending rows whose next_attempt_at has come, and
+// processing rows whose claim is older than the lease (their claimer died). Oldest first.
+func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	now := millis(q.s.now())
+	var msgs []delivery.Message
+	var reclaimed int
+	err := q.s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM event_queue
+			WHERE status = 'processing' AND claimed_at <= ?`, now-q.lease.Milliseconds()).Scan(&reclaimed); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `UPDATE event_queue SET status = 'processing', claimed_at = ?1
+			WHERE id IN (
+				SELECT id FROM (
+					SELECT id, next_attempt_at AS due FROM event_queue
+					WHERE status = 'pending' AND next_attempt_at <= ?1
+					UNION ALL
+					SELECT id, claimed_at AS due FROM event_queue
+					WHERE status = 'processing' AND claimed_at <= ?2
+				) ORDER BY due, id LIMIT ?3)
+			RETURNING id, event_id, event_type, payload, attempts`,
+			now, now-q.lease.Milliseconds(), max)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				m        delivery.Message
+				id       int64
+				eventID  sql.NullString
+				attempts int
+			)
+			if err := rows.Scan(&id, &eventID, &m.Type, &m.Payload, &attempts); err != nil {
+				return err
+			}
+			m.EventID = eventID.String
+			m.Attempt = attempts + 1
+			m.Ref = rowRef{id: id, token: now}
+			msgs = append(msgs, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim events: %w", err)
+	}
+	if reclaimed > 0 {
+		q.log.Warn("reclaiming events whose claim outlived the lease (a claimer died)", "count", reclaimed, "lease", q.lease)
+	}
+	return msgs, nil
+}
+
+// Settle writes the ledger marks and the rows' outcomes in one transaction. Each row update is
+// conditioned on its claim token, so a row claimed again meanwhile is left to its new owner.
+func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
+	now := q.s.now()
+	var marks []delivery.Mark
+	for _, r := range results {
+		marks = append(marks, r.Marks...)
+	}
+	return q.s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := settleLedger(ctx, tx, now, marks); err != nil {
+			return err
+		}
+		return q.settleRows(ctx, tx, now, results)
+	})
+}
+
+func (q *Queue) settleRows(ctx context.Context, tx *sql.Tx, now time.Time, results []delivery.Result) error {
+	stmts := map[delivery.Kind]*sql.Stmt{}
+	prepare := func(k delivery.Kind, query string) (*sql.Stmt, error) {
+		if st, ok := stmts[k]; ok {
+			return st, nil
+		}
+		st, err := tx.PrepareContext(ctx, query)
+		if err != nil {
+			return nil, fmt.Errorf("settle events: %w", err)
+		}
+		stmts[k] = st
+		return st, nil
+	}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	const owned = ` WHERE id = ? AND status = 'processing' AND claimed_at = ?`
+	for _, r := range results {
+		ref, ok := r.Msg.Ref.(rowRef)
+		if !ok {
+			return fmt.Errorf("settle events: message %q was not claimed from this queue", r.Msg.EventID)
+		}
+		var err error
+		var st *sql.Stmt
+		switch kind := r.Kind; kind {
+		case delivery.Ack:
+			if st, err = prepare(kind, `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL`+owned); err == nil {
+				_, err = st.ExecContext(ctx, ref.id, ref.token)
+			}
+		case delivery.Return:
+			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+owned); err == nil {
+				_, err = st.ExecContext(ctx, ref.id, ref.token)
+			}
+		case delivery.Defer:
+			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?`+owned); err == nil {
+				_, err = st.ExecContext(ctx, millis(r.Until), ref.id, ref.token)
+			}
+		case delivery.Retry, delivery.DeadLetter:
+			// attempts counts failed deliveries; the row dead-letters when they reach the limit.
+			dead := r.Kind == delivery.DeadLetter || r.Msg.Attempt >= q.maxAttempts
+			if st, err = prepare(kind, `UPDATE event_queue SET attempts = attempts + 1, claimed_at = NULL,
+				status = CASE WHEN ? THEN 'dead_lettered' ELSE 'pending' END, next_attempt_at = ?, last_error = ?`+owned); err == nil {
+				_, err = st.ExecContext(ctx, dead, millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
+			}
+			if err == nil && dead && r.Kind == delivery.Retry {
+				q.log.Error("event dead-lettered: max attempts reached", "event_id", r.Msg.EventID,
+					"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "error", r.Err)
+			}
+		default:
+			err = fmt.Errorf("unknown outcome %v", r.Kind)
+		}
+		if err != nil {
+			return fmt.Errorf("settle event %q: %w", r.Msg.EventID, err)
+		}
+	}
+	return nil
+}
+
+// Wait returns when another connection has committed (new events may be claimable) or after at
+// most a second, which also catches rows whose retry time or lease has come.
+func (q *Queue) Wait(ctx context.Context) error {
+	return q.watch.wait(ctx, time.Second)
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	s := err.Error()
+	if len(s) > maxErrorLen {
+		s = s[:maxErrorLen] + "…"
+	}
+	return s
+}
+
+// Close releases the queue's watch connection.
+func (q *Queue) Close() error { return q.watch.close() }

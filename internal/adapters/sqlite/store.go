@@ -1,0 +1,109 @@
+// Package sqlite is moviesdiary's SQLite adapter: the store and its connections, migrations, the
+// outbox insert path, the event queue consumed by the worker and the processed-event ledger.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// Store is one process's handle on the database. Writes go through a single connection whose
+// transactions start with BEGIN IMMEDIATE: SQLite allows one writer at a time anyway, and taking
+// the write lock up front means a transaction never fails trying to upgrade a read lock
+// (SQLITE_BUSY mid-transaction). Reads use a separate pool and never wait for the writer (WAL).
+type Store struct {
+	path  string
+	write *sql.DB
+	read  *sql.DB
+	now   func() time.Time
+}
+
+// Open opens (creating if needed) the database file at path. It does not migrate; call Migrate.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	write, err := sql.Open("sqlite3", dsn(path, "immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	read, err := sql.Open("sqlite3", dsn(path, "deferred")+"&_query_only=1")
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	read.SetMaxOpenConns(4)
+	read.SetMaxIdleConns(4)
+	s := &Store{path: path, write: write, read: read, now: time.Now}
+	// The first connection switches the file to WAL; doing it here surfaces a bad path now.
+	if err := write.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// dsn sets the pragmas every connection needs: WAL so readers never block the writer,
+// synchronous=NORMAL (durable at checkpoints; WAL makes it crash-safe), a busy timeout so a
+// second process waits for the write lock instead of failing, and foreign keys on.
+func dsn(path, txlock string) string {
+	v := url.Values{}
+	v.Set("_journal_mode", "WAL")
+	v.Set("_synchronous", "NORMAL")
+	v.Set("_busy_timeout", "10000")
+	v.Set("_foreign_keys", "on")
+	v.Set("_txlock", txlock)
+	return "file:" + path + "?" + v.Encode()
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// SetClock replaces the clock used for queue and ledger times (tests move it past leases).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// Ping checks that the database answers a read.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// inTx runs fn in a write transaction (BEGIN IMMEDIATE), committing if it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }

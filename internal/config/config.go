@@ -1,0 +1,126 @@
+// Package config reads both binaries' settings from the environment once, at start-up, and
+// validates them so a bad value stops the process with one line naming the variable.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Config is every setting of the server and the worker. Each field's env variable and default are
+// listed in the README.
+type Config struct {
+	DataDir         string `envconfig:"DATA_DIR" default:"./data"`
+	DatabaseURL     string `envconfig:"DATABASE_URL"`
+	Host            string `envconfig:"HOST" default:"0.0.0.0"`
+	Port            int    `envconfig:"PORT" default:"3000"`
+	BaseURL         string `envconfig:"BASE_URL" default:"http://localhost:3000"`
+	EventBusBackend string `envconfig:"EVENT_BUS_BACKEND" default:"db"`
+
+	MaxAttempts   int           `envconfig:"EVENT_QUEUE_MAX_ATTEMPTS" default:"5"`
+	BatchSize     int           `envconfig:"EVENT_QUEUE_BATCH_SIZE" default:"100"`
+	Concurrency   int           `envconfig:"EVENT_QUEUE_CONCURRENCY" default:"16"`
+	ClaimLease    time.Duration `envconfig:"EVENT_QUEUE_CLAIM_LEASE" default:"600s"`
+	LedgerLease   time.Duration `envconfig:"EVENT_QUEUE_LEDGER_LEASE" default:"1800s"`
+	BackoffBase   time.Duration `envconfig:"EVENT_QUEUE_BACKOFF_BASE" default:"5s"`
+	ShutdownGrace time.Duration `envconfig:"SHUTDOWN_GRACE" default:"20s"`
+
+	LogLevel  string `envconfig:"LOG_LEVEL" default:"info"`
+	LogFormat string `envconfig:"LOG_FORMAT" default:"json"`
+}
+
+// Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
+func Load() (Config, error) {
+	var c Config
+	if err := envconfig.Process("", &c); err != nil {
+		return Config{}, cleanEnvconfigError(err)
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.DataDir == "":
+		return fmt.Errorf("DATA_DIR: must not be empty")
+	case c.Port < 1 || c.Port > 65535:
+		return fmt.Errorf("PORT: %d is not a TCP port (1-65535)", c.Port)
+	case !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://"):
+		return fmt.Errorf("BASE_URL: %q must start with http:// or https://", c.BaseURL)
+	case c.EventBusBackend != "db" && c.EventBusBackend != "nats":
+		return fmt.Errorf("EVENT_BUS_BACKEND: %q is not a backend (db or nats)", c.EventBusBackend)
+	case c.MaxAttempts < 1:
+		return fmt.Errorf("EVENT_QUEUE_MAX_ATTEMPTS: %d must be at least 1", c.MaxAttempts)
+	case c.BatchSize < 1 || c.BatchSize > 1000:
+		return fmt.Errorf("EVENT_QUEUE_BATCH_SIZE: %d must be between 1 and 1000", c.BatchSize)
+	case c.Concurrency < 1 || c.Concurrency > 1024:
+		return fmt.Errorf("EVENT_QUEUE_CONCURRENCY: %d must be between 1 and 1024", c.Concurrency)
+	case c.ClaimLease < time.Second:
+		return fmt.Errorf("EVENT_QUEUE_CLAIM_LEASE: %s must be at least 1s", c.ClaimLease)
+	case c.LedgerLease < time.Second:
+		return fmt.Errorf("EVENT_QUEUE_LEDGER_LEASE: %s must be at least 1s", c.LedgerLease)
+	case c.BackoffBase < time.Millisecond:
+		return fmt.Errorf("EVENT_QUEUE_BACKOFF_BASE: %s must be at least 1ms", c.BackoffBase)
+	case c.ShutdownGrace < 0:
+		return fmt.Errorf("SHUTDOWN_GRACE: %s must not be negative", c.ShutdownGrace)
+	case c.LogFormat != "json" && c.LogFormat != "text":
+		return fmt.Errorf("LOG_FORMAT: %q is not a log format (json or text)", c.LogFormat)
+	}
+	if _, err := c.Level(); err != nil {
+		return err
+	}
+	if _, err := c.DatabasePath(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Level is LOG_LEVEL as a slog level.
+func (c Config) Level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return 0, fmt.Errorf("LOG_LEVEL: %q is not a level (debug, info, warn, error)", c.LogLevel)
+	}
+	return l, nil
+}
+
+// DatabasePath is the SQLite file: DATABASE_URL as a plain path or sqlite:// URL, else
+// moviesdiary.db inside DATA_DIR.
+func (c Config) DatabasePath() (string, error) {
+	u := c.DatabaseURL
+	if u == "" {
+		return filepath.Join(c.DataDir, "moviesdiary.db"), nil
+	}
+	for _, prefix := range []string{"sqlite3://", "sqlite://", "sqlite:"} {
+		if strings.HasPrefix(u, prefix) {
+			u = strings.TrimPrefix(u, prefix)
+			break
+		}
+	}
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		u = u[:i]
+	}
+	if u == "" || strings.Contains(u, "://") {
+		return "", fmt.Errorf("DATABASE_URL: %q is not a SQLite path or sqlite:// URL", c.DatabaseURL)
+	}
+	return u, nil
+}
+
+// Addr is the server's listen address.
+func (c Config) Addr() string { return fmt.Sprintf("%s:%d", c.Host, c.Port) }
+
+// cleanEnvconfigError turns envconfig's "envconfig.Process: assigning X to Field: converting …"
+// into "X: …".
+func cleanEnvconfigError(err error) error {
+	if pe, ok := err.(*envconfig.ParseError); ok {
+		return fmt.Errorf("%s: cannot parse %q as %s", pe.KeyName, pe.Value, pe.TypeName)
+	}
+	return err
+}

@@ -1,0 +1,235 @@
+package delivery
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"moviesdiary/internal/domain"
+)
+
+// Defaults for Config, from the outbox decision record.
+const (
+	LedgerLeaseDefault = 1800 * time.Second
+	BackoffBaseDefault = domain.BackoffBase
+)
+
+// Config tunes an Engine; zero fields take the defaults above.
+type Config struct {
+	// LedgerLease is how long a ledger claim protects a running handler before another delivery
+	// may take it over.
+	LedgerLease time.Duration
+	// BackoffBase scales domain.RetryBackoff (5 s in production; tests shrink it).
+	BackoffBase time.Duration
+	Logger      *slog.Logger
+	Now         func() time.Time
+}
+
+// Engine dispatches messages to the handlers registered for their type, guarded by the ledger.
+type Engine struct {
+	byType map[string][]Handler
+	ledger Ledger
+	lease  time.Duration
+	base   time.Duration
+	log    *slog.Logger
+	now    func() time.Time
+}
+
+// NewEngine registers handlers; names must be unique and non-empty, since they key the ledger.
+func NewEngine(cfg Config, ledger Ledger, handlers ...Handler) (*Engine, error) {
+	e := &Engine{
+		byType: map[string][]Handler{},
+		ledger: ledger,
+		lease:  cmp.Or(cfg.LedgerLease, LedgerLeaseDefault),
+		base:   cmp.Or(cfg.BackoffBase, BackoffBaseDefault),
+		log:    cmp.Or(cfg.Logger, slog.Default()),
+		now:    cfg.Now,
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	seen := map[string]bool{}
+	for _, h := range handlers {
+		if h.Name == "" || h.Handle == nil {
+			return nil, fmt.Errorf("delivery: handler %q needs a name and a Handle func", h.Name)
+		}
+		if seen[h.Name] {
+			return nil, fmt.Errorf("delivery: two handlers named %q", h.Name)
+		}
+		seen[h.Name] = true
+		for _, t := range h.Types {
+			e.byType[t] = append(e.byType[t], h)
+		}
+	}
+	return e, nil
+}
+
+// Job is a prepared delivery: the decoded event, its handlers and their ledger claims.
+type Job struct {
+	Msg       Message
+	event     domain.Event
+	decodeErr error
+	handlers  []Handler
+	claims    []Claim // parallel to handlers; nil when the event has no id (no dedup)
+	ledgerErr error
+}
+
+// Prepare decodes a batch and claims the ledger for every (event, handler) pair in one call.
+func (e *Engine) Prepare(ctx context.Context, msgs []Message) []Job {
+	jobs := make([]Job, len(msgs))
+	var keys []Key
+	for i, m := range msgs {
+		j := &jobs[i]
+		j.Msg = m
+		j.event, j.decodeErr = domain.Decode(m.Type, m.Payload)
+		if j.decodeErr != nil {
+			continue
+		}
+		j.handlers = e.byType[m.Type]
+		if m.EventID == "" {
+			continue
+		}
+		for _, h := range j.handlers {
+			keys = append(keys, Key{EventID: m.EventID, Handler: h.Name})
+		}
+	}
+	if len(keys) == 0 {
+		return jobs
+	}
+	claims, err := e.ledger.Claim(ctx, e.now(), e.lease, keys)
+	if err == nil && len(claims) != len(keys) {
+		err = fmt.Errorf("ledger answered %d claims for %d keys", len(claims), len(keys))
+	}
+	k := 0
+	for i := range jobs {
+		j := &jobs[i]
+		if j.decodeErr != nil || j.Msg.EventID == "" || len(j.handlers) == 0 {
+			continue
+		}
+		if err != nil {
+			j.ledgerErr = fmt.Errorf("ledger claim: %w", err)
+			k += len(j.handlers)
+			continue
+		}
+		j.claims = claims[k : k+len(j.handlers)]
+		k += len(j.handlers)
+	}
+	return jobs
+}
+
+// Release is the Result for a job that will not run (a shutdown): its claims are released and
+// the message goes back without spending an attempt.
+func (e *Engine) Release(j Job) Result {
+	r := Result{Msg: j.Msg, Kind: Return}
+	for _, c := range j.claims {
+		if c.State == Acquired {
+			r.Marks = append(r.Marks, Mark{Key: c.Key, Token: c.Token})
+		}
+	}
+	return r
+}
+
+// Run executes a prepared job's handlers in order and decides the outcome. When stopping is
+// done (closed) and a handler fails, the failure is blamed on the shutdown: the message is
+// returned, not retried.
+func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Result {
+	r := Result{Msg: j.Msg, Kind: Ack}
+	log := e.log.With("event_id", j.Msg.EventID, "event_type", j.Msg.Type, "attempt", j.Msg.Attempt)
+	if j.decodeErr != nil {
+		r.Kind, r.Err = DeadLetter, j.decodeErr
+		log.ErrorContext(ctx, "event dead-lettered: undecodable", "error", j.decodeErr)
+		return r
+	}
+	if j.ledgerErr != nil {
+		r.Kind, r.Err, r.Delay = Retry, j.ledgerErr, domain.ScaledBackoff(e.base, j.Msg.Attempt)
+		log.WarnContext(ctx, "event retry: ledger unavailable, handlers skipped", "error", j.ledgerErr, "delay", r.Delay)
+		return r
+	}
+	env := Envelope{EventID: j.Msg.EventID, Event: j.event, Attempt: j.Msg.Attempt}
+	var failed, permanent error
+	var held time.Time
+	for i, h := range j.handlers {
+		hlog := log.With("handler", h.Name)
+		var c *Claim
+		if j.claims != nil {
+			c = &j.claims[i]
+			switch c.State {
+			case Done:
+				hlog.DebugContext(ctx, "handler skipped: already done")
+				continue
+			case Held:
+				held = later(held, c.HeldUntil)
+				hlog.InfoContext(ctx, "handler deferred: claim held by another delivery", "held_until", c.HeldUntil)
+				continue
+			}
+		}
+		start := time.Now()
+		err := call(ctx, h, env)
+		if c != nil {
+			r.Marks = append(r.Marks, Mark{Key: c.Key, Token: c.Token, Done: err == nil})
+		}
+		switch {
+		case err == nil:
+			hlog.DebugContext(ctx, "handler done", "duration", time.Since(start))
+		case isClosed(stopping):
+			hlog.InfoContext(ctx, "handler interrupted by shutdown", "error", err)
+			failed = cmp.Or(failed, err)
+		case domain.IsPermanent(err):
+			hlog.ErrorContext(ctx, "handler failed permanently", "error", err)
+			permanent = cmp.Or(permanent, fmt.Errorf("%s: %w", h.Name, err))
+		default:
+			hlog.WarnContext(ctx, "handler failed", "error", err)
+			failed = cmp.Or(failed, fmt.Errorf("%s: %w", h.Name, err))
+		}
+	}
+	switch {
+	case isClosed(stopping) && (failed != nil || permanent != nil):
+		r.Kind, r.Err = Return, cmp.Or(permanent, failed)
+	case permanent != nil:
+		r.Kind, r.Err = DeadLetter, permanent
+	case failed != nil:
+		r.Kind, r.Err, r.Delay = Retry, failed, domain.ScaledBackoff(e.base, j.Msg.Attempt)
+	case !held.IsZero():
+		r.Kind, r.Until = Defer, held
+	}
+	return r
+}
+
+// call runs one handler, turning a panic into a transient error with its stack in the log.
+func call(ctx context.Context, h Handler, env Envelope) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return h.Handle(ctx, env)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func isClosed(c <-chan struct{}) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// errStopping is the cause given to handler contexts cancelled by a shutdown's grace timeout.
+var errStopping = errors.New("delivery: shutting down")
