@@ -16,8 +16,8 @@ CREATE TABLE event_queue_new (
     status          TEXT NOT NULL DEFAULT 'pending'
                     CHECK (status IN ('pending', 'processing', 'done', 'dead_lettered')),
     attempts        INTEGER NOT NULL DEFAULT 0,
-    created_at      INTEGER NOT NULL DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)),
-    next_attempt_at INTEGER NOT NULL DEFAULT (CAST(unixepoch('subsec') * 1000 AS INTEGER)),
+    created_at      INTEGER NOT NULL DEFAULT (CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)),
+    next_attempt_at INTEGER NOT NULL DEFAULT (CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)),
     claimed_at      INTEGER,
     last_error      TEXT
 );
@@ -31,8 +31,8 @@ SELECT id,
        payload,
        CASE WHEN status IN ('pending', 'processing', 'done', 'dead_lettered') THEN status ELSE 'pending' END,
        attempts,
-       COALESCE(CAST(unixepoch(created_at) AS INTEGER) * 1000, CAST(unixepoch('subsec') * 1000 AS INTEGER)),
-       COALESCE(CAST(unixepoch(next_attempt_at) AS INTEGER) * 1000, CAST(unixepoch('subsec') * 1000 AS INTEGER)),
+       COALESCE(CAST(ROUND((julianday(created_at) - 2440587.5) * 86400000) AS INTEGER), CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)),
+       COALESCE(CAST(ROUND((julianday(next_attempt_at) - 2440587.5) * 86400000) AS INTEGER), CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)),
        CASE WHEN status = 'processing' THEN 0 END,
        last_error
 FROM event_queue;

@@ -4,6 +4,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -123,4 +124,14 @@ func cleanEnvconfigError(err error) error {
 		return fmt.Errorf("%s: cannot parse %q as %s", pe.KeyName, pe.Value, pe.TypeName)
 	}
 	return err
+}
+
+// NewLogger builds the slog logger LOG_LEVEL and LOG_FORMAT ask for, writing to w.
+func (c Config) NewLogger(w io.Writer) *slog.Logger {
+	level, _ := c.Level()
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
 }

@@ -43,6 +43,11 @@ func Encode(e Event) ([]byte, error) {
 // empty eventType accepts whatever the payload says. Every failure is permanent: the same bytes
 // will never decode.
 func Decode(eventType string, payload []byte) (Event, error) {
+	if eventType != "" {
+		if _, ok := newEvent(eventType); !ok {
+			return nil, Permanent(fmt.Errorf("unknown event type %q", eventType))
+		}
+	}
 	var env envelope
 	if err := json.Unmarshal(payload, &env); err != nil {
 		return nil, Permanent(fmt.Errorf("decode payload: %w", err))

@@ -1,0 +1,100 @@
+// Command server is moviesdiary's HTTP process. It writes state and, in the same transactions,
+// the events that state change causes; it never talks to the event bus itself. It migrates the
+// database at start-up and shuts down gracefully on SIGTERM or SIGINT.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"moviesdiary/internal/adapters/httpapi"
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/config"
+)
+
+func main() {
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "server: config:", err)
+		os.Exit(2)
+	}
+	log := cfg.NewLogger(os.Stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, cfg, log, nil); err != nil {
+		log.Error("server stopped with an error", "error", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx ends. When listening is non-nil it receives the bound address (tests
+// listen on port 0).
+func run(ctx context.Context, cfg config.Config, log *slog.Logger, listening chan<- string) error {
+	path, err := cfg.DatabasePath()
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx, log); err != nil {
+		return err
+	}
+	latest, err := sqlite.LatestVersion()
+	if err != nil {
+		return err
+	}
+	ready := func(ctx context.Context) error {
+		v, dirty, err := store.Version(ctx)
+		switch {
+		case err != nil:
+			return err
+		case dirty:
+			return fmt.Errorf("schema version %d is dirty", v)
+		case v < latest:
+			return fmt.Errorf("schema version %d, want %d", v, latest)
+		}
+		return nil
+	}
+	api := httpapi.New(log, ready)
+
+	ln, err := net.Listen("tcp", cfg.Addr())
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Info("server listening", "addr", ln.Addr().String(), "database", path, "base_url", cfg.BaseURL)
+	if listening != nil {
+		listening <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	log.Info("server shutting down", "grace", cfg.ShutdownGrace.String())
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

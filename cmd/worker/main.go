@@ -1,0 +1,112 @@
+// Command worker delivers the outbox's events to the handlers: straight from the event_queue
+// table (EVENT_BUS_BACKEND=db). It migrates the database at start-up and stops gracefully on
+// SIGTERM or SIGINT.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/config"
+	"moviesdiary/internal/delivery"
+)
+
+// ledgerRetention is how long processed_events rows are kept (the decision record's 30 days).
+const ledgerRetention = 30 * 24 * time.Hour
+
+func main() {
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker: config:", err)
+		os.Exit(2)
+	}
+	log := cfg.NewLogger(os.Stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error("worker stopped with an error", "error", err)
+		os.Exit(1)
+	}
+}
+
+// run wires the worker and delivers until ctx ends. extra handlers are added to the production
+// set (tests record deliveries with them).
+func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...delivery.Handler) error {
+	if cfg.EventBusBackend != "db" {
+		return fmt.Errorf("EVENT_BUS_BACKEND=%s is not supported by this build yet; use db", cfg.EventBusBackend)
+	}
+	path, err := cfg.DatabasePath()
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx, log); err != nil {
+		return err
+	}
+
+	handlers := append(productionHandlers(log), extra...)
+	engine, err := delivery.NewEngine(delivery.Config{
+		LedgerLease: cfg.LedgerLease,
+		BackoffBase: cfg.BackoffBase,
+		Logger:      log,
+	}, store.Ledger(), handlers...)
+	if err != nil {
+		return err
+	}
+	queue := store.Queue(sqlite.QueueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log})
+	defer queue.Close()
+	pump := delivery.NewPump(queue, engine, delivery.PumpConfig{
+		BatchSize:   cfg.BatchSize,
+		Concurrency: cfg.Concurrency,
+		Grace:       cfg.ShutdownGrace,
+		Logger:      log,
+	})
+
+	pruneCtx, stopPrune := context.WithCancel(ctx)
+	defer stopPrune()
+	go pruneLedger(pruneCtx, store.Ledger(), log)
+
+	names := make([]string, len(handlers))
+	for i, h := range handlers {
+		names[i] = h.Name
+	}
+	log.Info("worker started", "backend", cfg.EventBusBackend, "database", path, "handlers", names,
+		"batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
+	err = pump.Run(ctx)
+	log.Info("worker stopped")
+	return err
+}
+
+// productionHandlers are the handlers this build registers. The side-effect handlers (posters,
+// images, search, enrichment, wrap-ups, federation) arrive with their own areas.
+func productionHandlers(*slog.Logger) []delivery.Handler { return nil }
+
+// pruneLedger deletes ledger rows past retention at start-up and then hourly.
+func pruneLedger(ctx context.Context, l *sqlite.Ledger, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := l.Prune(ctx, time.Now(), ledgerRetention)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("ledger prune failed", "error", err)
+		case n > 0:
+			log.Info("pruned ledger rows", "rows", n, "older_than", ledgerRetention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
