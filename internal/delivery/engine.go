@@ -146,7 +146,7 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 	}
 	if j.ledgerErr != nil {
 		r.Kind, r.Err, r.Delay = Retry, j.ledgerErr, domain.ScaledBackoff(e.base, j.Msg.Attempt)
-		log.WarnContext(ctx, "event retry: ledger unavailable, handlers skipped", "error", j.ledgerErr, "delay", r.Delay)
+		log.WarnContext(ctx, "event will be retried: ledger unavailable, handlers skipped", "error", j.ledgerErr, "delay", r.Delay.String())
 		return r
 	}
 	env := Envelope{EventID: j.Msg.EventID, Event: j.event, Attempt: j.Msg.Attempt}
@@ -195,6 +195,18 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 		r.Kind, r.Err, r.Delay = Retry, failed, domain.ScaledBackoff(e.base, j.Msg.Attempt)
 	case !held.IsZero():
 		r.Kind, r.Until = Defer, held
+	}
+	switch r.Kind {
+	case Ack:
+		log.DebugContext(ctx, "event delivered", "handlers", len(j.handlers))
+	case Defer:
+		log.InfoContext(ctx, "event deferred: a handler's claim is held elsewhere", "until", r.Until)
+	case Retry:
+		log.WarnContext(ctx, "event will be retried", "error", r.Err, "delay", r.Delay.String())
+	case DeadLetter:
+		log.ErrorContext(ctx, "event dead-lettered: permanent failure", "error", r.Err)
+	case Return:
+		log.InfoContext(ctx, "event returned to the queue by shutdown")
 	}
 	return r
 }
