@@ -1,0 +1,259 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/golang-migrate/migrate/v4"
+	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite3"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/google/uuid"
+
+	"moviesdiary/migrations"
+)
+
+// TestMain lets the test binary act as a separate migrating process for the concurrency test.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("SQLITE_TEST_MIGRATE_CHILD"); path != "" {
+		os.Exit(migrateChild(path))
+	}
+	os.Exit(m.Run())
+}
+
+// migrateChild waits for its standard input to close (the parent releases every child at once),
+// then migrates the database.
+func migrateChild(path string) int {
+	_, _ = io.ReadAll(os.Stdin)
+	ctx := context.Background()
+	s, err := Open(ctx, path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open:", err)
+		return 1
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx, discard()); err != nil {
+		fmt.Fprintln(os.Stderr, "migrate:", err)
+		return 1
+	}
+	return 0
+}
+
+func TestMigrateFreshDatabase(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	v, dirty, err := s.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest, err := LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != latest || dirty || latest < 101 {
+		t.Fatalf("version %d dirty=%v, want %d (>= 101) clean", v, dirty, latest)
+	}
+	// Migrating again is a no-op.
+	if err := s.Migrate(ctx, discard()); err != nil {
+		t.Fatalf("second migrate: %v", err)
+	}
+}
+
+// TestConcurrentMigrationProcesses starts 8 processes migrating one empty database at the same
+// moment, five times over: all must succeed and the version must be the latest, never dirty.
+func TestConcurrentMigrationProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	const procs, rounds = 8, 5
+	latest, err := LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range rounds {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("race%d.db", round))
+		var wg sync.WaitGroup
+		errs := make([]error, procs)
+		release := make([]func() error, procs)
+		for i := range procs {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "SQLITE_TEST_MIGRATE_CHILD="+path)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := &lockedBuffer{}
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			release[i] = stdin.Close
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := cmd.Wait(); err != nil {
+					errs[i] = fmt.Errorf("process %d: %v: %s", i, err, out.String())
+				}
+			}()
+		}
+		for _, r := range release {
+			r()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		s := openStore(t, path)
+		v, dirty, err := s.Version(context.Background())
+		if err != nil || v != latest || dirty {
+			t.Fatalf("round %d: version %d dirty=%v err=%v, want %d clean", round, v, dirty, err, latest)
+		}
+	}
+}
+
+// TestMigrationBackfillsLegacyRows: rows written by the original system (version 100 schema,
+// text timestamps, no event ids) get a unique UUID each, keep their data, and a row stranded in
+// processing by the original becomes reclaimable.
+func TestMigrationBackfillsLegacyRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "legacy.db")
+	s := openStore(t, path)
+	ctx := context.Background()
+	migrateTo(t, s, 100)
+	_, err := s.write.ExecContext(ctx, `INSERT INTO event_queue (event_type, payload, status, attempts, created_at, next_attempt_at, last_error) VALUES
+		('SearchReindexRequested', '{"type":"SearchReindexRequested"}', 'pending', 0, '2025-01-02T03:04:05Z', '2025-01-02T03:04:05Z', NULL),
+		('SearchReindexRequested', '{"type":"SearchReindexRequested"}', 'processing', 1, '2025-01-02T03:04:06Z', '2025-01-02T03:04:06Z', 'nack'),
+		('SearchReindexRequested', '{"type":"SearchReindexRequested"}', 'done', 0, '2025-01-02T03:04:07Z', '2025-01-02T03:04:07Z', NULL)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(ctx, discard()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT event_id, status, attempts, created_at, claimed_at FROM event_queue ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	var statuses []string
+	for rows.Next() {
+		var id, status string
+		var attempts int
+		var created int64
+		var claimed *int64
+		if err := rows.Scan(&id, &status, &attempts, &created, &claimed); err != nil {
+			t.Fatal(err)
+		}
+		u, err := uuid.Parse(id)
+		if err != nil || u.Version() != 4 || u.Variant() != uuid.RFC4122 {
+			t.Errorf("backfilled id %q is not a v4 UUID: %v", id, err)
+		}
+		if seen[id] {
+			t.Errorf("backfilled id %q twice", id)
+		}
+		seen[id] = true
+		statuses = append(statuses, status)
+		if status == "processing" && (claimed == nil || *claimed != 0) {
+			t.Errorf("legacy processing row has claimed_at %v, want 0 (reclaimable at once)", claimed)
+		}
+		if created < 1735787045000 || created > 1735787047000 {
+			t.Errorf("created_at %d not converted from the legacy text time", created)
+		}
+	}
+	if fmt.Sprint(statuses) != "[pending processing done]" {
+		t.Errorf("statuses %v", statuses)
+	}
+	// The stranded processing row and the pending one are claimable now.
+	msgs, err := s.Queue(QueueConfig{Logger: discard()}).Claim(ctx, 10)
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("claimed %d legacy rows (err %v), want 2", len(msgs), err)
+	}
+}
+
+// TestForeignWriterDefaults: a row inserted with only (event_type, payload) is pending, due now,
+// and has no event id.
+func TestForeignWriterDefaults(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	if _, err := s.write.ExecContext(ctx, `INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {
+		t.Fatal(err)
+	}
+	var status string
+	var eventID *string
+	var attempts int
+	var created, due int64
+	mustScan(t, s.read.QueryRowContext(ctx, `SELECT status, event_id, attempts, created_at, next_attempt_at FROM event_queue`),
+		&status, &eventID, &attempts, &created, &due)
+	if status != "pending" || eventID != nil || attempts != 0 || due != created || created == 0 {
+		t.Fatalf("defaults: status=%s event_id=%v attempts=%d created=%d due=%d", status, eventID, attempts, created, due)
+	}
+}
+
+// TestOnlyEnqueueEventsInsertsIntoOutbox scans the module's non-test Go files: only outbox.go
+// may insert into event_queue.
+func TestOnlyEnqueueEventsInsertsIntoOutbox(t *testing.T) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := regexp.MustCompile(`(?is)insert\s+(or\s+\w+\s+)?into\s+["'\x60]?event_queue\b`)
+	var offenders []string
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "data" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != ".go" || regexp.MustCompile(`_test\.go$`).MatchString(path) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if insert.Match(b) {
+			rel, _ := filepath.Rel(root, path)
+			offenders = append(offenders, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(offenders) != "[internal/adapters/sqlite/outbox.go]" {
+		t.Fatalf("files inserting into event_queue: %v; only internal/adapters/sqlite/outbox.go may", offenders)
+	}
+}
+
+// migrateTo applies migrations up to version v only.
+func migrateTo(t *testing.T, s *Store, v uint) {
+	t.Helper()
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := openRaw(s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv, err := msqlite.WithInstance(db, &msqlite.Config{MigrationsTable: migrationsTable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "sqlite3", drv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Migrate(v); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,478 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+)
+
+// bundle is one test's database, clock, queue and recording handlers.
+type bundle struct {
+	s     *Store
+	clock *fakeClock
+	q     *Queue
+	calls *callLog
+}
+
+// callLog records handler invocations by "handler/event_id".
+type callLog struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *callLog) add(h, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[h+"/"+id]++
+}
+
+func (c *callLog) count(h, id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[h+"/"+id]
+}
+
+func setup(t *testing.T, maxAttempts int) *bundle {
+	t.Helper()
+	s := newStore(t)
+	clock := &fakeClock{t: time.Now().Add(time.Second)}
+	s.SetClock(clock.now)
+	q := s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: discard()})
+	t.Cleanup(func() { q.Close() })
+	return &bundle{s: s, clock: clock, q: q, calls: &callLog{n: map[string]int{}}}
+}
+
+// handler returns a handler that records its calls and returns err.
+func (b *bundle) handler(name string, err error, types ...string) delivery.Handler {
+	return delivery.Handler{Name: name, Types: types, Handle: func(_ context.Context, e delivery.Envelope) error {
+		b.calls.add(name, e.EventID)
+		return err
+	}}
+}
+
+func (b *bundle) engine(t *testing.T, ledger delivery.Ledger, hs ...delivery.Handler) *delivery.Engine {
+	t.Helper()
+	if ledger == nil {
+		ledger = b.s.Ledger()
+	}
+	e, err := delivery.NewEngine(delivery.Config{Now: b.clock.now, Logger: discard()}, ledger, hs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// deliver runs one claim → prepare → run → settle round and returns how many were claimed.
+func (b *bundle) deliver(t *testing.T, e *delivery.Engine) int {
+	t.Helper()
+	ctx := context.Background()
+	msgs, err := b.q.Claim(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []delivery.Result
+	for _, j := range e.Prepare(ctx, msgs) {
+		results = append(results, e.Run(ctx, j, nil))
+	}
+	if err := b.q.Settle(ctx, results); err != nil {
+		t.Fatal(err)
+	}
+	return len(msgs)
+}
+
+func (b *bundle) enqueue(t *testing.T, events ...domain.Event) []string {
+	t.Helper()
+	if err := b.s.Enqueue(context.Background(), events...); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := b.s.read.Query(`SELECT event_id FROM event_queue ORDER BY id DESC LIMIT ?`, len(events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ids := make([]string, len(events))
+	for i := len(events) - 1; rows.Next(); i-- {
+		if err := rows.Scan(&ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// row is an event_queue row as tests inspect it.
+type row struct {
+	Status        string
+	Attempts      int
+	NextAttemptAt int64
+	ClaimedAt     sql.NullInt64
+	LastError     sql.NullString
+}
+
+func (b *bundle) row(t *testing.T, eventID string) row {
+	t.Helper()
+	var r row
+	mustScan(t, b.s.read.QueryRow(`SELECT status, attempts, next_attempt_at, claimed_at, last_error FROM event_queue WHERE event_id = ?`, eventID),
+		&r.Status, &r.Attempts, &r.NextAttemptAt, &r.ClaimedAt, &r.LastError)
+	return r
+}
+
+func (b *bundle) ledgerRow(t *testing.T, eventID, handler string) (status string, startedAt int64, ok bool) {
+	t.Helper()
+	err := b.s.read.QueryRow(`SELECT status, started_at FROM processed_events WHERE event_id = ? AND handler = ?`, eventID, handler).Scan(&status, &startedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, startedAt, true
+}
+
+var reindex = domain.SearchReindexRequested{}
+
+func posterSynced() domain.Event { return domain.PosterSynced{MovieID: uuid.New()} }
+
+func TestEnqueueRollsBackWithTransaction(t *testing.T) {
+	b := setup(t, 5)
+	boom := errors.New("boom")
+	err := b.s.inTx(context.Background(), func(tx *sql.Tx) error {
+		if err := EnqueueEvents(context.Background(), tx, reindex, posterSynced()); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	var n int
+	mustScan(t, b.s.read.QueryRow(`SELECT count(*) FROM event_queue`), &n)
+	if n != 0 {
+		t.Fatalf("%d outbox rows survived a rolled-back transaction", n)
+	}
+	ids := b.enqueue(t, reindex, posterSynced())
+	if ids[0] == ids[1] || uuid.MustParse(ids[0]).Version() != 7 {
+		t.Fatalf("event ids %v: want distinct UUIDv7s", ids)
+	}
+}
+
+func TestClaimTakesOnlyDuePendingRows(t *testing.T) {
+	b := setup(t, 5)
+	ids := b.enqueue(t, reindex, reindex, reindex)
+	later := b.clock.now().Add(time.Minute).UnixMilli()
+	if _, err := b.s.write.Exec(`UPDATE event_queue SET next_attempt_at = ? WHERE event_id = ?`, later, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := b.q.Claim(context.Background(), 10)
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("claimed %d (err %v), want the 2 due rows", len(msgs), err)
+	}
+	if msgs[0].EventID != ids[0] || msgs[1].EventID != ids[1] || msgs[0].Attempt != 1 {
+		t.Fatalf("claimed %+v, want %v in order, attempt 1", msgs, ids[:2])
+	}
+	if r := b.row(t, ids[0]); r.Status != "processing" || r.ClaimedAt.Int64 != b.clock.now().UnixMilli() {
+		t.Fatalf("claimed row %+v", r)
+	}
+	// Claimed rows are not claimed again while their lease runs.
+	if msgs, _ := b.q.Claim(context.Background(), 10); len(msgs) != 0 {
+		t.Fatalf("claimed %d rows twice", len(msgs))
+	}
+	b.clock.advance(time.Minute)
+	if msgs, _ := b.q.Claim(context.Background(), 10); len(msgs) != 1 || msgs[0].EventID != ids[2] {
+		t.Fatalf("after its time came, claimed %+v, want %s", msgs, ids[2])
+	}
+}
+
+// TestClaimReclaimsExpiredLease: a worker that claimed rows and died leaves them processing; they
+// are claimed again once claimed_at is 600 s old, without spending an attempt.
+func TestClaimReclaimsExpiredLease(t *testing.T) {
+	b := setup(t, 5)
+	ids := b.enqueue(t, reindex)
+	if msgs, _ := b.q.Claim(context.Background(), 10); len(msgs) != 1 {
+		t.Fatal("first claim failed")
+	}
+	// The claimer dies here. Another worker finds nothing before the lease ends…
+	b.clock.advance(ClaimLeaseDefault - time.Millisecond)
+	if msgs, _ := b.q.Claim(context.Background(), 10); len(msgs) != 0 {
+		t.Fatal("reclaimed before the lease expired")
+	}
+	// …and the row once it has.
+	b.clock.advance(time.Millisecond)
+	msgs, err := b.q.Claim(context.Background(), 10)
+	if err != nil || len(msgs) != 1 || msgs[0].EventID != ids[0] || msgs[0].Attempt != 1 {
+		t.Fatalf("after the lease: %+v (err %v), want the row again at attempt 1", msgs, err)
+	}
+}
+
+func TestDispatchesToEveryHandlerOfTheType(t *testing.T) {
+	b := setup(t, 5)
+	e := b.engine(t, nil,
+		b.handler("a", nil, "SearchReindexRequested"),
+		b.handler("b", nil, "SearchReindexRequested", "PosterSynced"),
+		b.handler("c", nil, "PosterSynced"))
+	ids := b.enqueue(t, reindex, posterSynced())
+	b.deliver(t, e)
+	want := map[string]int{"a/" + ids[0]: 1, "b/" + ids[0]: 1, "c/" + ids[0]: 0, "a/" + ids[1]: 0, "b/" + ids[1]: 1, "c/" + ids[1]: 1}
+	for k, n := range want {
+		h, id, _ := strings.Cut(k, "/")
+		if got := b.calls.count(h, id); got != n {
+			t.Errorf("%s ran %d times, want %d", k, got, n)
+		}
+	}
+	for _, id := range ids {
+		if r := b.row(t, id); r.Status != "done" || r.ClaimedAt.Valid {
+			t.Errorf("row %s: %+v, want done", id, r)
+		}
+		if st, _, _ := b.ledgerRow(t, id, "b"); st != "done" {
+			t.Errorf("ledger %s/b = %q, want done", id, st)
+		}
+	}
+}
+
+func TestLedgerDoneSkipsHandler(t *testing.T) {
+	b := setup(t, 5)
+	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"), b.handler("b", nil, "SearchReindexRequested"))
+	ids := b.enqueue(t, reindex)
+	if _, err := b.s.write.Exec(`INSERT INTO processed_events VALUES (?, 'a', 'done', 1, 2)`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	b.deliver(t, e)
+	if b.calls.count("a", ids[0]) != 0 || b.calls.count("b", ids[0]) != 1 {
+		t.Fatalf("a ran %d, b ran %d; want 0 and 1", b.calls.count("a", ids[0]), b.calls.count("b", ids[0]))
+	}
+	if r := b.row(t, ids[0]); r.Status != "done" {
+		t.Fatalf("row %+v", r)
+	}
+}
+
+// TestFreshClaimDefersAndLeaseTakeOver: a live claim held elsewhere defers the event to the
+// claim's expiry without spending an attempt; a claim older than 1800 s is taken over.
+func TestFreshClaimDefersAndLeaseTakeOver(t *testing.T) {
+	b := setup(t, 5)
+	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"))
+	ids := b.enqueue(t, reindex)
+	claimedAt := b.clock.now().UnixMilli()
+	if _, err := b.s.write.Exec(`INSERT INTO processed_events (event_id, handler, status, started_at) VALUES (?, 'a', 'in_progress', ?)`, ids[0], claimedAt); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.advance(delivery.LedgerLeaseDefault - time.Second)
+	b.deliver(t, e)
+	r := b.row(t, ids[0])
+	wantUntil := claimedAt + delivery.LedgerLeaseDefault.Milliseconds()
+	if b.calls.count("a", ids[0]) != 0 || r.Status != "pending" || r.Attempts != 0 || r.NextAttemptAt != wantUntil {
+		t.Fatalf("held claim: ran %d, row %+v; want not run, pending, attempts 0, due %d", b.calls.count("a", ids[0]), r, wantUntil)
+	}
+	b.clock.advance(time.Second)
+	if n := b.deliver(t, e); n != 1 {
+		t.Fatalf("deferred row not redelivered at the lease expiry (claimed %d)", n)
+	}
+	if b.calls.count("a", ids[0]) != 1 || b.row(t, ids[0]).Status != "done" {
+		t.Fatalf("after take-over: ran %d, row %+v", b.calls.count("a", ids[0]), b.row(t, ids[0]))
+	}
+	if st, started, _ := b.ledgerRow(t, ids[0], "a"); st != "done" || started != b.clock.now().UnixMilli() {
+		t.Fatalf("ledger after take-over: %s started %d", st, started)
+	}
+}
+
+// TestStaleOwnerCannotClobberNewerClaim: marks carry the claim's started_at token; once another
+// delivery took the claim over, the old owner's done or release changes nothing.
+func TestStaleOwnerCannotClobberNewerClaim(t *testing.T) {
+	b := setup(t, 5)
+	ctx := context.Background()
+	l := b.s.Ledger()
+	key := []delivery.Key{{EventID: uuid.NewString(), Handler: "a"}}
+	t0 := b.clock.now()
+	old, err := l.Claim(ctx, t0, delivery.LedgerLeaseDefault, key)
+	if err != nil || old[0].State != delivery.Acquired {
+		t.Fatalf("first claim %+v %v", old, err)
+	}
+	t1 := t0.Add(delivery.LedgerLeaseDefault + time.Millisecond)
+	newer, err := l.Claim(ctx, t1, delivery.LedgerLeaseDefault, key)
+	if err != nil || newer[0].State != delivery.Acquired || newer[0].Token == old[0].Token {
+		t.Fatalf("take-over %+v %v", newer, err)
+	}
+	for _, done := range []bool{true, false} {
+		if err := l.Settle(ctx, t1, []delivery.Mark{{Key: key[0], Token: old[0].Token, Done: done}}); err != nil {
+			t.Fatal(err)
+		}
+		st, started, ok := b.ledgerRow(t, key[0].EventID, "a")
+		if !ok || st != "in_progress" || started != newer[0].Token {
+			t.Fatalf("stale mark (done=%v) changed the newer claim: %s %d %v", done, st, started, ok)
+		}
+	}
+	if err := l.Settle(ctx, t1, []delivery.Mark{{Key: key[0], Token: newer[0].Token, Done: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, _ := b.ledgerRow(t, key[0].EventID, "a"); st != "done" {
+		t.Fatalf("owner's mark not applied: %s", st)
+	}
+}
+
+// TestTransientFailureReleasesAndRetries: a failing handler's claim is released, the row spends
+// an attempt, waits the backoff and keeps the real error; the next delivery runs it again.
+func TestTransientFailureReleasesAndRetries(t *testing.T) {
+	b := setup(t, 5)
+	fail := true
+	e := b.engine(t, nil,
+		b.handler("ok", nil, "SearchReindexRequested"),
+		delivery.Handler{Name: "flaky", Types: []string{"SearchReindexRequested"}, Handle: func(_ context.Context, ev delivery.Envelope) error {
+			b.calls.add("flaky", ev.EventID)
+			if fail {
+				return errors.New("tmdb: connection refused")
+			}
+			return nil
+		}})
+	ids := b.enqueue(t, reindex)
+	now := b.clock.now()
+	b.deliver(t, e)
+	r := b.row(t, ids[0])
+	if r.Status != "pending" || r.Attempts != 1 || r.NextAttemptAt != now.Add(5*time.Second).UnixMilli() ||
+		!strings.Contains(r.LastError.String, "flaky: tmdb: connection refused") {
+		t.Fatalf("after a transient failure: %+v", r)
+	}
+	if _, _, ok := b.ledgerRow(t, ids[0], "flaky"); ok {
+		t.Fatal("failed handler's ledger claim was not released")
+	}
+	if st, _, _ := b.ledgerRow(t, ids[0], "ok"); st != "done" {
+		t.Fatal("the handler that succeeded is not marked done")
+	}
+	fail = false
+	b.clock.advance(5 * time.Second)
+	b.deliver(t, e)
+	if b.calls.count("flaky", ids[0]) != 2 || b.calls.count("ok", ids[0]) != 1 {
+		t.Fatalf("flaky ran %d (want 2), ok ran %d (want 1)", b.calls.count("flaky", ids[0]), b.calls.count("ok", ids[0]))
+	}
+	if r := b.row(t, ids[0]); r.Status != "done" {
+		t.Fatalf("row %+v", r)
+	}
+}
+
+// failingLedger cannot be read.
+type failingLedger struct{}
+
+func (failingLedger) Claim(context.Context, time.Time, time.Duration, []delivery.Key) ([]delivery.Claim, error) {
+	return nil, errors.New("disk I/O error")
+}
+
+func TestLedgerReadErrorSkipsHandlersAndNacks(t *testing.T) {
+	b := setup(t, 5)
+	e := b.engine(t, failingLedger{}, b.handler("a", nil, "SearchReindexRequested"))
+	ids := b.enqueue(t, reindex)
+	b.deliver(t, e)
+	r := b.row(t, ids[0])
+	if b.calls.count("a", ids[0]) != 0 || r.Status != "pending" || r.Attempts != 1 || !strings.Contains(r.LastError.String, "disk I/O error") {
+		t.Fatalf("ran %d, row %+v; want skipped and nacked with the ledger error", b.calls.count("a", ids[0]), r)
+	}
+}
+
+// TestDeadLetterAtMaxAttempts: with 3 attempts, the row is retried after 5 s and 10 s and then
+// dead-lettered, keeping the last error.
+func TestDeadLetterAtMaxAttempts(t *testing.T) {
+	b := setup(t, 3)
+	e := b.engine(t, nil, b.handler("a", errors.New("remote said 503"), "SearchReindexRequested"))
+	ids := b.enqueue(t, reindex)
+	for attempt, wait := range []time.Duration{5 * time.Second, 10 * time.Second} {
+		now := b.clock.now()
+		b.deliver(t, e)
+		r := b.row(t, ids[0])
+		if r.Status != "pending" || r.Attempts != attempt+1 || r.NextAttemptAt != now.Add(wait).UnixMilli() {
+			t.Fatalf("after attempt %d: %+v, want pending, due in %s", attempt+1, r, wait)
+		}
+		b.clock.advance(wait - time.Millisecond)
+		if n := b.deliver(t, e); n != 0 {
+			t.Fatalf("redelivered before the backoff ended")
+		}
+		b.clock.advance(time.Millisecond)
+	}
+	b.deliver(t, e)
+	r := b.row(t, ids[0])
+	if r.Status != "dead_lettered" || r.Attempts != 3 || !strings.Contains(r.LastError.String, "remote said 503") {
+		t.Fatalf("after 3 attempts: %+v", r)
+	}
+	b.clock.advance(time.Hour)
+	if n := b.deliver(t, e); n != 0 || b.calls.count("a", ids[0]) != 3 {
+		t.Fatalf("dead-lettered row delivered again (%d calls)", b.calls.count("a", ids[0]))
+	}
+}
+
+func TestPermanentErrorDeadLettersAtOnce(t *testing.T) {
+	b := setup(t, 5)
+	e := b.engine(t, nil, b.handler("a", domain.Permanent(errors.New("remote said 404")), "SearchReindexRequested"))
+	ids := b.enqueue(t, reindex)
+	b.deliver(t, e)
+	r := b.row(t, ids[0])
+	if r.Status != "dead_lettered" || !strings.Contains(r.LastError.String, "remote said 404") {
+		t.Fatalf("after a permanent error: %+v", r)
+	}
+}
+
+func TestUndecodableAndUnknownEventsDeadLetter(t *testing.T) {
+	b := setup(t, 5)
+	e := b.engine(t, nil, b.handler("a", nil, "PosterSynced"))
+	for _, c := range []struct{ typ, payload, want string }{
+		{"PosterSynced", `{not json`, "decode payload"},
+		{"PosterSynced", `{"type":"PosterSynced","data":{"movie_id":"nope"}}`, "decode PosterSynced"},
+		{"Teleported", `{"type":"Teleported","data":{}}`, `unknown event type "Teleported"`},
+	} {
+		id := uuid.NewString()
+		if _, err := b.s.write.Exec(`INSERT INTO event_queue (event_id, event_type, payload) VALUES (?, ?, ?)`, id, c.typ, c.payload); err != nil {
+			t.Fatal(err)
+		}
+		b.deliver(t, e)
+		r := b.row(t, id)
+		if r.Status != "dead_lettered" || !strings.Contains(r.LastError.String, c.want) {
+			t.Errorf("%s %s: %+v, want dead_lettered with %q", c.typ, c.payload, r, c.want)
+		}
+	}
+	if n := len(b.calls.n); n != 0 {
+		t.Fatalf("handlers ran %d times for undecodable events", n)
+	}
+}
+
+// TestNullEventIDIsHandledWithoutDedup: a foreign writer's row has no event id; its handlers run
+// and no ledger row is written.
+func TestNullEventIDIsHandledWithoutDedup(t *testing.T) {
+	b := setup(t, 5)
+	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"))
+	if _, err := b.s.write.Exec(`INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {
+		t.Fatal(err)
+	}
+	b.deliver(t, e)
+	var status string
+	var ledgerRows int
+	mustScan(t, b.s.read.QueryRow(`SELECT status FROM event_queue`), &status)
+	mustScan(t, b.s.read.QueryRow(`SELECT count(*) FROM processed_events`), &ledgerRows)
+	if b.calls.count("a", "") != 1 || status != "done" || ledgerRows != 0 {
+		t.Fatalf("ran %d, status %s, ledger rows %d; want 1, done, 0", b.calls.count("a", ""), status, ledgerRows)
+	}
+}
+
+func TestPruneLedger(t *testing.T) {
+	b := setup(t, 5)
+	now := b.clock.now()
+	day := 24 * time.Hour
+	for i, age := range []time.Duration{31 * day, 30*day + time.Second, 29 * day, time.Hour} {
+		if _, err := b.s.write.Exec(`INSERT INTO processed_events VALUES (?, 'a', 'done', ?, ?)`,
+			fmt.Sprint(i), now.Add(-age).UnixMilli(), now.Add(-age).UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := b.s.Ledger().Prune(context.Background(), now, 30*day)
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d (err %v), want the 2 rows older than 30 days", n, err)
+	}
+	var left int
+	mustScan(t, b.s.read.QueryRow(`SELECT count(*) FROM processed_events`), &left)
+	if left != 2 {
+		t.Fatalf("%d rows left, want 2", left)
+	}
+}

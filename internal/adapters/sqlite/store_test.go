@@ -1,0 +1,94 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// newStore opens and migrates a fresh database file in t.TempDir().
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	s := openStore(t, filepath.Join(t.TempDir(), "test.db"))
+	if err := s.Migrate(context.Background(), discard()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return s
+}
+
+func openStore(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// fakeClock is a settable clock for lease and backoff tests.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func TestOpenSetsPragmas(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	for _, db := range []*sql.DB{s.write, s.read} {
+		var mode string
+		var sync, fk, busy int
+		mustScan(t, db.QueryRowContext(ctx, "PRAGMA journal_mode"), &mode)
+		mustScan(t, db.QueryRowContext(ctx, "PRAGMA synchronous"), &sync)
+		mustScan(t, db.QueryRowContext(ctx, "PRAGMA foreign_keys"), &fk)
+		mustScan(t, db.QueryRowContext(ctx, "PRAGMA busy_timeout"), &busy)
+		if mode != "wal" || sync != 1 || fk != 1 || busy < 1000 {
+			t.Errorf("pragmas: journal_mode=%s synchronous=%d foreign_keys=%d busy_timeout=%d; want wal, 1 (NORMAL), 1, >=1000",
+				mode, sync, fk, busy)
+		}
+	}
+}
+
+// TestWriteTransactionsStartImmediate: two processes' transactions that read then write must not
+// deadlock on a lock upgrade; BEGIN IMMEDIATE takes the write lock up front, so a second writer
+// waits at BEGIN instead of failing mid-transaction.
+func TestWriteTransactionsStartImmediate(t *testing.T) {
+	s := newStore(t)
+	other := openStore(t, s.path) // a second process's handle on the same file
+	ctx := context.Background()
+
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	// Holding an IMMEDIATE transaction, even before any write, must block other writers.
+	otherCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	conn, err := other.write.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(otherCtx, "PRAGMA busy_timeout = 50"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.ExecContext(otherCtx, "BEGIN IMMEDIATE")
+	if err == nil {
+		conn.ExecContext(ctx, "ROLLBACK")
+		t.Fatal("a second writer began while the first held a write transaction: BEGIN is not IMMEDIATE")
+	}
+}
+
+func mustScan(t *testing.T, row *sql.Row, dest ...any) {
+	t.Helper()
+	if err := row.Scan(dest...); err != nil {
+		t.Fatal(err)
+	}
+}
