@@ -113,6 +113,9 @@ func (p *Pump) Run(ctx context.Context) error {
 	return nil
 }
 
+// Stopping is closed once the drain begins (Stop was called or Run's context ended).
+func (p *Pump) Stopping() <-chan struct{} { return p.stopping }
+
 // Stop ends Run gracefully and waits for it.
 func (p *Pump) Stop() {
 	p.stopOnce.Do(func() { close(p.stopping) })

@@ -150,8 +150,11 @@ func (q *Queue) settleRows(ctx context.Context, tx *sql.Tx, now time.Time, resul
 		var st *sql.Stmt
 		switch kind := r.Kind; kind {
 		case delivery.Ack:
-			if st, err = prepare(kind, `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL`+owned); err == nil {
-				_, err = st.ExecContext(ctx, ref.id, ref.token)
+			// Not conditioned on the claim: every handler is done, so the event is complete even if
+			// another claimer took the row over meanwhile (it will find the ledger done).
+			if st, err = prepare(kind, `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL
+				WHERE id = ? AND status IN ('pending', 'processing')`); err == nil {
+				_, err = st.ExecContext(ctx, ref.id)
 			}
 		case delivery.Return:
 			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+owned); err == nil {

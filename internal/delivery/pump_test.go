@@ -1,0 +1,250 @@
+package delivery_test
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+)
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// worker is one process's view of a shared database: its own store, queue and pump.
+type worker struct {
+	store *sqlite.Store
+	queue *sqlite.Queue
+	pump  *delivery.Pump
+	done  chan struct{}
+}
+
+func startWorker(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger, hs ...delivery.Handler) *worker {
+	t.Helper()
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(ctx, discard()); err != nil {
+		t.Fatal(err)
+	}
+	var l delivery.Ledger = s.Ledger()
+	if ledger != nil {
+		l = ledger(s)
+	}
+	e, err := delivery.NewEngine(delivery.Config{Logger: discard()}, l, hs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qcfg.Logger, pcfg.Logger = discard(), discard()
+	w := &worker{store: s, queue: s.Queue(qcfg), done: make(chan struct{})}
+	w.pump = delivery.NewPump(w.queue, e, pcfg)
+	go func() {
+		defer close(w.done)
+		w.pump.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		w.pump.Stop()
+		<-w.done
+		w.queue.Close()
+		s.Close()
+	})
+	return w
+}
+
+func enqueue(t *testing.T, s *sqlite.Store, n int) {
+	t.Helper()
+	events := make([]domain.Event, n)
+	for i := range events {
+		events[i] = domain.SearchReindexRequested{}
+	}
+	if err := s.Enqueue(context.Background(), events...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func countRows(t *testing.T, db *sql.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func openDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestPumpBoundsConcurrencyAndDeliversEverything(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pump.db")
+	const limit, events = 3, 40
+	var active, peak, calls atomic.Int64
+	gate := make(chan struct{})
+	var gateOnce sync.Once
+	h := delivery.Handler{Name: "count", Types: []string{"SearchReindexRequested"}, Handle: func(context.Context, delivery.Envelope) error {
+		n := active.Add(1)
+		defer active.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		if n == limit {
+			gateOnce.Do(func() { close(gate) })
+		}
+		<-gate // the first handlers wait until the limit is reached, proving it is reachable
+		calls.Add(1)
+		return nil
+	}}
+	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{BatchSize: 10, Concurrency: limit}, nil, h)
+	enqueue(t, w.store, events)
+	db := openDB(t, path)
+	waitFor(t, "every event done", 30*time.Second, func() bool {
+		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events
+	})
+	if peak.Load() != limit || calls.Load() != events {
+		t.Fatalf("peak concurrency %d (want %d), calls %d (want %d)", peak.Load(), limit, calls.Load(), events)
+	}
+}
+
+// TestPumpStopHandsBackUnstartedClaims: on Stop the running handler finishes within the grace
+// period and is acked; claimed rows that never started go back to pending at once, with no
+// attempt spent and no ledger claim left.
+func TestPumpStopHandsBackUnstartedClaims(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stop.db")
+	started := make(chan struct{}, 100)
+	release := make(chan struct{})
+	h := delivery.Handler{Name: "slow", Types: []string{"SearchReindexRequested"}, Handle: func(context.Context, delivery.Envelope) error {
+		started <- struct{}{}
+		<-release
+		return nil
+	}}
+	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{BatchSize: 10, Concurrency: 1, Grace: time.Minute}, nil, h)
+	enqueue(t, w.store, 10)
+	<-started
+	db := openDB(t, path)
+	waitFor(t, "all ten claimed", 10*time.Second, func() bool {
+		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'processing'`) == 10
+	})
+	stopped := make(chan struct{})
+	go func() { w.pump.Stop(); close(stopped) }()
+	<-w.pump.Stopping()
+	close(release)
+	<-stopped
+	if n := len(started); n != 0 {
+		t.Fatalf("%d more handlers started after Stop", n)
+	}
+	done := countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`)
+	back := countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'pending' AND claimed_at IS NULL AND attempts = 0`)
+	ledger := countRows(t, db, `SELECT count(*) FROM processed_events WHERE status = 'in_progress'`)
+	if done != 1 || back != 9 || ledger != 0 {
+		t.Fatalf("after Stop: %d done (want 1), %d handed back (want 9), %d ledger claims left (want 0)", done, back, ledger)
+	}
+}
+
+// TestPumpGraceExpiryReturnsInterruptedWork: a handler still running when the grace period ends
+// is cancelled, and its event goes back to pending without spending an attempt.
+func TestPumpGraceExpiryReturnsInterruptedWork(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grace.db")
+	started := make(chan struct{}, 10)
+	h := delivery.Handler{Name: "stuck", Types: []string{"SearchReindexRequested"}, Handle: func(ctx context.Context, _ delivery.Envelope) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{Concurrency: 1, Grace: 50 * time.Millisecond}, nil, h)
+	enqueue(t, w.store, 1)
+	<-started
+	w.pump.Stop()
+	db := openDB(t, path)
+	if n := countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'pending' AND attempts = 0 AND claimed_at IS NULL`); n != 1 {
+		t.Fatal("interrupted event not handed back without an attempt")
+	}
+}
+
+// spyLedger counts claims found held by another delivery.
+type spyLedger struct {
+	delivery.Ledger
+	held *atomic.Int64
+}
+
+func (s spyLedger) Claim(ctx context.Context, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
+	cs, err := s.Ledger.Claim(ctx, now, lease, keys)
+	for _, c := range cs {
+		if c.State == delivery.Held {
+			s.held.Add(1)
+		}
+	}
+	return cs, err
+}
+
+// TestTwoWorkersNeverRunAHandlerTwiceAtOnce: two workers share a database with a claim lease far
+// shorter than the handlers, so rows are reclaimed while their handlers still run. The ledger
+// must keep every (event, handler) to a single execution.
+func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "two.db")
+	const events = 12
+	type span struct{ start, end time.Time }
+	var mu sync.Mutex
+	runs := map[string][]span{}
+	handler := func(name string) delivery.Handler {
+		return delivery.Handler{Name: name, Types: []string{"SearchReindexRequested"}, Handle: func(_ context.Context, e delivery.Envelope) error {
+			s := span{start: time.Now()}
+			time.Sleep(150 * time.Millisecond) // the work: longer than the claim lease
+			s.end = time.Now()
+			mu.Lock()
+			runs[name+"/"+e.EventID] = append(runs[name+"/"+e.EventID], s)
+			mu.Unlock()
+			return nil
+		}}
+	}
+	var held atomic.Int64
+	spy := func(s *sqlite.Store) delivery.Ledger { return spyLedger{Ledger: s.Ledger(), held: &held} }
+	qcfg := sqlite.QueueConfig{ClaimLease: 30 * time.Millisecond}
+	pcfg := delivery.PumpConfig{BatchSize: 2, Concurrency: 4}
+	a := startWorker(t, path, qcfg, pcfg, spy, handler("h1"), handler("h2"))
+	startWorker(t, path, qcfg, pcfg, spy, handler("h1"), handler("h2"))
+	enqueue(t, a.store, events)
+	db := openDB(t, path)
+	waitFor(t, "every event done", 60*time.Second, func() bool {
+		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events &&
+			countRows(t, db, `SELECT count(*) FROM processed_events WHERE status = 'done'`) == 2*events
+	})
+	if held.Load() == 0 {
+		t.Fatal("no row was reclaimed while its handler ran: the test did not exercise the ledger guard")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(runs) != 2*events {
+		t.Fatalf("%d (event, handler) pairs ran, want %d", len(runs), 2*events)
+	}
+	for k, spans := range runs {
+		if len(spans) != 1 {
+			t.Errorf("%s ran %d times", k, len(spans))
+		}
+	}
+}
