@@ -1,0 +1,71 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// allVars lists every variable so each test starts from an empty environment.
+var allVars = []string{"DATA_DIR", "DATABASE_URL", "HOST", "PORT", "BASE_URL", "EVENT_BUS_BACKEND",
+	"EVENT_QUEUE_MAX_ATTEMPTS", "EVENT_QUEUE_BATCH_SIZE", "EVENT_QUEUE_CONCURRENCY", "EVENT_QUEUE_CLAIM_LEASE",
+	"EVENT_QUEUE_LEDGER_LEASE", "EVENT_QUEUE_BACKOFF_BASE", "SHUTDOWN_GRACE", "LOG_LEVEL", "LOG_FORMAT"}
+
+func clearEnv(t *testing.T) {
+	for _, v := range allVars {
+		t.Setenv(v, "") // restores the old value after the test
+		os.Unsetenv(v)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	clearEnv(t)
+	c, err := Load()
+	if err != nil {
+		t.Fatalf("no variables at all must load: %v", err)
+	}
+	path, _ := c.DatabasePath()
+	if c.DataDir != "./data" || path != filepath.Join("data", "moviesdiary.db") || c.Addr() != "0.0.0.0:3000" ||
+		c.BaseURL != "http://localhost:3000" || c.EventBusBackend != "db" || c.MaxAttempts != 5 ||
+		c.ClaimLease != 600*time.Second || c.LedgerLease != 1800*time.Second || c.BackoffBase != 5*time.Second ||
+		c.LogFormat != "json" || c.LogLevel != "info" {
+		t.Fatalf("defaults: %+v (db %s)", c, path)
+	}
+}
+
+func TestDatabaseURLForms(t *testing.T) {
+	for in, want := range map[string]string{
+		"/var/lib/md.db":               "/var/lib/md.db",
+		"sqlite:///var/lib/md.db":      "/var/lib/md.db",
+		"sqlite://data/md.db?mode=rwc": "data/md.db",
+		"sqlite:md.db":                 "md.db",
+	} {
+		got, err := Config{DatabaseURL: in}.DatabasePath()
+		if err != nil || got != want {
+			t.Errorf("%s → %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestBadValuesNameTheVariable(t *testing.T) {
+	for v, val := range map[string]string{
+		"EVENT_BUS_BACKEND":        "kafka",
+		"EVENT_QUEUE_MAX_ATTEMPTS": "0",
+		"EVENT_QUEUE_BATCH_SIZE":   "many",
+		"PORT":                     "70000",
+		"LOG_FORMAT":               "xml",
+		"LOG_LEVEL":                "loud",
+		"DATABASE_URL":             "postgres://db/md",
+		"EVENT_QUEUE_CLAIM_LEASE":  "10ms",
+		"BASE_URL":                 "localhost",
+	} {
+		clearEnv(t)
+		t.Setenv(v, val)
+		_, err := Load()
+		if err == nil || !strings.HasPrefix(err.Error(), v+":") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s=%s: error %v; want one line starting with %q", v, val, err, v+":")
+		}
+	}
+}
