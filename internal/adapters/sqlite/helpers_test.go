@@ -6,7 +6,6 @@ import (
 	"sync"
 )
 
-
 func openRaw(path string) (*sql.DB, error) { return sql.Open("sqlite3", dsn(path, "immediate")) }
 
 // lockedBuffer collects a child process's output from two pipes.
