@@ -33,6 +33,13 @@ type Config struct {
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"json"`
+
+	// NATS settings, used by the worker with EVENT_BUS_BACKEND=nats (the server never connects).
+	NATSURL           string `envconfig:"NATS_URL" default:"nats://localhost:4222"`
+	NATSMode          string `envconfig:"NATS_MODE" default:"jetstream"`
+	NATSSubjectPrefix string `envconfig:"NATS_SUBJECT_PREFIX" default:"movies-diary.events"`
+	NATSStreamName    string `envconfig:"NATS_STREAM_NAME" default:"MOVIES_DIARY_EVENTS"`
+	NATSConsumerName  string `envconfig:"NATS_CONSUMER_NAME" default:"worker"`
 }
 
 // Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
@@ -80,7 +87,7 @@ func (c Config) validate() error {
 	if _, err := c.DatabasePath(); err != nil {
 		return err
 	}
-	return nil
+	return c.validateNATS()
 }
 
 // Level is LOG_LEVEL as a slog level.

@@ -1,0 +1,264 @@
+package nats
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"moviesdiary/internal/delivery"
+)
+
+// WaitMaxDefault is how long one Wait long-polls the consumer for a message.
+const WaitMaxDefault = 5 * time.Second
+
+// maxTermReason bounds the reason sent with a terminated message.
+const maxTermReason = 1 << 10
+
+// Ledger writes ledger marks for a source whose message outcome lives elsewhere
+// (*sqlite.Ledger).
+type Ledger interface {
+	Settle(ctx context.Context, now time.Time, marks []delivery.Mark) error
+}
+
+// ConsumerConfig tunes a Consumer; zero fields take the defaults.
+type ConsumerConfig struct {
+	Prefix  string        // NATS_SUBJECT_PREFIX: the subject names the event type
+	WaitMax time.Duration // default WaitMaxDefault
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Consumer is a durable JetStream pull consumer as a delivery.Source, so the same Pump, Engine
+// and ledger that run the db backend run it. Claim fetches what is available now; Wait long-polls
+// for the next message. Settle writes the ledger marks, then acks (done), naks with the backoff
+// (retry) or with the ledger claim's remaining lease (defer), terminates (permanent failure) or
+// naks at once (returned by a shutdown). Every message between its fetch and its settle gets
+// in-progress notices, so ack_wait never expires under a live handler or a queued message.
+type Consumer struct {
+	conn       *Conn
+	cons       jetstream.Consumer
+	ledger     Ledger
+	cfg        ConsumerConfig
+	log        *slog.Logger
+	now        func() time.Time
+	maxDeliver int
+
+	mu    sync.Mutex
+	held  map[jetstream.Msg]struct{} // fetched and not yet settled
+	stash []jetstream.Msg            // fetched by Wait, not yet claimed
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+var _ delivery.Source = (*Consumer)(nil)
+
+// NewConsumer wraps cons (from Setup); its live max_deliver and ack_wait decide when a nak is
+// the last one and how often in-progress notices go. Close stops the notices.
+func NewConsumer(conn *Conn, cons jetstream.Consumer, ledger Ledger, cfg ConsumerConfig) *Consumer {
+	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
+	info := cons.CachedInfo().Config
+	c := &Consumer{
+		conn: conn, cons: cons, ledger: ledger, cfg: cfg,
+		log:        cmp.Or(cfg.Logger, slog.Default()),
+		now:        cfg.Now,
+		maxDeliver: info.MaxDeliver,
+		held:       map[jetstream.Msg]struct{}{},
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	go c.keepAlive(cmp.Or(info.AckWait, 30*time.Second) / 3)
+	return c
+}
+
+// Claim returns what Wait fetched plus up to max messages available now, without waiting.
+func (c *Consumer) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	c.mu.Lock()
+	n := min(max, len(c.stash))
+	got := append([]jetstream.Msg(nil), c.stash[:n]...)
+	c.stash = c.stash[n:]
+	c.mu.Unlock()
+	if len(got) < max && c.conn.IsConnected() {
+		batch, err := c.cons.FetchNoWait(max - len(got))
+		if err != nil && len(got) == 0 {
+			return nil, fmt.Errorf("fetch: %w", err)
+		}
+		if err == nil {
+			for m := range batch.Messages() {
+				c.hold(m)
+				got = append(got, m)
+			}
+			if err := batch.Error(); err != nil && len(got) == 0 {
+				return nil, fmt.Errorf("fetch: %w", err)
+			}
+		}
+	}
+	msgs := make([]delivery.Message, len(got))
+	for i, m := range got {
+		msgs[i] = c.message(m)
+	}
+	return msgs, nil
+}
+
+// Wait long-polls for one message (kept for the next Claim), up to WaitMax or until ctx ends.
+func (c *Consumer) Wait(ctx context.Context) error {
+	c.mu.Lock()
+	stashed := len(c.stash) > 0
+	c.mu.Unlock()
+	if stashed {
+		return nil
+	}
+	if !c.conn.WaitConnected(ctx, c.cfg.WaitMax) {
+		return nil // the loss is logged by the connection; keep quiet until it is back
+	}
+	batch, err := c.cons.Fetch(1, jetstream.FetchMaxWait(c.cfg.WaitMax))
+	if err != nil {
+		return fmt.Errorf("fetch: %w", err)
+	}
+	select {
+	case m, ok := <-batch.Messages():
+		if !ok {
+			return batch.Error()
+		}
+		c.hold(m)
+		c.mu.Lock()
+		c.stash = append(c.stash, m)
+		c.mu.Unlock()
+		return nil
+	case <-ctx.Done():
+		// Stopping: a message that still arrives for this poll goes straight back.
+		go func() {
+			for m := range batch.Messages() {
+				_ = m.Nak()
+			}
+		}()
+		return nil
+	}
+}
+
+// Settle writes the ledger marks in one transaction, then tells JetStream each outcome. A
+// failed ledger write fails the call (the Pump retries it) before any message is acked. A failed
+// ack is only logged: JetStream redelivers after ack_wait and the ledger skips the done handlers.
+func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error {
+	now := c.now()
+	if err := c.ledger.Settle(ctx, now, collectMarks(results)); err != nil {
+		return fmt.Errorf("settle ledger: %w", err)
+	}
+	for _, r := range results {
+		m, ok := r.Msg.Ref.(jetstream.Msg)
+		if !ok {
+			c.log.Error("cannot settle a message this consumer did not fetch", "event_id", r.Msg.EventID)
+			continue
+		}
+		c.release(m)
+		log := c.log.With("event_id", r.Msg.EventID, "event_type", r.Msg.Type, "attempt", r.Msg.Attempt)
+		if r.Kind != delivery.Ack && r.Kind != delivery.DeadLetter && c.lastDelivery(r.Msg) {
+			log.ErrorContext(ctx, "event exhausted max deliveries", "outcome", r.Kind.String(),
+				"max_deliver", c.maxDeliver, "error", r.Err)
+		}
+		var err error
+		switch r.Kind {
+		case delivery.Ack:
+			err = m.Ack()
+		case delivery.Retry:
+			err = m.NakWithDelay(r.Delay)
+		case delivery.Defer:
+			err = m.NakWithDelay(max(r.Until.Sub(now), 0))
+		case delivery.DeadLetter:
+			log.ErrorContext(ctx, "event terminated: permanent failure", "error", r.Err)
+			err = m.TermWithReason(reason(r.Err))
+		case delivery.Return:
+			err = m.Nak()
+		default:
+			err = fmt.Errorf("unknown outcome %v", r.Kind)
+		}
+		if err != nil {
+			log.WarnContext(ctx, "could not tell JetStream the outcome; it redelivers after ack_wait",
+				"outcome", r.Kind.String(), "error", err)
+		}
+	}
+	return nil
+}
+
+// lastDelivery reports whether JetStream will not deliver this message again after a nak.
+func (c *Consumer) lastDelivery(m delivery.Message) bool {
+	return c.maxDeliver > 0 && m.Attempt >= c.maxDeliver
+}
+
+// Close stops the in-progress notices. Messages still unsettled are redelivered after ack_wait.
+func (c *Consumer) Close() {
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+	}
+	<-c.done
+}
+
+func (c *Consumer) message(m jetstream.Msg) delivery.Message {
+	attempt := 1
+	if md, err := m.Metadata(); err == nil {
+		attempt = int(md.NumDelivered)
+	}
+	return delivery.Message{
+		EventID: m.Headers().Get(jetstream.MsgIDHeader),
+		Type:    eventType(c.cfg.Prefix, m.Subject()),
+		Payload: m.Data(),
+		Attempt: attempt,
+		Ref:     m,
+	}
+}
+
+func (c *Consumer) hold(m jetstream.Msg) {
+	c.mu.Lock()
+	c.held[m] = struct{}{}
+	c.mu.Unlock()
+}
+
+func (c *Consumer) release(m jetstream.Msg) {
+	c.mu.Lock()
+	delete(c.held, m)
+	c.mu.Unlock()
+}
+
+// keepAlive sends an in-progress notice for every unsettled message each interval.
+func (c *Consumer) keepAlive(interval time.Duration) {
+	defer close(c.done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		c.mu.Lock()
+		held := make([]jetstream.Msg, 0, len(c.held))
+		for m := range c.held {
+			held = append(held, m)
+		}
+		c.mu.Unlock()
+		for _, m := range held {
+			_ = m.InProgress() // a lost notice costs at most a redelivery the ledger absorbs
+		}
+	}
+}
+
+func reason(err error) string {
+	if err == nil {
+		return "permanent failure"
+	}
+	s := err.Error()
+	if len(s) > maxTermReason {
+		s = s[:maxTermReason]
+	}
+	return s
+}

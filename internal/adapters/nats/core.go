@@ -1,0 +1,201 @@
+package nats
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"moviesdiary/internal/delivery"
+)
+
+// coreBuffer bounds the messages received and not yet claimed; beyond it the subscription's own
+// pending limits apply (and core NATS drops what overflows them).
+const coreBuffer = 1024
+
+// CoreConfig tunes a CoreConsumer; zero fields take the defaults.
+type CoreConfig struct {
+	Prefix string // NATS_SUBJECT_PREFIX
+	// Group is the queue group (NATS_CONSUMER_NAME): each event goes to one worker of the group.
+	Group string
+	// MaxAttempts bounds the in-process retries of a failed event (EVENT_QUEUE_MAX_ATTEMPTS).
+	MaxAttempts int
+	WaitMax     time.Duration // default WaitMaxDefault
+	Logger      *slog.Logger
+	Now         func() time.Time
+}
+
+// CoreConsumer is a core NATS queue-group subscription as a delivery.Source (NATS_MODE=core).
+// Core NATS has no broker redelivery, so the consumer retries a failed event in process on the
+// usual backoff, up to MaxAttempts; a retry still pending when the worker stops is lost, as is
+// an event published while no worker listens. The ledger still stops a repeated event id from
+// running a handler twice.
+type CoreConsumer struct {
+	sub    *natsgo.Subscription
+	in     chan delivery.Message
+	ledger Ledger
+	cfg    CoreConfig
+	log    *slog.Logger
+	now    func() time.Time
+
+	mu      sync.Mutex
+	stash   []delivery.Message
+	retries map[*time.Timer]delivery.Message
+	closed  chan struct{}
+}
+
+var _ delivery.Source = (*CoreConsumer)(nil)
+
+// SubscribeCore joins the queue group on every event subject.
+func SubscribeCore(conn *Conn, ledger Ledger, cfg CoreConfig) (*CoreConsumer, error) {
+	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
+	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 5)
+	c := &CoreConsumer{
+		in: make(chan delivery.Message, coreBuffer), ledger: ledger, cfg: cfg,
+		log:     cmp.Or(cfg.Logger, slog.Default()),
+		now:     cfg.Now,
+		retries: map[*time.Timer]delivery.Message{},
+		closed:  make(chan struct{}),
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	sub, err := conn.NATS().QueueSubscribe(Wildcard(cfg.Prefix), cfg.Group, func(m *natsgo.Msg) {
+		msg := delivery.Message{
+			EventID: m.Header.Get(jetstream.MsgIDHeader),
+			Type:    eventType(cfg.Prefix, m.Subject),
+			Payload: m.Data,
+			Attempt: 1,
+		}
+		select { // blocking hands backpressure to the subscription's pending buffer
+		case c.in <- msg:
+		case <-c.closed:
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nats subscribe %s: %w", Wildcard(cfg.Prefix), err)
+	}
+	c.sub = sub
+	return c, nil
+}
+
+// Claim returns up to max received messages without waiting.
+func (c *CoreConsumer) Claim(_ context.Context, max int) ([]delivery.Message, error) {
+	c.mu.Lock()
+	n := min(max, len(c.stash))
+	msgs := append([]delivery.Message(nil), c.stash[:n]...)
+	c.stash = c.stash[n:]
+	c.mu.Unlock()
+	for len(msgs) < max {
+		select {
+		case m := <-c.in:
+			msgs = append(msgs, m)
+		default:
+			return msgs, nil
+		}
+	}
+	return msgs, nil
+}
+
+// Wait blocks until a message arrives (kept for the next Claim), WaitMax passes or ctx ends.
+func (c *CoreConsumer) Wait(ctx context.Context) error {
+	c.mu.Lock()
+	stashed := len(c.stash) > 0
+	c.mu.Unlock()
+	if stashed {
+		return nil
+	}
+	t := time.NewTimer(c.cfg.WaitMax)
+	defer t.Stop()
+	select {
+	case m := <-c.in:
+		c.mu.Lock()
+		c.stash = append(c.stash, m)
+		c.mu.Unlock()
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// Settle writes the ledger marks, then schedules in-process retries: a transient failure comes
+// back after its backoff with the next attempt number, a deferred event when the blocking claim
+// expires. A permanent failure, the last attempt and an event abandoned by a shutdown are
+// logged at error level and dropped: core NATS cannot hand them back.
+func (c *CoreConsumer) Settle(ctx context.Context, results []delivery.Result) error {
+	if err := c.ledger.Settle(ctx, c.now(), collectMarks(results)); err != nil {
+		return fmt.Errorf("settle ledger: %w", err)
+	}
+	for _, r := range results {
+		m := r.Msg
+		log := c.log.With("event_id", m.EventID, "event_type", m.Type, "attempt", m.Attempt)
+		switch r.Kind {
+		case delivery.Retry:
+			if m.Attempt >= c.cfg.MaxAttempts {
+				log.ErrorContext(ctx, "event exhausted max deliveries", "max_attempts", c.cfg.MaxAttempts, "error", r.Err)
+				continue
+			}
+			m.Attempt++
+			c.redeliver(m, r.Delay)
+		case delivery.Defer:
+			c.redeliver(m, max(r.Until.Sub(c.now()), 0))
+		case delivery.DeadLetter:
+			log.ErrorContext(ctx, "event dropped: permanent failure (core NATS keeps no dead letters)", "error", r.Err)
+		case delivery.Return:
+			log.ErrorContext(ctx, "event dropped: interrupted by shutdown (core NATS cannot redeliver it)")
+		}
+	}
+	return nil
+}
+
+func (c *CoreConsumer) redeliver(m delivery.Message, after time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var t *time.Timer
+	t = time.AfterFunc(after, func() {
+		c.mu.Lock()
+		_, pending := c.retries[t]
+		delete(c.retries, t)
+		c.mu.Unlock()
+		if !pending {
+			return // Close got there first
+		}
+		select {
+		case c.in <- m:
+		case <-c.closed:
+		}
+	})
+	c.retries[t] = m
+}
+
+// Close leaves the queue group and drops the retries still pending, logging each event lost.
+func (c *CoreConsumer) Close() error {
+	err := c.sub.Unsubscribe()
+	c.mu.Lock()
+	select {
+	case <-c.closed:
+	default:
+		close(c.closed)
+	}
+	for t, m := range c.retries {
+		t.Stop()
+		c.log.Error("event dropped: its in-process retry was pending at shutdown", "event_id", m.EventID,
+			"event_type", m.Type, "attempt", m.Attempt)
+	}
+	clear(c.retries)
+	c.mu.Unlock()
+	return err
+}
+
+func collectMarks(results []delivery.Result) []delivery.Mark {
+	var marks []delivery.Mark
+	for _, r := range results {
+		marks = append(marks, r.Marks...)
+	}
+	return marks
+}
