@@ -98,7 +98,7 @@ func dbBacklog(ctx context.Context, dir string, o options, log *slog.Logger) (ro
 	}
 	start := time.Now()
 	p.start(ctx)
-	if err := waitDone(ctx, p.producer, o.events, 5*time.Minute); err != nil {
+	if err := waitDone(ctx, p.producer, o.events, 5*time.Minute, func() bool { return calls.Load() >= int64(o.events*o.handlers) }); err != nil {
 		return row{}, err
 	}
 	elapsed := time.Since(start)
@@ -115,8 +115,10 @@ func dbBacklog(ctx context.Context, dir string, o options, log *slog.Logger) (ro
 // server writes them, and measures commit → first handler start.
 func dbLatency(ctx context.Context, dir string, o options, log *slog.Logger) (row, error) {
 	var mu sync.Mutex
+	var calls atomic.Int64
 	started := map[uuid.UUID]time.Time{}
 	hs := noopHandlers(o.handlers, func(i int, e delivery.Envelope) {
+		calls.Add(1)
 		if i != 0 {
 			return
 		}
@@ -145,7 +147,7 @@ func dbLatency(ctx context.Context, dir string, o options, log *slog.Logger) (ro
 		}
 		committed[id] = time.Now()
 	}
-	if err := waitDone(ctx, p.producer, n, time.Minute); err != nil {
+	if err := waitDone(ctx, p.producer, n, time.Minute, func() bool { return calls.Load() >= int64(n*o.handlers) }); err != nil {
 		return row{}, err
 	}
 	mu.Lock()
@@ -164,9 +166,16 @@ func dbLatency(ctx context.Context, dir string, o options, log *slog.Logger) (ro
 	}, nil
 }
 
-// waitDone polls until n rows are done.
-func waitDone(ctx context.Context, s *sqlite.Store, n int, limit time.Duration) error {
+// waitDone waits until handled says every handler ran (a cheap in-memory check), then until n
+// rows are done; counting rows on every poll would load the database under measurement.
+func waitDone(ctx context.Context, s *sqlite.Store, n int, limit time.Duration, handled func() bool) error {
 	deadline := time.Now().Add(limit)
+	for !handled() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("handlers not done after %s", limit)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	for {
 		counts, err := s.QueueCounts(ctx)
 		if err != nil {
@@ -178,6 +187,6 @@ func waitDone(ctx context.Context, s *sqlite.Store, n int, limit time.Duration) 
 		if time.Now().After(deadline) {
 			return fmt.Errorf("only %v after %s", counts, limit)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 }

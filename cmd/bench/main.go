@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -40,8 +41,19 @@ func main() {
 	flag.IntVar(&o.batch, "batch", 100, "EVENT_QUEUE_BATCH_SIZE")
 	flag.IntVar(&o.conc, "concurrency", 16, "EVENT_QUEUE_CONCURRENCY")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(context.Background(), o, os.Stdout); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -55,7 +55,9 @@ type rowRef struct {
 }
 
 // Claim takes up to max rows that are due: pending rows whose next_attempt_at has come, and
-// processing rows whose claim is older than the lease (their claimer died). Oldest first.
+// processing rows whose claim is older than the lease (their claimer died). Oldest first. Each
+// branch walks its index and stops at max rows, so a claim costs the same with a backlog of a
+// million rows as with ten.
 func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
 	now := millis(q.s.now())
 	var msgs []delivery.Message
@@ -68,11 +70,15 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 		rows, err := tx.QueryContext(ctx, `UPDATE event_queue SET status = 'processing', claimed_at = ?1
 			WHERE id IN (
 				SELECT id FROM (
-					SELECT id, next_attempt_at AS due FROM event_queue
-					WHERE status = 'pending' AND next_attempt_at <= ?1
+					SELECT id, due FROM (
+						SELECT id, next_attempt_at AS due FROM event_queue
+						WHERE status = 'pending' AND next_attempt_at <= ?1
+						ORDER BY next_attempt_at, id LIMIT ?3)
 					UNION ALL
-					SELECT id, claimed_at AS due FROM event_queue
-					WHERE status = 'processing' AND claimed_at <= ?2
+					SELECT id, due FROM (
+						SELECT id, claimed_at AS due FROM event_queue
+						WHERE status = 'processing' AND claimed_at <= ?2
+						ORDER BY claimed_at, id LIMIT ?3)
 				) ORDER BY due, id LIMIT ?3)
 			RETURNING id, event_id, event_type, payload, attempts`,
 			now, now-q.lease.Milliseconds(), max)
