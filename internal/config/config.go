@@ -40,6 +40,18 @@ type Config struct {
 	NATSSubjectPrefix string `envconfig:"NATS_SUBJECT_PREFIX" default:"movies-diary.events"`
 	NATSStreamName    string `envconfig:"NATS_STREAM_NAME" default:"MOVIES_DIARY_EVENTS"`
 	NATSConsumerName  string `envconfig:"NATS_CONSUMER_NAME" default:"worker"`
+
+	// Server: accounts and tokens.
+	AllowRegistration bool   `envconfig:"ALLOW_REGISTRATION" default:"true"`
+	JWTSecret         string `envconfig:"JWT_SECRET"` // empty: generated once, kept in DATA_DIR/jwt_secret
+	JWTTTLSeconds     int    `envconfig:"JWT_TTL_SECONDS" default:"900"`
+	RefreshTTLSeconds int    `envconfig:"REFRESH_TTL_SECONDS" default:"2592000"`
+	RateLimit         int    `envconfig:"RATE_LIMIT" default:"60"` // auth requests per minute per IP
+
+	// Movie metadata (TMDb) for the server's movie resolution; no key: movies resolve from the
+	// database and the manual fields only.
+	TMDBAPIKey string `envconfig:"TMDB_API_KEY"`
+	TMDBAPIURL string `envconfig:"TMDB_API_URL" default:"https://api.themoviedb.org/3"`
 }
 
 // Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
@@ -80,6 +92,16 @@ func (c Config) validate() error {
 		return fmt.Errorf("SHUTDOWN_GRACE: %s must not be negative", c.ShutdownGrace)
 	case c.LogFormat != "json" && c.LogFormat != "text":
 		return fmt.Errorf("LOG_FORMAT: %q is not a log format (json or text)", c.LogFormat)
+	case c.JWTSecret != "" && len(c.JWTSecret) < 16:
+		return fmt.Errorf("JWT_SECRET: must be at least 16 bytes (or unset to generate one)")
+	case c.JWTTTLSeconds < 1:
+		return fmt.Errorf("JWT_TTL_SECONDS: %d must be at least 1", c.JWTTTLSeconds)
+	case c.RefreshTTLSeconds < 1:
+		return fmt.Errorf("REFRESH_TTL_SECONDS: %d must be at least 1", c.RefreshTTLSeconds)
+	case c.RateLimit < 1:
+		return fmt.Errorf("RATE_LIMIT: %d must be at least 1", c.RateLimit)
+	case !strings.HasPrefix(c.TMDBAPIURL, "http://") && !strings.HasPrefix(c.TMDBAPIURL, "https://"):
+		return fmt.Errorf("TMDB_API_URL: %q must start with http:// or https://", c.TMDBAPIURL)
 	}
 	if _, err := c.Level(); err != nil {
 		return err
