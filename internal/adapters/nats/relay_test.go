@@ -1,0 +1,180 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/delivery"
+)
+
+const foreignRow = `INSERT INTO event_queue (event_id, event_type, payload) VALUES (NULL, ?, ?)`
+
+func TestRelayPublishesEachRowWithItsEventIDAndMarksItDone(t *testing.T) {
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	setup(t, js, 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	ids := enqueue(t, store, 3)
+	if _, err := db.Exec(foreignRow, "SearchReindexRequested", `{"type":"SearchReindexRequested"}`); err != nil {
+		t.Fatal(err)
+	}
+
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+	eventually(t, 10*time.Second, "every row done", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 4
+	})
+
+	s, err := js.Stream(context.Background(), "EVENTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for seq := uint64(1); seq <= 4; seq++ {
+		m, err := s.GetMsg(context.Background(), seq)
+		if err != nil {
+			t.Fatalf("message %d: %v", seq, err)
+		}
+		if want := testPrefix + ".search.reindex.requested"; m.Subject != want {
+			t.Errorf("message %d on %q, want %q", seq, m.Subject, want)
+		}
+		if vals, ok := m.Header[jetstream.MsgIDHeader]; ok && (len(vals) != 1 || vals[0] == "") {
+			t.Errorf("message %d: malformed %s header %q", seq, jetstream.MsgIDHeader, vals)
+		}
+		got = append(got, m.Header.Get(jetstream.MsgIDHeader))
+	}
+	slices.Sort(got)
+	want := append([]string{""}, ids...) // the foreign row has no id: no header at all
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Nats-Msg-Id headers %q, want %q", got, want)
+	}
+	if n := streamMsgs(t, js); n != 4 {
+		t.Fatalf("stream holds %d messages, want 4", n)
+	}
+}
+
+// crashingOutbox publishes normally but dies before any row is marked done.
+type crashingOutbox struct {
+	Outbox
+	settles atomic.Int32
+}
+
+func (c *crashingOutbox) Settle(context.Context, []delivery.Result) error {
+	c.settles.Add(1)
+	return errors.New("crashed before marking the rows done")
+}
+
+func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
+	log, sink := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	cons := setup(t, js, 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	ids := enqueue(t, store, 20)
+
+	// First life: every row is published, none is marked done.
+	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	defer q.Close()
+	crashing := &crashingOutbox{Outbox: q}
+	stop := runRelay(t, conn, crashing, RelayConfig{Logger: log})
+	eventually(t, 10*time.Second, "first relay published everything and tried to settle", func() bool {
+		return streamMsgs(t, js) == 20 && crashing.settles.Load() > 0
+	})
+	stop()
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'processing'`); n != 20 {
+		t.Fatalf("%d rows still claimed after the crash, want 20", n)
+	}
+
+	// Second life, once the dead relay's lease has run out: the rows are claimed again and
+	// republished under the same ids.
+	restarted := openStoreAt(t, store.Path())
+	restarted.SetClock(func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) })
+	startRelay(t, conn, restarted, RelayConfig{Logger: log})
+	eventually(t, 10*time.Second, "restarted relay marked every row done", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 20
+	})
+	if len(sink.find("reclaiming events whose claim outlived the lease (a claimer died)")) == 0 {
+		t.Fatal("the restarted relay did not reclaim the dead relay's rows")
+	}
+	if n := streamMsgs(t, js); n != 20 {
+		t.Fatalf("stream holds %d messages after the republish, want 20 (the broker must drop duplicates)", n)
+	}
+
+	rec := newRecorder()
+	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{}, log)
+	eventually(t, 10*time.Second, "every event handled and acked", func() bool {
+		return rec.handledAll(ids) && drained(t, cons)
+	})
+	rec.checkOnce(t, ids)
+}
+
+func TestRelayDefersWithGrowingPausesWhileTheStreamIsMissing(t *testing.T) {
+	log, sink := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	store := openStore(t)
+	db := rawDB(t, store)
+	ids := enqueue(t, store, 5)
+
+	startRelay(t, conn, store, RelayConfig{Logger: log, BackoffBase: 50 * time.Millisecond, AckTimeout: 2 * time.Second})
+	eventually(t, 20*time.Second, "two failed rounds", func() bool { return len(sink.find(pausedMsg)) >= 2 })
+	paused := sink.find(pausedMsg)
+	if paused[0]["resume_in"] != "50ms" || paused[1]["resume_in"] != "100ms" {
+		t.Fatalf("pauses %s then %s, want 50ms then 100ms", paused[0]["resume_in"], paused[1]["resume_in"])
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE attempts > 0 OR status = 'dead_lettered'`); n != 0 {
+		t.Fatalf("%d rows spent an attempt or were dead-lettered by a missing stream", n)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != 0 {
+		t.Fatalf("%d rows marked done without a stream", n)
+	}
+
+	cons := setup(t, js, 5, 0, log) // the stream appears
+	eventually(t, 20*time.Second, "every row relayed once the stream exists", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 5
+	})
+	if n := queryInt(t, db, `SELECT coalesce(sum(attempts), 0) FROM event_queue`); n != 0 {
+		t.Fatalf("relaying spent %d attempts", n)
+	}
+	if n := len(sink.find("relay resumed: publishing again")); n != 1 {
+		t.Fatalf("resumed logged %d times, want 1", n)
+	}
+	if info := consumerInfo(t, cons); info.NumPending != uint64(len(ids)) {
+		t.Fatalf("consumer has %d pending, want %d", info.NumPending, len(ids))
+	}
+}
+
+const pausedMsg = "relay paused: publishing failed; events deferred without spending an attempt"
+
+func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	setup(t, newJetStream(t, conn), 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	if _, err := db.Exec(foreignRow, "NoSuchEvent", `{"type":"NoSuchEvent"}`); err != nil {
+		t.Fatal(err)
+	}
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+	eventually(t, 10*time.Second, "the row dead-lettered", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'dead_lettered'`) == 1
+	})
+	var lastError string
+	if err := db.QueryRow(`SELECT last_error FROM event_queue`).Scan(&lastError); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(lastError, `no subject for event type "NoSuchEvent"`) {
+		t.Fatalf("last_error %q does not say why", lastError)
+	}
+}
