@@ -1,6 +1,7 @@
 // Command worker delivers the outbox's events to the handlers: straight from the event_queue
 // table (EVENT_BUS_BACKEND=db). It migrates the database at start-up and stops gracefully on
-// SIGTERM or SIGINT.
+// SIGTERM or SIGINT. `worker events …` is the operators' tool for the outbox (stats, list, show,
+// retry, purge).
 package main
 
 import (
@@ -29,6 +30,15 @@ func main() {
 	log := cfg.NewLogger(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == "events" {
+		code := eventsCommand(ctx, cfg, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	if len(os.Args) > 1 {
+		fmt.Fprintf(os.Stderr, "worker: unknown command %q\n\n%s\n", os.Args[1], eventsUsage)
+		os.Exit(2)
+	}
 	if err := run(ctx, cfg, log); err != nil {
 		log.Error("worker stopped with an error", "error", err)
 		os.Exit(1)
