@@ -17,7 +17,16 @@ import (
 
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/tmdb"
+	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/config"
+	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/social"
+	"moviesdiary/internal/usecase/user"
+	"moviesdiary/internal/usecase/watchlist"
+	"moviesdiary/internal/usecase/wrapup"
 )
 
 func main() {
@@ -33,6 +42,45 @@ func main() {
 		log.Error("server stopped with an error", "error", err)
 		os.Exit(1)
 	}
+}
+
+// newAPI wires the use cases over the store and returns the HTTP server.
+func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness) (*httpapi.Server, error) {
+	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if generated {
+		log.Info("generated a JWT secret; it is kept in the data directory", "file", secretFile)
+	}
+	signer, err := token.New(secret, time.Duration(cfg.JWTTTLSeconds)*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	var metadata movie.Metadata
+	if cfg.TMDBAPIKey != "" {
+		metadata = tmdb.New(cfg.TMDBAPIURL, cfg.TMDBAPIKey, nil)
+	} else {
+		log.Info("TMDB_API_KEY is not set: movies resolve from the database and the manual fields only")
+	}
+	resolver := movie.NewResolver(store, metadata, log)
+	soc, err := social.NewService(store, cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.New(httpapi.Deps{
+		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Verify: signer.Verify, AuthRateLimit: cfg.RateLimit,
+		Auth: auth.New(store, signer, auth.Config{
+			AllowRegistration: cfg.AllowRegistration,
+			RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
+		}),
+		Reviews:   review.NewService(store, store, resolver),
+		Movies:    movie.NewService(store),
+		Watchlist: watchlist.NewService(store, resolver),
+		Social:    soc,
+		WrapUps:   wrapup.NewService(store),
+		Users:     user.NewService(store),
+	}), nil
 }
 
 // run serves until ctx ends. When listening is non-nil it receives the bound address (tests
@@ -66,7 +114,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, listening cha
 		}
 		return nil
 	}
-	api := httpapi.New(log, ready)
+	api, err := newAPI(cfg, store, log, ready)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr())
 	if err != nil {
@@ -83,6 +134,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, listening cha
 	if listening != nil {
 		listening <- ln.Addr().String()
 	}
+	pruneCtx, stopPrune := context.WithCancel(ctx)
+	defer stopPrune()
+	go pruneSessions(pruneCtx, store, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -97,4 +151,24 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, listening cha
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// pruneSessions deletes expired refresh sessions at start-up and then hourly.
+func pruneSessions(ctx context.Context, store *sqlite.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := store.PruneSessions(ctx, time.Now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("refresh session prune failed", "error", err)
+		case n > 0:
+			log.Info("pruned expired refresh sessions", "sessions", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -3,54 +3,118 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/social"
+	"moviesdiary/internal/usecase/user"
+	"moviesdiary/internal/usecase/watchlist"
+	"moviesdiary/internal/usecase/wrapup"
 )
 
 // Readiness reports whether the service can take traffic: the database answers and its schema is
 // fully migrated.
 type Readiness func(ctx context.Context) error
 
+// AuthRateLimitDefault is how many auth requests one IP may make per minute.
+const AuthRateLimitDefault = 60
+
+// Deps are the server's collaborators; cmd/server builds them.
+type Deps struct {
+	Log   *slog.Logger
+	Ready Readiness
+	// BaseURL is the public URL of the instance (actor URLs are BaseURL/users/{id}).
+	BaseURL string
+	// Verify checks a bearer token and returns its user.
+	Verify func(token string) (uuid.UUID, error)
+	// AuthRateLimit is the per-IP budget of the auth routes per minute; default
+	// AuthRateLimitDefault.
+	AuthRateLimit int
+
+	Auth      *auth.Service
+	Reviews   *review.Service
+	Movies    *movie.Service
+	Watchlist *watchlist.Service
+	Social    *social.Service
+	WrapUps   *wrapup.Service
+	Users     *user.Service
+}
+
 // Server holds the HTTP handlers' dependencies.
 type Server struct {
-	log   *slog.Logger
-	ready Readiness
+	Deps
+	log     *slog.Logger
+	limiter *ipLimiter
+	docCache
 }
 
 // New builds the server.
-func New(log *slog.Logger, ready Readiness) *Server {
-	return &Server{log: log, ready: ready}
+func New(d Deps) *Server {
+	d.Log = cmp.Or(d.Log, slog.Default())
+	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
+	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(cmp.Or(d.AuthRateLimit, AuthRateLimitDefault))}
 }
 
-// Handler is the router with every route.
+// Handler is the router with every route of routes().
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, middleware.RealIP, s.recoverer)
+	// The client address is the TCP peer: X-Forwarded-For is not trusted, so it cannot be forged
+	// to dodge the per-IP rate limit.
+	r.Use(middleware.RequestID, s.recoverer, limitBody)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") })
 	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
-	r.Get("/health", s.health)
-	r.Get("/ready", s.readiness)
+	for _, rt := range s.routes() {
+		r.Method(rt.method, rt.pattern, s.endpoint(rt))
+	}
 	return r
 }
 
-func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+// endpoint wraps a route's handler with its rate limit and authentication, and writes its error.
+func (s *Server) endpoint(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.limited && !s.limiter.allow(peerIP(r)) {
+			writeError(w, http.StatusTooManyRequests, "too many requests")
+			return
+		}
+		if rt.access != accessPublic {
+			id, err := s.authenticate(r)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), userKey{}, id))
+		}
+		if err := rt.handle(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	})
 }
 
-func (s *Server) readiness(w http.ResponseWriter, r *http.Request) {
-	if err := s.ready(r.Context()); err != nil {
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+func (s *Server) readiness(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Ready(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "not ready", "error", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
-		return
+		return nil
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
 }
 
 // recoverer turns a panic into a logged 500 with the JSON envelope, never a stack trace in a body.
@@ -68,15 +132,4 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// writeError writes the error envelope every failure uses: {"error": "<message>"}.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }

@@ -38,8 +38,21 @@ func EnqueueEvents(ctx context.Context, tx *sql.Tx, events ...domain.Event) erro
 	return nil
 }
 
+// EnqueueFunc is the signature of EnqueueEvents.
+type EnqueueFunc func(ctx context.Context, tx *sql.Tx, events ...domain.Event) error
+
+// SetEnqueueFunc replaces how the store's repositories write their events, for tests and the
+// write-path benchmark only: a failing func proves a write rolls back with its events, a no-op
+// measures the outbox's cost. nil restores EnqueueEvents. Call it before serving requests.
+func (s *Store) SetEnqueueFunc(f EnqueueFunc) {
+	if f == nil {
+		f = EnqueueEvents
+	}
+	s.enqueue = f
+}
+
 // Enqueue commits events on their own, for requests that change nothing but the outbox (a
 // poster sync or a search reindex request).
 func (s *Store) Enqueue(ctx context.Context, events ...domain.Event) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return EnqueueEvents(ctx, tx, events...) })
+	return s.inTx(ctx, func(tx *sql.Tx) error { return s.enqueue(ctx, tx, events...) })
 }

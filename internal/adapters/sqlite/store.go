@@ -24,6 +24,8 @@ type Store struct {
 	write *sql.DB
 	read  *sql.DB
 	now   func() time.Time
+	// enqueue writes a transaction's events; EnqueueEvents except where SetEnqueueFunc replaced it.
+	enqueue EnqueueFunc
 }
 
 // Open opens (creating if needed) the database file at path. It does not migrate; call Migrate.
@@ -51,7 +53,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(4)
-	s := &Store{path: path, write: write, read: read, now: time.Now}
+	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents}
 	// The first connection switches the file to WAL; doing it here surfaces a bad path now.
 	if err := write.PingContext(ctx); err != nil {
 		s.Close()

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// MaxBodyBytes is the largest request body the API reads (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// limitBody caps every request body at MaxBodyBytes; reading past it fails with
+// *http.MaxBytesError, which decode turns into a 413.
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// decode reads a JSON body into v. The statuses follow the contract: not JSON by media type
+// 415, too large 413, not parseable 400, parseable but of the wrong shape or types 422.
+func decode(r *http.Request, v any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return &httpError{http.StatusUnsupportedMediaType, "Content-Type must be application/json"}
+	}
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return decodeError(err)
+		}
+		return badRequest("request body must hold one JSON value")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var (
+		mbe    *http.MaxBytesError
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+		de     *domain.Error
+	)
+	switch {
+	case errors.As(err, &mbe):
+		return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+	case errors.Is(err, io.EOF):
+		return badRequest("request body must not be empty")
+	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("malformed JSON: " + err.Error())
+	case errors.As(err, &typ):
+		if typ.Field != "" {
+			return unprocessable(fmt.Sprintf("%s: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value))
+		}
+		return unprocessable(fmt.Sprintf("expected %s, got JSON %s", typ.Type, typ.Value))
+	case errors.As(err, &de):
+		return unprocessable(de.Message)
+	}
+	return unprocessable("invalid request body: " + err.Error())
+}
+
+func unprocessable(msg string) error {
+	return &httpError{status: http.StatusUnprocessableEntity, msg: msg}
+}
+
+// required reports a missing required field as the 422 a wrong shape gets.
+func required(field string) error { return unprocessable("missing field `" + field + "`") }
+
+// pathID parses the {name} URL parameter as a UUID; a malformed one is a 400.
+func pathID(r *http.Request, name string) (uuid.UUID, error) {
+	raw := chi.URLParam(r, name)
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return uuid.Nil, badRequest(fmt.Sprintf("invalid %s %q: not a UUID", name, raw))
+	}
+	return id, nil
+}
+
+// queryUUID parses an optional UUID query parameter.
+func queryUUID(r *http.Request, name string) (*uuid.UUID, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return nil, nil
+	}
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return nil, badRequest(fmt.Sprintf("invalid %s %q: not a UUID", name, raw))
+	}
+	return &id, nil
+}
+
+// page reads limit (default def, 1..100) and offset (default 0) from the query.
+func page(r *http.Request, def int) (domain.Page, error) {
+	q := r.URL.Query()
+	limit, offset := def, 0
+	if raw := q.Get("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return domain.Page{}, badRequest("Limit must be between 1 and 100")
+		}
+		limit = n
+	}
+	if raw := q.Get("offset"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return domain.Page{}, badRequest("Offset must be a non-negative integer")
+		}
+		offset = n
+	}
+	return domain.NewPage(limit, offset)
+}
+
+// paginated is the list envelope: {items, total_count, limit, offset}.
+type paginated[T any] struct {
+	Items      []T `json:"items"`
+	TotalCount int `json:"total_count"`
+	Limit      int `json:"limit"`
+	Offset     int `json:"offset"`
+}
+
+func toPaginated[S, T any](p domain.Paged[S], f func(S) T) paginated[T] {
+	items := make([]T, 0, len(p.Items))
+	for _, it := range p.Items {
+		items = append(items, f(it))
+	}
+	return paginated[T]{Items: items, TotalCount: p.Total, Limit: p.Page.Limit, Offset: p.Page.Offset}
+}

@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/review"
+)
+
+// movieDTO is the original API's MovieDto.
+type movieDTO struct {
+	ID               uuid.UUID `json:"id"`
+	Title            string    `json:"title"`
+	ReleaseYear      int       `json:"release_year"`
+	Director         *string   `json:"director"`
+	PosterPath       *string   `json:"poster_path"`
+	Genres           []string  `json:"genres"`
+	RuntimeMinutes   *int      `json:"runtime_minutes"`
+	OriginalLanguage *string   `json:"original_language"`
+	Overview         *string   `json:"overview"`
+	CollectionName   *string   `json:"collection_name"`
+}
+
+func toMovie(m domain.Movie) movieDTO {
+	genres := m.Genres
+	if genres == nil {
+		genres = []string{}
+	}
+	return movieDTO{
+		ID: m.ID, Title: m.Title, ReleaseYear: m.ReleaseYear, Director: m.Director, PosterPath: m.PosterPath,
+		Genres: genres, RuntimeMinutes: m.RuntimeMinutes, OriginalLanguage: m.OriginalLanguage,
+		Overview: m.Overview, CollectionName: m.CollectionName,
+	}
+}
+
+// reviewDTO is the original API's ReviewDto, with an RFC 3339 watched_at.
+type reviewDTO struct {
+	ID          uuid.UUID           `json:"id"`
+	Rating      int                 `json:"rating"`
+	Comment     *string             `json:"comment"`
+	WatchedAt   string              `json:"watched_at"`
+	WatchMedium *domain.WatchMedium `json:"watch_medium,omitempty"`
+}
+
+func toReview(r domain.Review) reviewDTO {
+	return reviewDTO{ID: r.ID, Rating: r.Rating, Comment: r.Comment, WatchedAt: rfc3339(r.WatchedAt), WatchMedium: r.WatchMedium}
+}
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// diaryEntryDTO is a review with its movie.
+type diaryEntryDTO struct {
+	Movie  movieDTO  `json:"movie"`
+	Review reviewDTO `json:"review"`
+}
+
+func toDiaryEntry(e review.Entry) diaryEntryDTO {
+	return diaryEntryDTO{Movie: toMovie(e.Movie), Review: toReview(e.Review)}
+}
+
+// feedEntryDTO is an activity-feed item.
+type feedEntryDTO struct {
+	Movie           movieDTO  `json:"movie"`
+	Review          reviewDTO `json:"review"`
+	UserID          uuid.UUID `json:"user_id"`
+	UserDisplayName string    `json:"user_display_name"`
+	IsFederated     bool      `json:"is_federated"`
+	ActorURL        *string   `json:"actor_url,omitempty"`
+}
+
+func (s *Server) toFeedEntry(e review.Entry) feedEntryDTO {
+	actor := e.Review.RemoteActorURL
+	if actor == nil {
+		u := s.actorURL(e.Review.UserID)
+		actor = &u
+	}
+	return feedEntryDTO{
+		Movie: toMovie(e.Movie), Review: toReview(e.Review), UserID: e.Review.UserID,
+		UserDisplayName: e.UserDisplayName, IsFederated: e.Review.Federated(), ActorURL: actor,
+	}
+}
+
+// actorURL is a local user's actor URL.
+func (s *Server) actorURL(id uuid.UUID) string { return s.BaseURL + "/users/" + id.String() }

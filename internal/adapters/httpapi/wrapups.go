@@ -1,0 +1,131 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/wrapup"
+)
+
+type generateWrapUpRequest struct {
+	StartDate *string    `json:"start_date"`
+	EndDate   *string    `json:"end_date"`
+	UserID    *uuid.UUID `json:"user_id"`
+}
+
+type idResponse struct {
+	ID uuid.UUID `json:"id"`
+}
+
+type wrapUpDTO struct {
+	ID           uuid.UUID  `json:"id"`
+	UserID       *uuid.UUID `json:"user_id,omitempty"`
+	Status       string     `json:"status"`
+	StartDate    string     `json:"start_date"`
+	EndDate      string     `json:"end_date"`
+	CreatedAt    string     `json:"created_at"`
+	CompletedAt  *string    `json:"completed_at,omitempty"`
+	ErrorMessage *string    `json:"error_message,omitempty"`
+}
+
+type wrapUpListResponse struct {
+	Items []wrapUpDTO `json:"items"`
+}
+
+func toWrapUp(w domain.WrapUp) wrapUpDTO {
+	out := wrapUpDTO{ID: w.ID, UserID: w.UserID, Status: string(w.Status), StartDate: w.StartDate.String(),
+		EndDate: w.EndDate.String(), CreatedAt: rfc3339(w.CreatedAt), ErrorMessage: w.ErrorMessage}
+	if w.CompletedAt != nil {
+		c := rfc3339(*w.CompletedAt)
+		out.CompletedAt = &c
+	}
+	return out
+}
+
+func (s *Server) generateWrapUp(w http.ResponseWriter, r *http.Request) error {
+	var req generateWrapUpRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.StartDate == nil {
+		return required("start_date")
+	}
+	if req.EndDate == nil {
+		return required("end_date")
+	}
+	wu, err := s.WrapUps.Generate(r.Context(), wrapup.GenerateCommand{
+		Admin: currentUser(r), UserID: req.UserID, StartDate: *req.StartDate, EndDate: *req.EndDate,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, idResponse{ID: wu.ID})
+	return nil
+}
+
+func (s *Server) listWrapUps(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.WrapUps.List(r.Context(), currentUser(r))
+	if err != nil {
+		return err
+	}
+	out := wrapUpListResponse{Items: make([]wrapUpDTO, 0, len(list))}
+	for _, wu := range list {
+		out.Items = append(out.Items, toWrapUp(wu))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getWrapUp(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	wu, err := s.WrapUps.Get(r.Context(), currentUser(r), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toWrapUp(wu))
+	return nil
+}
+
+// wrapUpReport answers the report when Ready, 202 with the status while it is being made, and a
+// conflict when generation failed.
+func (s *Server) wrapUpReport(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	wu, err := s.WrapUps.Get(r.Context(), currentUser(r), id)
+	if err != nil {
+		return err
+	}
+	switch wu.Status {
+	case domain.WrapUpReady:
+		w.Header().Set("Content-Type", "application/json")
+		_, err := w.Write(wu.Report)
+		return err
+	case domain.WrapUpFailed:
+		msg := "wrap-up generation failed"
+		if wu.ErrorMessage != nil {
+			msg += ": " + *wu.ErrorMessage
+		}
+		return domain.Errorf(domain.KindConflict, "%s", msg)
+	}
+	writeJSON(w, http.StatusAccepted, acceptedResponse{Status: string(wu.Status)})
+	return nil
+}
+
+func (s *Server) deleteWrapUp(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := s.WrapUps.Delete(r.Context(), currentUser(r), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,188 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// Follow records a pending follow of target by a local user, with FollowRequested. A follow that
+// exists already (pending or accepted) is left alone and causes no event; a target that blocked
+// the follower refuses.
+func (s *Store) Follow(ctx context.Context, follower uuid.UUID, target domain.SocialIdentity) error {
+	return s.socialWrite(ctx, "follow", func(tx *sql.Tx) ([]domain.Event, error) {
+		if tid, ok := target.UserID(); ok {
+			var blocked bool
+			err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'local'
+				AND target_id = ?)`, tid.String(), follower.String()).Scan(&blocked)
+			if err != nil {
+				return nil, err
+			}
+			if blocked {
+				return nil, domain.Forbidden("Forbidden: this user does not accept your follows")
+			}
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO follows (follower_kind, follower_id, target_kind, target_id, status)
+			VALUES ('local', ?, ?, ?, 'pending') ON CONFLICT DO NOTHING`, follower.String(), target.Kind, target.ID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, nil
+		}
+		return []domain.Event{domain.FollowRequested{FollowerID: follower, Target: target}}, nil
+	})
+}
+
+// Unfollow deletes a local user's follow of target (pending or accepted), with Unfollowed.
+func (s *Store) Unfollow(ctx context.Context, follower uuid.UUID, target domain.SocialIdentity) error {
+	return s.socialWrite(ctx, "unfollow", func(tx *sql.Tx) ([]domain.Event, error) {
+		err := deleteFollow(ctx, tx, domain.LocalIdentity(follower), target, "", "You do not follow this actor")
+		return []domain.Event{domain.Unfollowed{FollowerID: follower, Target: target}}, err
+	})
+}
+
+// AcceptFollower accepts follower's pending follow of owner, with FollowAccepted.
+func (s *Store) AcceptFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
+	return s.socialWrite(ctx, "accept follower", func(tx *sql.Tx) ([]domain.Event, error) {
+		res, err := tx.ExecContext(ctx, `UPDATE follows SET status = 'accepted' WHERE follower_kind = ? AND follower_id = ?
+			AND target_kind = 'local' AND target_id = ? AND status = 'pending'`, follower.Kind, follower.ID, owner.String())
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, domain.NotFound("No pending follow request from this actor")
+		}
+		return []domain.Event{domain.FollowAccepted{OwnerID: owner, Requester: follower}}, nil
+	})
+}
+
+// RejectFollower deletes follower's pending follow of owner, with FollowRejected.
+func (s *Store) RejectFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
+	return s.socialWrite(ctx, "reject follower", func(tx *sql.Tx) ([]domain.Event, error) {
+		err := deleteFollow(ctx, tx, follower, domain.LocalIdentity(owner), "pending", "No pending follow request from this actor")
+		return []domain.Event{domain.FollowRejected{OwnerID: owner, Requester: follower}}, err
+	})
+}
+
+// RemoveFollower deletes follower's accepted follow of owner, with FollowerRemoved.
+func (s *Store) RemoveFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
+	return s.socialWrite(ctx, "remove follower", func(tx *sql.Tx) ([]domain.Event, error) {
+		err := deleteFollow(ctx, tx, follower, domain.LocalIdentity(owner), "accepted", "This actor does not follow you")
+		return []domain.Event{domain.FollowerRemoved{OwnerID: owner, Follower: follower}}, err
+	})
+}
+
+// Block records a block and deletes the follows between the two, with ActorBlocked; blocking an
+// actor already blocked changes nothing.
+func (s *Store) Block(ctx context.Context, blocker uuid.UUID, target domain.SocialIdentity) error {
+	return s.socialWrite(ctx, "block", func(tx *sql.Tx) ([]domain.Event, error) {
+		res, err := tx.ExecContext(ctx, `INSERT INTO blocks (blocker_id, target_kind, target_id) VALUES (?, ?, ?)
+			ON CONFLICT DO NOTHING`, blocker.String(), target.Kind, target.ID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, nil
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM follows WHERE
+			(follower_kind = 'local' AND follower_id = ?1 AND target_kind = ?2 AND target_id = ?3) OR
+			(follower_kind = ?2 AND follower_id = ?3 AND target_kind = 'local' AND target_id = ?1)`,
+			blocker.String(), target.Kind, target.ID)
+		return []domain.Event{domain.ActorBlocked{BlockerID: blocker, Target: target}}, err
+	})
+}
+
+// Unblock deletes a block, with ActorUnblocked.
+func (s *Store) Unblock(ctx context.Context, blocker uuid.UUID, target domain.SocialIdentity) error {
+	return s.socialWrite(ctx, "unblock", func(tx *sql.Tx) ([]domain.Event, error) {
+		res, err := tx.ExecContext(ctx, `DELETE FROM blocks WHERE blocker_id = ? AND target_kind = ? AND target_id = ?`,
+			blocker.String(), target.Kind, target.ID)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, domain.NotFound("You have not blocked this actor")
+		}
+		return []domain.Event{domain.ActorUnblocked{BlockerID: blocker, Target: target}}, nil
+	})
+}
+
+// socialWrite runs write in a transaction and enqueues the events it returns there.
+func (s *Store) socialWrite(ctx context.Context, what string, write func(*sql.Tx) ([]domain.Event, error)) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		events, err := write(tx)
+		if err != nil {
+			return err
+		}
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// deleteFollow deletes the follow of target by follower, of the given status ("" for any), and
+// reports a missing one as KindNotFound with missing.
+func deleteFollow(ctx context.Context, tx *sql.Tx, follower, target domain.SocialIdentity, status, missing string) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM follows WHERE follower_kind = ? AND follower_id = ? AND target_kind = ?
+		AND target_id = ? AND (?5 = '' OR status = ?5)`, follower.Kind, follower.ID, target.Kind, target.ID, status)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return domain.NotFound("%s", missing)
+	}
+	return nil
+}
+
+// Following lists the actors a user follows (accepted only), in the order followed.
+func (s *Store) Following(ctx context.Context, user uuid.UUID) ([]domain.Actor, error) {
+	return s.actors(ctx, `SELECT f.target_kind, f.target_id, u.username, u.display_name FROM follows f
+		LEFT JOIN users u ON f.target_kind = 'local' AND u.id = f.target_id
+		WHERE f.follower_kind = 'local' AND f.follower_id = ? AND f.status = 'accepted' ORDER BY f.created_at`, user.String())
+}
+
+// Followers lists a user's followers: the accepted ones, or the pending requests.
+func (s *Store) Followers(ctx context.Context, user uuid.UUID, pending bool) ([]domain.Actor, error) {
+	status := "accepted"
+	if pending {
+		status = "pending"
+	}
+	return s.actors(ctx, `SELECT f.follower_kind, f.follower_id, u.username, u.display_name FROM follows f
+		LEFT JOIN users u ON f.follower_kind = 'local' AND u.id = f.follower_id
+		WHERE f.target_kind = 'local' AND f.target_id = ? AND f.status = ? ORDER BY f.created_at`, user.String(), status)
+}
+
+// Blocked lists the actors a user blocked.
+func (s *Store) Blocked(ctx context.Context, user uuid.UUID) ([]domain.Actor, error) {
+	return s.actors(ctx, `SELECT b.target_kind, b.target_id, u.username, u.display_name FROM blocks b
+		LEFT JOIN users u ON b.target_kind = 'local' AND u.id = b.target_id
+		WHERE b.blocker_id = ? ORDER BY b.created_at`, user.String())
+}
+
+func (s *Store) actors(ctx context.Context, query string, args ...any) ([]domain.Actor, error) {
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list actors: %w", err)
+	}
+	out, err := scanAll(rows, func(rows *sql.Rows) (domain.Actor, error) {
+		var (
+			a        domain.Actor
+			username sql.Null[string]
+			display  sql.Null[string]
+		)
+		err := rows.Scan(&a.Identity.Kind, &a.Identity.ID, &username, &display)
+		a.Username, a.DisplayName = username.V, ptr(display)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list actors: %w", err)
+	}
+	return out, nil
+}

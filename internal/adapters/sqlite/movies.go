@@ -1,0 +1,111 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func movieWhere(ctx context.Context, q queryer, where string, args ...any) (domain.Movie, error) {
+	var row movieRow
+	if err := q.QueryRowContext(ctx, `SELECT `+movieColumns+` FROM movies m WHERE `+where, args...).Scan(row.dest()...); err != nil {
+		return domain.Movie{}, notFound(err, "Entity not found: movie")
+	}
+	return row.movie()
+}
+
+// MovieByID returns the movie.
+func (s *Store) MovieByID(ctx context.Context, id uuid.UUID) (domain.Movie, error) {
+	return movieWhere(ctx, s.read, `m.id = ?`, id.String())
+}
+
+// MovieByExternalID returns the movie with that external id.
+func (s *Store) MovieByExternalID(ctx context.Context, externalID string) (domain.Movie, error) {
+	return movieWhere(ctx, s.read, `m.external_metadata_id = ?`, externalID)
+}
+
+// ensureMovie returns the stored movie m names, storing it first when it is new, with the events
+// a new movie causes: MovieDiscovered and MovieEnrichmentRequested when it has an external id. A
+// movie with an external id or an id is looked up by them; one with neither (typed in by hand)
+// is matched on title and year, and on the director when one is given.
+func ensureMovie(ctx context.Context, tx *sql.Tx, m domain.Movie) (domain.Movie, []domain.Event, error) {
+	var (
+		found domain.Movie
+		err   error
+	)
+	switch {
+	case m.ExternalID != nil:
+		found, err = movieWhere(ctx, tx, `m.external_metadata_id = ?`, *m.ExternalID)
+	case m.ID != uuid.Nil:
+		found, err = movieWhere(ctx, tx, `m.id = ?`, m.ID.String())
+	case m.Director != nil:
+		found, err = movieWhere(ctx, tx, `m.title = ? COLLATE NOCASE AND m.release_year = ? AND m.director = ? COLLATE NOCASE
+			ORDER BY m.created_at LIMIT 1`, m.Title, m.ReleaseYear, *m.Director)
+	default:
+		found, err = movieWhere(ctx, tx, `m.title = ? COLLATE NOCASE AND m.release_year = ?
+			ORDER BY m.created_at LIMIT 1`, m.Title, m.ReleaseYear)
+	}
+	if err == nil {
+		return found, nil, nil
+	}
+	if domain.KindOf(err) != domain.KindNotFound {
+		return domain.Movie{}, nil, err
+	}
+	if m.ID == uuid.Nil {
+		if m.ID, err = uuid.NewV7(); err != nil {
+			return domain.Movie{}, nil, err
+		}
+	}
+	if m.Genres == nil {
+		m.Genres = []string{}
+	}
+	genres, _ := json.Marshal(m.Genres)
+	_, err = tx.ExecContext(ctx, `INSERT INTO movies (id, external_metadata_id, title, release_year, director,
+		poster_path, genres, runtime_minutes, original_language, overview, collection_name)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID.String(), nullString(m.ExternalID), m.Title, m.ReleaseYear, nullString(m.Director),
+		nullString(m.PosterPath), string(genres), m.RuntimeMinutes, nullString(m.OriginalLanguage),
+		nullString(m.Overview), nullString(m.CollectionName))
+	if err != nil {
+		return domain.Movie{}, nil, fmt.Errorf("insert movie: %w", err)
+	}
+	if m.ExternalID == nil {
+		return m, nil, nil
+	}
+	return m, []domain.Event{
+		domain.MovieDiscovered{MovieID: m.ID, ExternalMetadataID: *m.ExternalID},
+		domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: *m.ExternalID},
+	}, nil
+}
+
+// deleteMovieIfOrphan deletes a movie no review and no watchlist entry refers to any more, and
+// returns the MovieDeleted event (with its poster key, for the worker to delete the object).
+func deleteMovieIfOrphan(ctx context.Context, tx *sql.Tx, id uuid.UUID) ([]domain.Event, error) {
+	var poster sql.Null[string]
+	err := tx.QueryRowContext(ctx, `DELETE FROM movies WHERE id = ?1
+		AND NOT EXISTS (SELECT 1 FROM reviews WHERE movie_id = ?1)
+		AND NOT EXISTS (SELECT 1 FROM watchlist WHERE movie_id = ?1)
+		RETURNING poster_path`, id.String()).Scan(&poster)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("delete orphan movie: %w", err)
+	}
+	return []domain.Event{domain.MovieDeleted{MovieID: id, PosterPath: ptr(poster)}}, nil
+}
+
+// escapeLike escapes LIKE's wildcards in s (the escape character is \).
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

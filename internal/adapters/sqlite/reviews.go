@@ -1,0 +1,175 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/review"
+)
+
+// LogReview stores a review in one transaction with its movie (if new), the removal of that
+// movie from the user's watchlist, and their events: MovieDiscovered and
+// MovieEnrichmentRequested for a new movie, WatchlistEntryRemoved, ReviewLogged. With idem set,
+// the key is claimed in the same transaction; a key the user already used returns the first
+// result and writes nothing, and one used for another request is a conflict.
+func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error) {
+	var out review.Logged
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if idem != nil {
+			first, found, err := replay(ctx, tx, r.UserID, *idem)
+			if err != nil || found {
+				out = first
+				return err
+			}
+		}
+		movie, events, err := ensureMovie(ctx, tx, m)
+		if err != nil {
+			return err
+		}
+		r.MovieID = movie.ID
+		if err := insertReview(ctx, tx, r); err != nil {
+			return err
+		}
+		removed, err := tx.ExecContext(ctx, `DELETE FROM watchlist WHERE user_id = ? AND movie_id = ?`,
+			r.UserID.String(), movie.ID.String())
+		if err != nil {
+			return fmt.Errorf("remove from watchlist: %w", err)
+		}
+		if n, _ := removed.RowsAffected(); n > 0 {
+			events = append(events, domain.WatchlistEntryRemoved{UserID: r.UserID, MovieID: movie.ID})
+		}
+		events = append(events, domain.ReviewLogged{
+			ReviewID: r.ID, MovieID: movie.ID, UserID: r.UserID, Rating: uint8(r.Rating),
+			WatchedAt: domain.NewUnixTime(r.WatchedAt),
+		})
+		if idem != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (user_id, key, request_hash, review_id, created_at)
+				VALUES (?, ?, ?, ?, ?)`, r.UserID.String(), idem.Key, idem.RequestHash, r.ID.String(), millis(s.now())); err != nil {
+				return fmt.Errorf("store idempotency key: %w", err)
+			}
+		}
+		out = review.Logged{Review: r, Movie: movie}
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return review.Logged{}, fmt.Errorf("log review: %w", err)
+	}
+	return out, nil
+}
+
+// replay returns the result of the request that first used an idempotency key.
+func replay(ctx context.Context, tx *sql.Tx, userID uuid.UUID, idem review.Idempotency) (review.Logged, bool, error) {
+	var hash, reviewID string
+	err := tx.QueryRowContext(ctx, `SELECT request_hash, review_id FROM idempotency_keys WHERE user_id = ? AND key = ?`,
+		userID.String(), idem.Key).Scan(&hash, &reviewID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return review.Logged{}, false, nil
+	}
+	if err != nil {
+		return review.Logged{}, false, fmt.Errorf("read idempotency key: %w", err)
+	}
+	if hash != idem.RequestHash {
+		return review.Logged{}, false, domain.Errorf(domain.KindConflict,
+			"Idempotency-Key %q was already used for a different request", idem.Key)
+	}
+	r, err := reviewWhere(ctx, tx, `r.id = ?`, reviewID)
+	if err != nil {
+		if domain.KindOf(err) == domain.KindNotFound {
+			return review.Logged{}, false, domain.Errorf(domain.KindConflict,
+				"Idempotency-Key %q belongs to a review that was deleted", idem.Key)
+		}
+		return review.Logged{}, false, err
+	}
+	m, err := movieWhere(ctx, tx, `m.id = ?`, r.MovieID.String())
+	if err != nil {
+		return review.Logged{}, false, err
+	}
+	return review.Logged{Review: r, Movie: m, Replayed: true}, true, nil
+}
+
+func insertReview(ctx context.Context, tx *sql.Tx, r domain.Review) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium,
+		watched_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, nullString(r.Comment),
+		mediumValue(r.WatchMedium), formatTime(r.WatchedAt), formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("insert review: %w", err)
+	}
+	return nil
+}
+
+func mediumValue(m *domain.WatchMedium) any {
+	if m == nil {
+		return nil
+	}
+	return string(*m)
+}
+
+func reviewWhere(ctx context.Context, q queryer, where string, args ...any) (domain.Review, error) {
+	var row reviewRow
+	if err := q.QueryRowContext(ctx, `SELECT `+reviewColumns+` FROM reviews r WHERE `+where, args...).Scan(row.dest()...); err != nil {
+		return domain.Review{}, notFound(err, "Entity not found: review")
+	}
+	return row.review()
+}
+
+// UpdateReview loads a review, applies update and saves the result with ReviewUpdated, in one
+// transaction.
+func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*domain.Review) error) (domain.Review, error) {
+	var r domain.Review
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if r, err = reviewWhere(ctx, tx, `r.id = ?`, id.String()); err != nil {
+			return err
+		}
+		if err := update(&r); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE reviews SET rating = ?, comment = ?, watch_medium = ?, watched_at = ?,
+			updated_at = ? WHERE id = ?`, r.Rating, nullString(r.Comment), mediumValue(r.WatchMedium),
+			formatTime(r.WatchedAt), formatTime(r.UpdatedAt), id.String())
+		if err != nil {
+			return fmt.Errorf("update review: %w", err)
+		}
+		return s.enqueue(ctx, tx, domain.ReviewUpdated{
+			ReviewID: r.ID, MovieID: r.MovieID, UserID: r.UserID, Rating: uint8(r.Rating),
+			WatchedAt: domain.NewUnixTime(r.WatchedAt),
+		})
+	})
+	if err != nil {
+		return domain.Review{}, fmt.Errorf("edit review: %w", err)
+	}
+	return r, nil
+}
+
+// DeleteReview deletes a review that check allows, and its movie if nothing else refers to it,
+// with ReviewDeleted and MovieDeleted, in one transaction.
+func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domain.Review) error) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		r, err := reviewWhere(ctx, tx, `r.id = ?`, id.String())
+		if err != nil {
+			return err
+		}
+		if err := check(r); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM reviews WHERE id = ?`, id.String()); err != nil {
+			return fmt.Errorf("delete review: %w", err)
+		}
+		events := []domain.Event{domain.ReviewDeleted{ReviewID: r.ID, UserID: r.UserID}}
+		gone, err := deleteMovieIfOrphan(ctx, tx, r.MovieID)
+		if err != nil {
+			return err
+		}
+		return s.enqueue(ctx, tx, append(events, gone...)...)
+	})
+	if err != nil {
+		return fmt.Errorf("delete review: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,41 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// Settings returns a user's federation settings; a user who never saved any has the defaults.
+func (s *Store) Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error) {
+	var fs domain.FederationSettings
+	err := s.read.QueryRowContext(ctx, `SELECT federate_reviews, federate_watchlist, federate_goals FROM user_settings
+		WHERE user_id = ?`, user.String()).Scan(&fs.Reviews, &fs.Watchlist, &fs.Goals)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.DefaultFederationSettings, nil
+	}
+	if err != nil {
+		return fs, fmt.Errorf("read settings: %w", err)
+	}
+	return fs, nil
+}
+
+// SaveSettings replaces a user's federation settings. No event: nothing outside the database
+// reacts to them (federation reads them when it broadcasts).
+func (s *Store) SaveSettings(ctx context.Context, user uuid.UUID, fs domain.FederationSettings) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO user_settings (user_id, federate_reviews, federate_watchlist, federate_goals)
+			VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET federate_reviews = excluded.federate_reviews,
+			federate_watchlist = excluded.federate_watchlist, federate_goals = excluded.federate_goals`,
+			user.String(), fs.Reviews, fs.Watchlist, fs.Goals)
+		if err != nil {
+			return fmt.Errorf("save settings: %w", err)
+		}
+		return nil
+	})
+}

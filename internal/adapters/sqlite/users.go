@@ -1,0 +1,153 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// CreateUser stores a new user. The first user of the instance becomes the admin; the count and
+// the insert share one write transaction, so two first registrations cannot both win.
+func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, error) {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			u.Role = domain.RoleAdmin
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
+			u.Role == domain.RoleAdmin, formatTime(u.CreatedAt))
+		switch {
+		case isUnique(err) && strings.Contains(err.Error(), "users.email"):
+			return domain.Invalid("Email already registered")
+		case isUnique(err):
+			return domain.Invalid("Username already taken")
+		}
+		return err
+	})
+	if err != nil {
+		return domain.User{}, fmt.Errorf("create user: %w", err)
+	}
+	return u, nil
+}
+
+const userColumns = `id, username, email, password_hash, is_admin, created_at`
+
+// UserByEmail returns the user with that e-mail, ignoring case.
+func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
+	return s.userWhere(ctx, `email = ?`, strings.TrimSpace(email))
+}
+
+// UserByID returns the user.
+func (s *Store) UserByID(ctx context.Context, id uuid.UUID) (domain.User, error) {
+	return s.userWhere(ctx, `id = ?`, id.String())
+}
+
+// UserByUsername returns the user with that username, ignoring case.
+func (s *Store) UserByUsername(ctx context.Context, username string) (domain.User, error) {
+	return s.userWhere(ctx, `username = ?`, username)
+}
+
+func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.User, error) {
+	var (
+		u       domain.User
+		id      string
+		admin   bool
+		created string
+	)
+	err := s.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE `+where, arg).
+		Scan(&id, &u.Username, &u.Email, &u.PasswordHash, &admin, &created)
+	if err != nil {
+		return domain.User{}, notFound(err, "Entity not found: user")
+	}
+	if u.ID, err = uuid.Parse(id); err != nil {
+		return domain.User{}, fmt.Errorf("user id %q: %w", id, err)
+	}
+	u.Role = domain.RoleStandard
+	if admin {
+		u.Role = domain.RoleAdmin
+	}
+	u.CreatedAt, _ = parseTime(created)
+	return u, nil
+}
+
+// CreateSession stores a refresh session.
+func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at)
+			VALUES (?, ?, ?, ?)`, tokenHash, userID.String(), millis(expires), millis(now))
+		if err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		return nil
+	})
+}
+
+// RotateSession deletes the session oldHash and, if it had not expired, stores newHash for the
+// same user, in one transaction: a token works once.
+func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error) {
+	var user uuid.UUID
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var id string
+		var exp int64
+		err := tx.QueryRowContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ? RETURNING user_id, expires_at`,
+			oldHash).Scan(&id, &exp)
+		if err != nil {
+			return notFound(err, "Invalid refresh token")
+		}
+		if exp <= millis(now) {
+			return errExpired
+		}
+		if user, err = uuid.Parse(id); err != nil {
+			return fmt.Errorf("session user %q: %w", id, err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at)
+			VALUES (?, ?, ?, ?)`, newHash, id, millis(expires), millis(now))
+		return err
+	})
+	if err == errExpired {
+		// The expired row must go even though the rotation failed.
+		if derr := s.DeleteSession(ctx, oldHash); derr != nil {
+			return uuid.Nil, derr
+		}
+	}
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("rotate session: %w", err)
+	}
+	return user, nil
+}
+
+var errExpired = domain.Errorf(domain.KindUnauthorized, "Refresh token expired")
+
+// DeleteSession removes a refresh session if it exists.
+func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ?`, tokenHash); err != nil {
+			return fmt.Errorf("delete session: %w", err)
+		}
+		return nil
+	})
+}
+
+// PruneSessions deletes expired refresh sessions and returns how many.
+func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= ?`, millis(now))
+		if err != nil {
+			return fmt.Errorf("prune sessions: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,123 @@
+package domain
+
+import (
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// MaxCommentBytes bounds a review comment, counted in bytes after trimming.
+const MaxCommentBytes = 10000
+
+// Review is one viewing of a movie by a user: a rating, an optional comment, when and how it was
+// watched. A review with a RemoteActorURL came in over federation and cannot be edited here.
+type Review struct {
+	ID             uuid.UUID
+	UserID         uuid.UUID
+	MovieID        uuid.UUID
+	Rating         int
+	Comment        *string
+	WatchedAt      time.Time
+	WatchMedium    *WatchMedium
+	RemoteActorURL *string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Federated reports whether the review came from another instance.
+func (r Review) Federated() bool { return r.RemoteActorURL != nil }
+
+// Validate checks the rating and the comment; it trims the comment and turns a blank one into
+// none.
+func (r *Review) Validate() error {
+	if err := ValidateRating(r.Rating); err != nil {
+		return err
+	}
+	c, err := NormalizeComment(r.Comment)
+	if err != nil {
+		return err
+	}
+	r.Comment = c
+	if r.WatchedAt.IsZero() {
+		return Invalid("watched_at is required")
+	}
+	return nil
+}
+
+// ValidateRating rejects a rating outside MinRating..MaxRating.
+func ValidateRating(r int) error {
+	if r < MinRating || r > MaxRating {
+		return Invalid("Rating must be between %d and %d, but received %d", MinRating, MaxRating, r)
+	}
+	return nil
+}
+
+// NormalizeComment trims a comment, turns a blank one into none and rejects one over
+// MaxCommentBytes.
+func NormalizeComment(c *string) (*string, error) {
+	if c == nil {
+		return nil, nil
+	}
+	s := strings.TrimSpace(*c)
+	if s == "" {
+		return nil, nil
+	}
+	if len(s) > MaxCommentBytes {
+		return nil, Invalid("Comment exceeds %d characters", MaxCommentBytes)
+	}
+	return &s, nil
+}
+
+// watchedAtLayouts are the accepted watched_at forms without a zone; they are read as UTC.
+var watchedAtLayouts = []string{
+	"2006-01-02T15:04:05",
+	"2006-01-02 15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+// ParseWatchedAt reads a watched_at value: YYYY-MM-DD (midnight), YYYY-MM-DDTHH:MM[:SS],
+// YYYY-MM-DD HH:MM:SS (all UTC) or RFC 3339. The result is UTC, to the second.
+func ParseWatchedAt(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC().Truncate(time.Second), nil
+	}
+	for _, layout := range watchedAtLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, Invalid("invalid date %q; expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] or RFC 3339", s)
+}
+
+// WatchMedium is how a movie was watched.
+type WatchMedium string
+
+// The watch media a review can name.
+const (
+	MediumCinema        WatchMedium = "cinema"
+	MediumStreaming     WatchMedium = "streaming"
+	MediumTV            WatchMedium = "tv"
+	MediumPhysicalMedia WatchMedium = "physical_media"
+	MediumDownload      WatchMedium = "download"
+	MediumMediaServer   WatchMedium = "media_server"
+	MediumOther         WatchMedium = "other"
+)
+
+// WatchMedia lists every WatchMedium, in the order clients show them.
+var WatchMedia = []WatchMedium{
+	MediumCinema, MediumStreaming, MediumTV, MediumPhysicalMedia, MediumDownload, MediumMediaServer, MediumOther,
+}
+
+// UnmarshalText accepts only a known medium.
+func (m *WatchMedium) UnmarshalText(b []byte) error {
+	for _, known := range WatchMedia {
+		if string(b) == string(known) {
+			*m = known
+			return nil
+		}
+	}
+	return Invalid("unknown watch_medium %q", string(b))
+}

@@ -1,0 +1,150 @@
+package movie
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// Catalog is the storage the movie pages and requests read and write.
+type Catalog interface {
+	MovieByID(ctx context.Context, id uuid.UUID) (domain.Movie, error)
+	Movies(ctx context.Context, f Filter, p domain.Page) (domain.Paged[domain.Movie], error)
+	MovieStats(ctx context.Context, id uuid.UUID) (Stats, error)
+	MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (domain.Paged[Viewing], error)
+	// MovieProfile is the enrichment document; KindNotFound until the worker enriched the movie.
+	MovieProfile(ctx context.Context, id uuid.UUID) (json.RawMessage, error)
+	Person(ctx context.Context, id uuid.UUID) (Person, error)
+	PersonCredits(ctx context.Context, id uuid.UUID) ([]Credit, error)
+	// Enqueue commits events that change nothing else.
+	Enqueue(ctx context.Context, events ...domain.Event) error
+}
+
+// Filter narrows GET /movies.
+type Filter struct {
+	Search   string // Search is a title substring.
+	Genre    string
+	Language string
+}
+
+// Stats summarise a movie's reviews.
+type Stats struct {
+	TotalCount     int
+	AvgRating      *float64
+	FederatedCount int
+	Histogram      [5]int // Histogram counts ratings 1..5.
+}
+
+// Viewing is one review on a movie page.
+type Viewing struct {
+	UserDisplay string
+	Review      domain.Review
+}
+
+// Person is someone in a movie's cast or crew, as enrichment stored them.
+type Person struct {
+	ID                 uuid.UUID
+	ExternalID         string
+	Name               string
+	KnownForDepartment *string
+	ProfilePath        *string
+	Biography          *string
+	Birthday           *string
+	Deathday           *string
+	PlaceOfBirth       *string
+	Homepage           *string
+	IMDbID             *string
+	Enriched           bool
+}
+
+// Credit is a person's part in a movie.
+type Credit struct {
+	Movie      domain.Movie
+	Cast       bool   // Cast is true for an acting credit, false for crew.
+	Role       string // Role is the character (cast) or the job (crew).
+	Department *string
+}
+
+// Details is the movie page.
+type Details struct {
+	Movie   domain.Movie
+	Stats   Stats
+	Reviews domain.Paged[Viewing]
+}
+
+// Service runs the movie queries and requests.
+type Service struct {
+	catalog Catalog
+}
+
+// NewService builds the service.
+func NewService(catalog Catalog) *Service { return &Service{catalog: catalog} }
+
+// List returns a page of movies.
+func (s *Service) List(ctx context.Context, f Filter, p domain.Page) (domain.Paged[domain.Movie], error) {
+	return s.catalog.Movies(ctx, f, p)
+}
+
+// Details returns a movie with its stats and a page of its reviews.
+func (s *Service) Details(ctx context.Context, id uuid.UUID, p domain.Page) (Details, error) {
+	m, err := s.catalog.MovieByID(ctx, id)
+	if err != nil {
+		return Details{}, err
+	}
+	st, err := s.catalog.MovieStats(ctx, id)
+	if err != nil {
+		return Details{}, err
+	}
+	rv, err := s.catalog.MovieReviews(ctx, id, p)
+	if err != nil {
+		return Details{}, err
+	}
+	return Details{Movie: m, Stats: st, Reviews: rv}, nil
+}
+
+// Profile returns the enrichment document of a movie; KindNotFound until it is enriched.
+func (s *Service) Profile(ctx context.Context, id uuid.UUID) (json.RawMessage, error) {
+	return s.catalog.MovieProfile(ctx, id)
+}
+
+// SyncPoster asks the worker to fetch the movie's metadata and poster again. It only enqueues:
+// the fetch happens in the worker. A movie without an external id has nothing to fetch from.
+func (s *Service) SyncPoster(ctx context.Context, id uuid.UUID) error {
+	m, err := s.catalog.MovieByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if m.ExternalID == nil {
+		return domain.Errorf(domain.KindConflict, "movie %s has no external id to fetch a poster for", id)
+	}
+	return s.catalog.Enqueue(ctx, domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: *m.ExternalID})
+}
+
+// Person returns a person; a person not yet enriched also asks the worker to enrich them.
+func (s *Service) Person(ctx context.Context, id uuid.UUID) (Person, error) {
+	p, err := s.catalog.Person(ctx, id)
+	if err != nil {
+		return Person{}, err
+	}
+	if !p.Enriched {
+		err := s.catalog.Enqueue(ctx, domain.PersonEnrichmentRequested{PersonID: p.ID, ExternalPersonID: p.ExternalID})
+		if err != nil {
+			return Person{}, fmt.Errorf("request person enrichment: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// Credits returns a person and their credits.
+func (s *Service) Credits(ctx context.Context, id uuid.UUID) (Person, []Credit, error) {
+	p, err := s.Person(ctx, id)
+	if err != nil {
+		return Person{}, nil, err
+	}
+	c, err := s.catalog.PersonCredits(ctx, id)
+	return p, c, err
+}
