@@ -39,8 +39,8 @@ type movieReviewDTO struct {
 }
 
 type movieDetailsResponse struct {
-	Movie   movieDTO                   `json:"movie"`
-	Stats   movieStatsDTO              `json:"stats"`
+	Movie   movieDTO                  `json:"movie"`
+	Stats   movieStatsDTO             `json:"stats"`
 	Reviews paginated[movieReviewDTO] `json:"reviews"`
 }
 

@@ -1,0 +1,290 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/adapters/httpapi"
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/token"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/social"
+	"moviesdiary/internal/usecase/user"
+	"moviesdiary/internal/usecase/watchlist"
+	"moviesdiary/internal/usecase/wrapup"
+)
+
+// testSecret signs the tests' tokens.
+var testSecret = []byte("test secret, thirty-two bytes..!")
+
+// fastHasher keeps argon2id but cheap, so tests register many users quickly.
+var fastHasher = auth.Hasher{Memory: 64, Time: 1, Threads: 1}
+
+// bundle is one test's server: a real SQLite file, the real use cases, real HTTP.
+type bundle struct {
+	t     *testing.T
+	srv   *httptest.Server
+	store *sqlite.Store
+	db    *sql.DB // db reads the file directly, for assertions
+	// failEnqueue makes every event write fail inside its transaction.
+	failEnqueue atomic.Bool
+}
+
+// options tune setup.
+type options struct {
+	metadata         movie.Metadata
+	authRateLimit    int
+	disallowRegister bool
+	baseURL          string
+}
+
+func setup(t *testing.T, opts ...options) *bundle {
+	t.Helper()
+	var o options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.baseURL == "" {
+		o.baseURL = "http://diary.test"
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := store.Migrate(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	b := &bundle{t: t, store: store}
+	store.SetEnqueueFunc(func(ctx context.Context, tx *sql.Tx, events ...domain.Event) error {
+		if b.failEnqueue.Load() && len(events) > 0 {
+			return errors.New("injected enqueue failure")
+		}
+		return sqlite.EnqueueEvents(ctx, tx, events...)
+	})
+	signer, err := token.New(testSecret, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolver := movie.NewResolver(store, o.metadata, log)
+	soc, err := social.NewService(store, o.baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(httpapi.Deps{
+		Log: log, Ready: store.Ping, BaseURL: o.baseURL, Verify: signer.Verify, AuthRateLimit: o.authRateLimit,
+		Auth:      auth.New(store, signer, auth.Config{AllowRegistration: !o.disallowRegister, Hasher: fastHasher}),
+		Reviews:   review.NewService(store, store, resolver),
+		Movies:    movie.NewService(store),
+		Watchlist: watchlist.NewService(store, resolver),
+		Social:    soc,
+		WrapUps:   wrapup.NewService(store),
+		Users:     user.NewService(store),
+	})
+	b.srv = httptest.NewServer(api.Handler())
+	t.Cleanup(b.srv.Close)
+	b.db, err = sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.db.Close() })
+	return b
+}
+
+// response is what a request returned.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// json decodes the body into v, failing the test if it is not JSON.
+func (r response) json(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("body %q is not the expected JSON: %v", r.body, err)
+	}
+}
+
+// errorMessage checks the body is the error envelope and returns its message.
+func (r response) errorMessage(t *testing.T) string {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("error Content-Type = %q, want application/json (body %q)", ct, r.body)
+	}
+	var env map[string]any
+	r.json(t, &env)
+	msg, ok := env["error"].(string)
+	if !ok || len(env) != 1 || msg == "" {
+		t.Fatalf("error body %s is not {\"error\": \"<message>\"}", r.body)
+	}
+	return msg
+}
+
+// req is one request; body is marshalled unless it is a string (sent as is).
+type req struct {
+	method, path, token string
+	body                any
+	header              map[string]string
+}
+
+func (b *bundle) do(r req) response {
+	b.t.Helper()
+	var body io.Reader
+	switch v := r.body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(v)
+	case []byte:
+		body = bytes.NewReader(v)
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		body = bytes.NewReader(raw)
+	}
+	hr, err := http.NewRequest(r.method, b.srv.URL+r.path, body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	for k, v := range r.header {
+		hr.Header.Set(k, v)
+	}
+	resp, err := b.srv.Client().Do(hr)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+// must does r and fails the test unless it answers want.
+func (b *bundle) must(want int, r req) response {
+	b.t.Helper()
+	resp := b.do(r)
+	if resp.status != want {
+		b.t.Fatalf("%s %s = %d %s, want %d", r.method, r.path, resp.status, resp.body, want)
+	}
+	return resp
+}
+
+// account is a registered, logged-in user.
+type account struct {
+	id       uuid.UUID
+	username string
+	token    string
+	refresh  string
+}
+
+// register creates and logs in a user named name.
+func (b *bundle) register(name string) account {
+	b.t.Helper()
+	email := name + "@example.test"
+	b.must(201, req{method: "POST", path: "/api/v1/auth/register",
+		body: map[string]string{"email": email, "username": name, "password": "password-" + name}})
+	var login struct {
+		Token        string    `json:"token"`
+		RefreshToken string    `json:"refresh_token"`
+		UserID       uuid.UUID `json:"user_id"`
+	}
+	b.must(200, req{method: "POST", path: "/api/v1/auth/login",
+		body: map[string]string{"email": email, "password": "password-" + name}}).json(b.t, &login)
+	return account{id: login.UserID, username: name, token: login.Token, refresh: login.RefreshToken}
+}
+
+// logReview logs a manual review of title (1999) and returns the review and movie ids.
+func (b *bundle) logReview(a account, title string, rating int, watched string) (reviewID, movieID uuid.UUID) {
+	b.t.Helper()
+	var out struct {
+		Movie  struct{ ID uuid.UUID } `json:"movie"`
+		Review struct{ ID uuid.UUID } `json:"review"`
+	}
+	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: a.token, body: map[string]any{
+		"manual_title": title, "manual_release_year": 1999, "rating": rating, "watched_at": watched,
+	}}).json(b.t, &out)
+	return out.Review.ID, out.Movie.ID
+}
+
+// scalar runs a query returning one value, as text.
+func (b *bundle) scalar(query string, args ...any) string {
+	b.t.Helper()
+	var v sql.NullString
+	if err := b.db.QueryRow(query, args...).Scan(&v); err != nil {
+		b.t.Fatalf("%s: %v", query, err)
+	}
+	return v.String
+}
+
+// eventTypes are the outbox rows' types after row id since, in insert order.
+func (b *bundle) eventTypes(since int64) []string {
+	b.t.Helper()
+	rows, err := b.db.Query(`SELECT event_type FROM event_queue WHERE id > ? ORDER BY id`, since)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			b.t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// lastEvent is the newest outbox row id (0 for none).
+func (b *bundle) lastEvent() int64 {
+	b.t.Helper()
+	var id sql.NullInt64
+	if err := b.db.QueryRow(`SELECT max(id) FROM event_queue`).Scan(&id); err != nil {
+		b.t.Fatal(err)
+	}
+	return id.Int64
+}
+
+// expiredToken is a correctly signed token that expired a minute ago.
+func expiredToken(t *testing.T, id uuid.UUID) string {
+	t.Helper()
+	s, err := token.New(testSecret, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := s.Issue(id, time.Now().Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
