@@ -1,0 +1,211 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+)
+
+func advisories(t *testing.T, conn *Conn, kind string) *natsgo.Subscription {
+	t.Helper()
+	sub, err := conn.NATS().SubscribeSync("$JS.EVENT.ADVISORY.CONSUMER." + kind + ".EVENTS.worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.NATS().Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
+func TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule(t *testing.T) {
+	const maxDeliver = 4
+	base := 40 * time.Millisecond
+	log, sink := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), maxDeliver, 0, log)
+	exhausted := advisories(t, conn, "MAX_DELIVERIES")
+	store := openStore(t)
+	rec := newRecorder()
+	rec.fail = func(delivery.Envelope) error { return errors.New("remote unavailable") }
+	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{BackoffBase: base}, log)
+	ids := enqueue(t, store, 1)
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+
+	if _, err := exhausted.NextMsg(30 * time.Second); err != nil {
+		t.Fatalf("no max-deliveries advisory: %v", err)
+	}
+	rec.mu.Lock()
+	attempts, times := rec.attempts[ids[0]], rec.times[ids[0]]
+	rec.mu.Unlock()
+	if !slices.Equal(attempts, []int{1, 2, 3, 4}) {
+		t.Fatalf("deliveries %v, want exactly attempts 1..%d", attempts, maxDeliver)
+	}
+	for i := 1; i < len(times); i++ {
+		if gap, want := times[i].Sub(times[i-1]), domain.ScaledBackoff(base, i); gap < want {
+			t.Errorf("delivery %d came %s after the previous one, before its backoff %s", i+1, gap, want)
+		}
+	}
+	lines := sink.find("event exhausted max deliveries")
+	if len(lines) != 1 || lines[0]["event_id"] != ids[0] || lines[0]["level"] != "ERROR" {
+		t.Fatalf("exhausted log lines %v, want one ERROR line with event_id %s", lines, ids[0])
+	}
+}
+
+func TestConsumerTerminatesAPermanentFailure(t *testing.T) {
+	log, sink := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), 5, 0, log)
+	terminated := advisories(t, conn, "MSG_TERMINATED")
+	store := openStore(t)
+	rec := newRecorder()
+	rec.fail = func(delivery.Envelope) error { return domain.Permanent(errors.New("remote answered 410 Gone")) }
+	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{BackoffBase: time.Millisecond}, log)
+	ids := enqueue(t, store, 1)
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+
+	if _, err := terminated.NextMsg(30 * time.Second); err != nil {
+		t.Fatalf("no terminated advisory: %v", err)
+	}
+	eventually(t, 5*time.Second, "nothing left pending", func() bool { return drained(t, cons) })
+	rec.mu.Lock()
+	attempts := rec.attempts[ids[0]]
+	rec.mu.Unlock()
+	if !slices.Equal(attempts, []int{1}) {
+		t.Fatalf("deliveries %v, want one", attempts)
+	}
+	lines := sink.find("event terminated: permanent failure")
+	if len(lines) != 1 || lines[0]["event_id"] != ids[0] || lines[0]["level"] != "ERROR" {
+		t.Fatalf("terminated log lines %v, want one ERROR line with event_id %s", lines, ids[0])
+	}
+}
+
+func TestConsumerDefersAHeldLedgerClaimUntilItsLeaseEnds(t *testing.T) {
+	lease := time.Second
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), 5, 0, log)
+	store := openStore(t)
+	ids := enqueue(t, store, 1)
+	// Another delivery is running rec-a for this event.
+	claims, err := store.Ledger().Claim(context.Background(), time.Now(), lease, []delivery.Key{{EventID: ids[0], Handler: "rec-a"}})
+	if err != nil || claims[0].State != delivery.Acquired {
+		t.Fatalf("foreign claim: %v %v", claims, err)
+	}
+	heldUntil := time.UnixMilli(claims[0].Token).Add(lease)
+
+	rec := newRecorder()
+	// A huge backoff: had the defer been treated as a retry, the event would not come back.
+	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{LedgerLease: lease, BackoffBase: time.Hour}, log)
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+
+	eventually(t, 20*time.Second, "the event handled once the foreign claim expired", func() bool {
+		return rec.handledAll(ids) && drained(t, cons)
+	})
+	rec.checkOnce(t, ids)
+	rec.mu.Lock()
+	attempts, times := rec.attempts[ids[0]], rec.times[ids[0]]
+	rec.mu.Unlock()
+	if !slices.Equal(attempts, []int{2}) {
+		t.Fatalf("rec-a ran on deliveries %v, want only the second", attempts)
+	}
+	if times[0].Before(heldUntil) {
+		t.Fatalf("redelivered at %s, before the held claim's lease ended at %s", times[0].Format(time.StampMilli), heldUntil.Format(time.StampMilli))
+	}
+}
+
+func TestConsumerInProgressNoticesOutlastAckWait(t *testing.T) {
+	ackWait := 400 * time.Millisecond
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), 5, ackWait, log)
+	store := openStore(t)
+	rec := newRecorder()
+	rec.fail = func(delivery.Envelope) error {
+		time.Sleep(2 * ackWait) // each handler works longer than ack_wait
+		return nil
+	}
+	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{}, log)
+	ids := enqueue(t, store, 1)
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+
+	eventually(t, 30*time.Second, "the event handled and acked", func() bool {
+		return rec.handledAll(ids) && drained(t, cons)
+	})
+	if n := consumerInfo(t, cons).Delivered.Consumer; n != 1 {
+		t.Fatalf("%d deliveries: ack_wait expired under a live handler", n)
+	}
+	rec.checkOnce(t, ids)
+}
+
+func TestTwoWorkersShareOneDurableConsumerAndNeverRunAHandlerTwice(t *testing.T) {
+	const events = 300
+	log, _ := newLogger(t)
+	url := embeddedServer(t)
+	conn1, conn2 := dial(t, url, log), dial(t, url, log)
+	js1, js2 := newJetStream(t, conn1), newJetStream(t, conn2)
+	cons1 := setup(t, js1, 5, 0, log)
+	cons2, err := js2.Consumer(context.Background(), "EVENTS", "worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Let every event reach the stream twice (as after a relay retry beyond the window).
+	s, err := js1.Stream(context.Background(), "EVENTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.CachedInfo().Config
+	cfg.Duplicates = 100 * time.Millisecond
+	if _, err := js1.UpdateStream(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+
+	store := openStore(t)
+	rec := newRecorder()
+	engine := delivery.Config{LedgerLease: 2 * time.Second}
+	startConsumer(t, conn1, cons1, store, rec.handlers("w1"), engine, log)
+	startConsumer(t, conn2, cons2, store, rec.handlers("w2"), engine, log)
+
+	ids := make([]string, events)
+	publish := func(id string) *jetstream.PubAck {
+		m := natsgo.NewMsg(testPrefix + ".search.reindex.requested")
+		m.Data = []byte(`{"type":"SearchReindexRequested"}`)
+		m.Header.Set(jetstream.MsgIDHeader, id)
+		ack, err := js1.PublishMsg(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ack
+	}
+	for i := range ids {
+		ids[i] = uuid.NewString()
+		publish(ids[i])
+	}
+	for _, id := range ids {
+		eventually(t, 10*time.Second, "a second copy accepted", func() bool { return !publish(id).Duplicate })
+	}
+	if n := streamMsgs(t, js1); n != 2*events {
+		t.Fatalf("stream holds %d messages, want %d (each event twice)", n, 2*events)
+	}
+
+	eventually(t, 60*time.Second, "every event handled and every copy acked", func() bool {
+		return rec.handledAll(ids) && drained(t, cons1)
+	})
+	rec.checkOnce(t, ids)
+	rec.mu.Lock()
+	w1, w2 := rec.byWorker["w1"], rec.byWorker["w2"]
+	rec.mu.Unlock()
+	if w1 == 0 || w2 == 0 {
+		t.Fatalf("work not shared: worker 1 handled %d events, worker 2 %d", w1, w2)
+	}
+	t.Logf("worker 1 handled %d events, worker 2 %d", w1, w2)
+}
