@@ -75,6 +75,14 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), o.handlers, o.batch, o.conc)
 
 	var rows []row
+	full, deliverOnly, err := sqliteLimit(ctx, dir, o, log)
+	if err != nil {
+		return fmt.Errorf("sqlite limit: %w", err)
+	}
+	rows = append(rows, row{
+		scenario: "SQLite limit (batched minimal writes)",
+		result:   fmt.Sprintf("%.0f events/s with the insert, %.0f events/s delivery part", full, deliverOnly),
+	})
 	r, err := dbBacklog(ctx, dir, o, log)
 	if err != nil {
 		return fmt.Errorf("db backlog: %w", err)

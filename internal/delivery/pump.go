@@ -58,7 +58,7 @@ func NewPump(src Source, engine *Engine, cfg PumpConfig) *Pump {
 func (p *Pump) Run(ctx context.Context) error {
 	defer close(p.done)
 	capacity := 2 * p.cfg.BatchSize
-	slots := make(chan struct{}, capacity) // one token per claimed, unsettled message
+	slots := newSlots(capacity) // one per claimed, unsettled message
 	jobs := make(chan Job, capacity)
 	results := make(chan Result, capacity)
 
@@ -122,34 +122,22 @@ func (p *Pump) Stop() {
 	<-p.done
 }
 
-func (p *Pump) claimLoop(ctx context.Context, slots chan struct{}, jobs chan<- Job) {
+func (p *Pump) claimLoop(ctx context.Context, slots *slots, jobs chan<- Job) {
 	backoff := 10 * time.Millisecond
 	for ctx.Err() == nil {
-		// Wait for at least one free slot, then take as many as are free, up to a batch.
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
+		// Claim whole batches: wait until a batch's worth of slots is free. With nothing in flight
+		// every slot is free, so an idle worker claims at once.
+		n := slots.take(ctx, p.cfg.BatchSize)
+		if n == 0 {
 			return
 		}
-		n := 1
-	fill:
-		for n < p.cfg.BatchSize {
-			select {
-			case slots <- struct{}{}:
-				n++
-			default:
-				break fill
-			}
-		}
 		msgs, err := p.src.Claim(ctx, n)
-		for range n - len(msgs) {
-			<-slots
-		}
+		slots.give(n - len(msgs))
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			p.log.Error("claim failed", "error", err, "retry_in", backoff)
+			p.log.Error("claim failed", "error", err, "retry_in", backoff.String())
 			sleep(ctx, backoff)
 			backoff = min(2*backoff, 5*time.Second)
 			continue
@@ -170,7 +158,7 @@ func (p *Pump) claimLoop(ctx context.Context, slots chan struct{}, jobs chan<- J
 
 // settleLoop settles results in batches: whatever has arrived by the time the previous settle
 // finished, so a quiet system settles each result at once and a busy one amortises the commit.
-func (p *Pump) settleLoop(results <-chan Result, slots <-chan struct{}) {
+func (p *Pump) settleLoop(results <-chan Result, slots *slots) {
 	batch := make([]Result, 0, p.cfg.BatchSize)
 	for r := range results {
 		batch = append(batch[:0], r)
@@ -187,9 +175,7 @@ func (p *Pump) settleLoop(results <-chan Result, slots <-chan struct{}) {
 			}
 		}
 		p.settle(batch)
-		for range batch {
-			<-slots
-		}
+		slots.give(len(batch))
 	}
 }
 
@@ -220,5 +206,45 @@ func sleep(ctx context.Context, d time.Duration) {
 	select {
 	case <-t.C:
 	case <-ctx.Done():
+	}
+}
+
+// slots counts the messages a pump may still claim.
+type slots struct {
+	mu      sync.Mutex
+	free    int
+	changed chan struct{}
+}
+
+func newSlots(n int) *slots { return &slots{free: n, changed: make(chan struct{}, 1)} }
+
+// take waits until n slots are free, takes them and returns n; 0 when ctx ends first.
+func (s *slots) take(ctx context.Context, n int) int {
+	for {
+		s.mu.Lock()
+		if s.free >= n {
+			s.free -= n
+			s.mu.Unlock()
+			return n
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.changed:
+		case <-ctx.Done():
+			return 0
+		}
+	}
+}
+
+func (s *slots) give(n int) {
+	if n == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.free += n
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
 	}
 }

@@ -112,26 +112,18 @@ func (l *Ledger) Settle(ctx context.Context, now time.Time, marks []delivery.Mar
 }
 
 // settleLedger marks each claim done or releases it, only while the row still carries the
-// claim's token: a delivery whose claim was taken over touches nothing.
+// claim's token: a delivery whose claim was taken over touches nothing. Done marks, the common
+// case, go in multi-row statements.
 func settleLedger(ctx context.Context, tx *sql.Tx, now time.Time, marks []delivery.Mark) error {
-	if len(marks) == 0 {
-		return nil
-	}
-	done, err := tx.PrepareContext(ctx, `UPDATE processed_events SET status = 'done', processed_at = ?
-		WHERE event_id = ? AND handler = ? AND started_at = ? AND status = 'in_progress'`)
-	if err != nil {
-		return fmt.Errorf("settle ledger: %w", err)
-	}
-	defer done.Close()
+	var done []delivery.Mark
 	var release *sql.Stmt
 	for _, m := range marks {
 		if m.Done {
-			if _, err := done.ExecContext(ctx, millis(now), m.EventID, m.Handler, m.Token); err != nil {
-				return fmt.Errorf("mark ledger done: %w", err)
-			}
+			done = append(done, m)
 			continue
 		}
 		if release == nil {
+			var err error
 			release, err = tx.PrepareContext(ctx, `DELETE FROM processed_events
 				WHERE event_id = ? AND handler = ? AND started_at = ? AND status = 'in_progress'`)
 			if err != nil {
@@ -143,10 +135,29 @@ func settleLedger(ctx context.Context, tx *sql.Tx, now time.Time, marks []delive
 			return fmt.Errorf("release ledger claim: %w", err)
 		}
 	}
+	for start := 0; start < len(done); start += claimChunk {
+		chunk := done[start:min(start+claimChunk, len(done))]
+		var q strings.Builder
+		q.WriteString(`UPDATE processed_events SET status = 'done', processed_at = ? FROM (VALUES `)
+		args := make([]any, 0, 1+3*len(chunk))
+		args = append(args, millis(now))
+		for i, m := range chunk {
+			if i > 0 {
+				q.WriteString(",")
+			}
+			q.WriteString("(?, ?, ?)")
+			args = append(args, m.EventID, m.Handler, m.Token)
+		}
+		q.WriteString(`) AS v WHERE processed_events.event_id = v.column1 AND processed_events.handler = v.column2
+			AND processed_events.started_at = v.column3 AND processed_events.status = 'in_progress'`)
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("mark ledger done: %w", err)
+		}
+	}
 	return nil
 }
 
-// PruneLedger deletes ledger rows whose claim began more than keep ago (30 days in production),
+// Prune deletes ledger rows whose claim began more than keep ago (30 days in production),
 // returning how many it removed.
 func (l *Ledger) Prune(ctx context.Context, now time.Time, keep time.Duration) (int64, error) {
 	var n int64

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"moviesdiary/internal/delivery"
@@ -147,6 +148,7 @@ func (q *Queue) settleRows(ctx context.Context, tx *sql.Tx, now time.Time, resul
 		}
 	}()
 	const owned = ` WHERE id = ? AND status = 'processing' AND claimed_at = ?`
+	var acked []any
 	for _, r := range results {
 		ref, ok := r.Msg.Ref.(rowRef)
 		if !ok {
@@ -156,12 +158,7 @@ func (q *Queue) settleRows(ctx context.Context, tx *sql.Tx, now time.Time, resul
 		var st *sql.Stmt
 		switch kind := r.Kind; kind {
 		case delivery.Ack:
-			// Not conditioned on the claim: every handler is done, so the event is complete even if
-			// another claimer took the row over meanwhile (it will find the ledger done).
-			if st, err = prepare(kind, `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL
-				WHERE id = ? AND status IN ('pending', 'processing')`); err == nil {
-				_, err = st.ExecContext(ctx, ref.id)
-			}
+			acked = append(acked, ref.id)
 		case delivery.Return:
 			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+owned); err == nil {
 				_, err = st.ExecContext(ctx, ref.id, ref.token)
@@ -186,6 +183,16 @@ func (q *Queue) settleRows(ctx context.Context, tx *sql.Tx, now time.Time, resul
 		}
 		if err != nil {
 			return fmt.Errorf("settle event %q: %w", r.Msg.EventID, err)
+		}
+	}
+	// Acks are not conditioned on the claim: every handler is done, so the event is complete even
+	// if another claimer took the row over meanwhile (it will find the ledger done).
+	for start := 0; start < len(acked); start += claimChunk {
+		chunk := acked[start:min(start+claimChunk, len(acked))]
+		q := `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL
+			WHERE status IN ('pending', 'processing') AND id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+		if _, err := tx.ExecContext(ctx, q, chunk...); err != nil {
+			return fmt.Errorf("settle events: mark done: %w", err)
 		}
 	}
 	return nil

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/domain"
+)
+
+// sqliteLimit measures, on this machine and schema, how fast SQLite does the minimum writes one
+// event needs when they are batched as well as they can be: the insert, the claim, a ledger claim
+// and a ledger done per handler, and the row's done mark. It returns the rate of the whole
+// sequence and of its delivery part (everything but the insert), so each benchmark figure can be
+// shown as a fraction of the matching limit.
+func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (full, delivery float64, err error) {
+	path := filepath.Join(dir, "limit.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := s.Migrate(ctx, log); err != nil {
+		s.Close()
+		return 0, 0, err
+	}
+	s.Close()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+
+	const batch = 100
+	payload, err := domain.Encode(domain.PosterSynced{MovieID: uuid.New()})
+	if err != nil {
+		return 0, 0, err
+	}
+	var insertTime, deliverTime time.Duration
+	for done := 0; done < o.events; done += batch {
+		n := min(batch, o.events-done)
+		ids := make([]string, n)
+		args := make([]any, 0, 3*n)
+		for i := range ids {
+			ids[i] = uuid.Must(uuid.NewV7()).String()
+			args = append(args, ids[i], "PosterSynced", payload)
+		}
+		t0 := time.Now()
+		if err := inTx(db, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO event_queue (event_id, event_type, payload) VALUES `+values(n, 3), args...)
+			return err
+		}); err != nil {
+			return 0, 0, fmt.Errorf("insert: %w", err)
+		}
+		t1 := time.Now()
+		now := time.Now().UnixMilli()
+		var rowIDs []any
+		if err := inTx(db, func(tx *sql.Tx) error {
+			rows, err := tx.Query(`UPDATE event_queue SET status = 'processing', claimed_at = ?1 WHERE id IN (
+				SELECT id FROM event_queue WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, id LIMIT ?2)
+				RETURNING id, event_id, event_type, payload, attempts`, now+1000, n)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id int64
+				var eid, typ, p string
+				var attempts int
+				if err := rows.Scan(&id, &eid, &typ, &p, &attempts); err != nil {
+					rows.Close()
+					return err
+				}
+				rowIDs = append(rowIDs, id)
+			}
+			rows.Close()
+			largs := make([]any, 0, 3*n*o.handlers)
+			for _, id := range ids {
+				for h := range o.handlers {
+					largs = append(largs, id, fmt.Sprintf("noop-%d", h), now)
+				}
+			}
+			_, err = tx.Exec(`INSERT INTO processed_events (event_id, handler, status, started_at) VALUES `+
+				strings.Repeat("(?, ?, 'in_progress', ?),", n*o.handlers-1)+"(?, ?, 'in_progress', ?)", largs...)
+			return err
+		}); err != nil {
+			return 0, 0, fmt.Errorf("claim: %w", err)
+		}
+		if err := inTx(db, func(tx *sql.Tx) error {
+			dargs := []any{now}
+			for _, id := range ids {
+				for h := range o.handlers {
+					dargs = append(dargs, id, fmt.Sprintf("noop-%d", h), now)
+				}
+			}
+			if _, err := tx.Exec(`UPDATE processed_events SET status = 'done', processed_at = ? FROM (VALUES `+values(n*o.handlers, 3)+
+				`) AS v WHERE processed_events.event_id = v.column1 AND processed_events.handler = v.column2 AND processed_events.started_at = v.column3`, dargs...); err != nil {
+				return err
+			}
+			_, err := tx.Exec(`UPDATE event_queue SET status = 'done', claimed_at = NULL WHERE id IN (?`+strings.Repeat(", ?", len(rowIDs)-1)+`)`, rowIDs...)
+			return err
+		}); err != nil {
+			return 0, 0, fmt.Errorf("settle: %w", err)
+		}
+		insertTime += t1.Sub(t0)
+		deliverTime += time.Since(t1)
+	}
+	ev := float64(o.events)
+	return ev / (insertTime + deliverTime).Seconds(), ev / deliverTime.Seconds(), nil
+}
+
+func inTx(db *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// values is "(?, ?, ?), (?, ?, ?)…": rows tuples of cols placeholders.
+func values(rows, cols int) string {
+	tuple := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return strings.Repeat(tuple+", ", rows-1) + tuple
+}
