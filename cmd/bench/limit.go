@@ -37,6 +37,11 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	// The writes go to a copy of the outbox table (same columns, defaults and indexes): the
+	// outbox itself is written only through sqlite.EnqueueEvents.
+	if err := copyOutboxSchema(db, "bench_queue"); err != nil {
+		return 0, 0, err
+	}
 
 	const batch = 100
 	payload, err := domain.Encode(domain.PosterSynced{MovieID: uuid.New()})
@@ -54,7 +59,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		}
 		t0 := time.Now()
 		if err := inTx(db, func(tx *sql.Tx) error {
-			_, err := tx.Exec(`INSERT INTO event_queue (event_id, event_type, payload) VALUES `+values(n, 3), args...)
+			_, err := tx.Exec(`INSERT INTO bench_queue (event_id, event_type, payload) VALUES `+values(n, 3), args...)
 			return err
 		}); err != nil {
 			return 0, 0, fmt.Errorf("insert: %w", err)
@@ -63,8 +68,8 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		now := time.Now().UnixMilli()
 		var rowIDs []any
 		if err := inTx(db, func(tx *sql.Tx) error {
-			rows, err := tx.Query(`UPDATE event_queue SET status = 'processing', claimed_at = ?1 WHERE id IN (
-				SELECT id FROM event_queue WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, id LIMIT ?2)
+			rows, err := tx.Query(`UPDATE bench_queue SET status = 'processing', claimed_at = ?1 WHERE id IN (
+				SELECT id FROM bench_queue WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, id LIMIT ?2)
 				RETURNING id, event_id, event_type, payload, attempts`, now+1000, n)
 			if err != nil {
 				return err
@@ -103,7 +108,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 				`) AS v WHERE processed_events.event_id = v.column1 AND processed_events.handler = v.column2 AND processed_events.started_at = v.column3`, dargs...); err != nil {
 				return err
 			}
-			_, err := tx.Exec(`UPDATE event_queue SET status = 'done', claimed_at = NULL WHERE id IN (?`+strings.Repeat(", ?", len(rowIDs)-1)+`)`, rowIDs...)
+			_, err := tx.Exec(`UPDATE bench_queue SET status = 'done', claimed_at = NULL WHERE id IN (?`+strings.Repeat(", ?", len(rowIDs)-1)+`)`, rowIDs...)
 			return err
 		}); err != nil {
 			return 0, 0, fmt.Errorf("settle: %w", err)
@@ -131,4 +136,31 @@ func inTx(db *sql.DB, fn func(*sql.Tx) error) error {
 func values(rows, cols int) string {
 	tuple := "(" + strings.Repeat("?, ", cols-1) + "?)"
 	return strings.Repeat(tuple+", ", rows-1) + tuple
+}
+
+// copyOutboxSchema creates table name with event_queue's definition and indexes.
+func copyOutboxSchema(db *sql.DB, name string) error {
+	rows, err := db.Query(`SELECT sql FROM sqlite_master WHERE tbl_name = 'event_queue' AND sql IS NOT NULL ORDER BY type DESC`)
+	if err != nil {
+		return err
+	}
+	var ddl []string
+	for rows.Next() {
+		var q string
+		if err := rows.Scan(&q); err != nil {
+			rows.Close()
+			return err
+		}
+		ddl = append(ddl, q)
+	}
+	rows.Close()
+	for _, q := range ddl {
+		q = strings.ReplaceAll(q, "idx_event_queue", "idx_"+name)
+		q = strings.Replace(q, `"event_queue"`, name, 1)
+		q = strings.Replace(q, "event_queue", name, 1)
+		if _, err := db.Exec(q); err != nil {
+			return fmt.Errorf("copy outbox schema: %w", err)
+		}
+	}
+	return nil
 }
