@@ -86,7 +86,7 @@ func ParseWatchedAt(s string) (time.Time, error) {
 	}
 	for _, layout := range watchedAtLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
+			return t.UTC().Truncate(time.Second), nil
 		}
 	}
 	return time.Time{}, Invalid("invalid date %q; expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] or RFC 3339", s)

@@ -39,8 +39,9 @@ var fastHasher = auth.Hasher{Memory: 64, Time: 1, Threads: 1}
 
 // bundle is one test's server: a real SQLite file, the real use cases, real HTTP.
 type bundle struct {
-	t     *testing.T
-	srv   *httptest.Server
+	t       testing.TB
+	srv     *httptest.Server
+	handler http.Handler
 	store *sqlite.Store
 	db    *sql.DB // db reads the file directly, for assertions
 	// failEnqueue makes every event write fail inside its transaction.
@@ -55,7 +56,7 @@ type options struct {
 	baseURL          string
 }
 
-func setup(t *testing.T, opts ...options) *bundle {
+func setup(t testing.TB, opts ...options) *bundle {
 	t.Helper()
 	var o options
 	if len(opts) > 0 {
@@ -101,7 +102,8 @@ func setup(t *testing.T, opts ...options) *bundle {
 		WrapUps:   wrapup.NewService(store),
 		Users:     user.NewService(store),
 	})
-	b.srv = httptest.NewServer(api.Handler())
+	b.handler = api.Handler()
+	b.srv = httptest.NewServer(b.handler)
 	t.Cleanup(b.srv.Close)
 	b.db, err = sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
 	if err != nil {
@@ -119,7 +121,7 @@ type response struct {
 }
 
 // json decodes the body into v, failing the test if it is not JSON.
-func (r response) json(t *testing.T, v any) {
+func (r response) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("body %q is not the expected JSON: %v", r.body, err)
@@ -127,7 +129,7 @@ func (r response) json(t *testing.T, v any) {
 }
 
 // errorMessage checks the body is the error envelope and returns its message.
-func (r response) errorMessage(t *testing.T) string {
+func (r response) errorMessage(t testing.TB) string {
 	t.Helper()
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("error Content-Type = %q, want application/json (body %q)", ct, r.body)
