@@ -105,7 +105,34 @@ func (c *Consumer) Claim(ctx context.Context, max int) ([]delivery.Message, erro
 	for i, m := range got {
 		msgs[i] = c.message(m)
 	}
+	msgs, repeats := splitRepeats(msgs)
+	if len(repeats) > 0 {
+		c.mu.Lock()
+		for _, r := range repeats {
+			c.stash = append(c.stash, r.Ref.(jetstream.Msg))
+		}
+		c.mu.Unlock()
+	}
 	return msgs, nil
+}
+
+// splitRepeats keeps the first message of each event id and returns the other copies apart. The
+// engine claims the ledger for a whole batch at once and cannot tell two copies of one event in
+// the same batch apart, so both would run; held back to the next claim, a copy finds the first
+// one's ledger claim (held: deferred) or its done rows (skipped). Messages without an id cannot
+// be deduplicated and all stay.
+func splitRepeats(msgs []delivery.Message) (first, repeats []delivery.Message) {
+	seen := make(map[string]bool, len(msgs))
+	first = msgs[:0]
+	for _, m := range msgs {
+		if m.EventID != "" && seen[m.EventID] {
+			repeats = append(repeats, m)
+			continue
+		}
+		seen[m.EventID] = true
+		first = append(first, m)
+	}
+	return first, repeats
 }
 
 // Wait long-polls for one message (kept for the next Claim), up to WaitMax or until ctx ends.

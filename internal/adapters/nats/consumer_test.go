@@ -158,17 +158,6 @@ func TestTwoWorkersShareOneDurableConsumerAndNeverRunAHandlerTwice(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Let every event reach the stream twice (as after a relay retry beyond the window).
-	s, err := js1.Stream(context.Background(), "EVENTS")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := s.CachedInfo().Config
-	cfg.Duplicates = 100 * time.Millisecond
-	if _, err := js1.UpdateStream(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
-
 	store := openStore(t)
 	rec := newRecorder()
 	engine := delivery.Config{LedgerLease: 2 * time.Second}
@@ -176,26 +165,10 @@ func TestTwoWorkersShareOneDurableConsumerAndNeverRunAHandlerTwice(t *testing.T)
 	startConsumer(t, conn2, cons2, store, rec.handlers("w2"), engine, log)
 
 	ids := make([]string, events)
-	publish := func(id string) *jetstream.PubAck {
-		m := natsgo.NewMsg(testPrefix + ".search.reindex.requested")
-		m.Data = []byte(`{"type":"SearchReindexRequested"}`)
-		m.Header.Set(jetstream.MsgIDHeader, id)
-		ack, err := js1.PublishMsg(context.Background(), m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ack
-	}
 	for i := range ids {
 		ids[i] = uuid.NewString()
-		publish(ids[i])
 	}
-	for _, id := range ids {
-		eventually(t, 10*time.Second, "a second copy accepted", func() bool { return !publish(id).Duplicate })
-	}
-	if n := streamMsgs(t, js1); n != 2*events {
-		t.Fatalf("stream holds %d messages, want %d (each event twice)", n, 2*events)
-	}
+	publishTwice(t, js1, ids)
 
 	eventually(t, 60*time.Second, "every event handled and every copy acked", func() bool {
 		return rec.handledAll(ids) && drained(t, cons1)
@@ -208,4 +181,75 @@ func TestTwoWorkersShareOneDurableConsumerAndNeverRunAHandlerTwice(t *testing.T)
 		t.Fatalf("work not shared: worker 1 handled %d events, worker 2 %d", w1, w2)
 	}
 	t.Logf("worker 1 handled %d events, worker 2 %d", w1, w2)
+}
+
+// publishTwice puts every id in the stream twice, as a relay retry beyond the duplicate window
+// would: it shrinks the window to its 100 ms minimum and republishes until the stream takes the
+// second copy.
+func publishTwice(t *testing.T, js jetstream.JetStream, ids []string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := js.Stream(ctx, "EVENTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.CachedInfo().Config
+	cfg.Duplicates = 100 * time.Millisecond
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	before := streamMsgs(t, js)
+	publish := func(id string) *jetstream.PubAck {
+		m := natsgo.NewMsg(testPrefix + ".search.reindex.requested")
+		m.Data = []byte(`{"type":"SearchReindexRequested"}`)
+		m.Header.Set(jetstream.MsgIDHeader, id)
+		ack, err := js.PublishMsg(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ack
+	}
+	for _, id := range ids {
+		publish(id)
+	}
+	for _, id := range ids {
+		eventually(t, 10*time.Second, "a second copy accepted", func() bool { return !publish(id).Duplicate })
+	}
+	if n := streamMsgs(t, js) - before; n != uint64(2*len(ids)) {
+		t.Fatalf("stream took %d messages, want %d (each event twice)", n, 2*len(ids))
+	}
+}
+
+func TestConsumerNeverRunsTwoCopiesFromOneFetch(t *testing.T) {
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	cons := setup(t, js, 5, 0, log)
+	ids := []string{uuid.NewString(), uuid.NewString()}
+	publishTwice(t, js, ids) // both copies are waiting when the worker starts: one fetch gets them all
+
+	store := openStore(t)
+	rec := newRecorder()
+	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{LedgerLease: time.Second}, log)
+	eventually(t, 20*time.Second, "every event handled and every copy acked", func() bool {
+		return rec.handledAll(ids) && drained(t, cons)
+	})
+	rec.checkOnce(t, ids)
+}
+
+func TestSplitRepeats(t *testing.T) {
+	msgs := []delivery.Message{{EventID: "a"}, {EventID: "b"}, {EventID: "a"}, {}, {}, {EventID: "b"}}
+	first, repeats := splitRepeats(msgs)
+	ids := func(ms []delivery.Message) (out []string) {
+		for _, m := range ms {
+			out = append(out, m.EventID)
+		}
+		return out
+	}
+	if got := ids(first); !slices.Equal(got, []string{"a", "b", "", ""}) {
+		t.Fatalf("first %q", got)
+	}
+	if got := ids(repeats); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("repeats %q", got)
+	}
 }

@@ -91,13 +91,20 @@ func (c *CoreConsumer) Claim(_ context.Context, max int) ([]delivery.Message, er
 	msgs := append([]delivery.Message(nil), c.stash[:n]...)
 	c.stash = c.stash[n:]
 	c.mu.Unlock()
+fill:
 	for len(msgs) < max {
 		select {
 		case m := <-c.in:
 			msgs = append(msgs, m)
 		default:
-			return msgs, nil
+			break fill
 		}
+	}
+	msgs, repeats := splitRepeats(msgs)
+	if len(repeats) > 0 {
+		c.mu.Lock()
+		c.stash = append(c.stash, repeats...)
+		c.mu.Unlock()
 	}
 	return msgs, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -89,7 +90,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 	if _, err := js.UpdateStream(ctx, update); err != nil {
 		log.Warn("stream update rejected; apply it by hand, the worker carries on with the live setting",
 			"stream", cfg.Stream, "error", err, "duplicate_window", live.Duplicates.String(),
-			"command", fmt.Sprintf("nats stream edit %s --dupe-window %s", cfg.Stream, DuplicateWindow))
+			"command", fmt.Sprintf("nats stream edit %s --dupe-window %s", cfg.Stream, cliDuration(DuplicateWindow)))
 		return nil
 	}
 	log.Warn("stream updated in place", "stream", cfg.Stream,
@@ -135,11 +136,23 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, cfg SetupConfig
 			"stream", cfg.Stream, "consumer", cfg.Consumer, "error", err,
 			"max_deliver", live.MaxDeliver, "ack_wait", live.AckWait.String(),
 			"command", fmt.Sprintf("nats consumer edit %s %s --max-deliver %d --wait %s",
-				cfg.Stream, cfg.Consumer, cfg.MaxDeliver, cfg.AckWait))
+				cfg.Stream, cfg.Consumer, cfg.MaxDeliver, cliDuration(cfg.AckWait)))
 		return c, nil
 	}
 	log.Warn("consumer updated in place", "stream", cfg.Stream, "consumer", cfg.Consumer,
 		"max_deliver_was", live.MaxDeliver, "max_deliver", cfg.MaxDeliver,
 		"ack_wait_was", live.AckWait.String(), "ack_wait", cfg.AckWait.String())
 	return updated, nil
+}
+
+// cliDuration writes d the way an operator would type it: 1h rather than 1h0m0s.
+func cliDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }

@@ -1,0 +1,166 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/delivery"
+)
+
+// countingSource counts the messages a source hands out, per event id.
+type countingSource struct {
+	delivery.Source
+	mu     sync.Mutex
+	claims map[string]int
+}
+
+func (c *countingSource) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	msgs, err := c.Source.Claim(ctx, max)
+	c.mu.Lock()
+	for _, m := range msgs {
+		c.claims[m.EventID]++
+	}
+	c.mu.Unlock()
+	return msgs, err
+}
+
+func (c *countingSource) count(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.claims[id]
+}
+
+type coreWorker struct {
+	conn     *Conn
+	consumer *CoreConsumer
+	counted  *countingSource
+}
+
+// startCoreWorker joins the "worker" queue group on its own connection and runs a pump.
+func startCoreWorker(t *testing.T, url string, store *sqlite.Store, hs []delivery.Handler, cfg delivery.Config, log *slog.Logger) coreWorker {
+	t.Helper()
+	conn := dial(t, url, log)
+	c, err := SubscribeCore(conn, store.Ledger(), CoreConfig{Prefix: testPrefix, Group: "worker", MaxAttempts: 3, WaitMax: time.Second, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := conn.NATS().Flush(); err != nil { // the subscription is registered before anything is published
+		t.Fatal(err)
+	}
+	counted := &countingSource{Source: c, claims: map[string]int{}}
+	startPump(t, counted, store.Ledger(), hs, cfg, log)
+	return coreWorker{conn: conn, consumer: c, counted: counted}
+}
+
+// settled reports whether everything the server sent this worker has been claimed.
+func (w coreWorker) settled(t *testing.T) bool {
+	if err := w.conn.NATS().Flush(); err != nil { // whatever the server routed here has arrived
+		t.Fatal(err)
+	}
+	if n, _, _ := w.consumer.sub.Pending(); n > 0 {
+		return false
+	}
+	w.consumer.mu.Lock()
+	defer w.consumer.mu.Unlock()
+	return len(w.consumer.in) == 0 && len(w.consumer.stash) == 0
+}
+
+func TestCoreModeDeliversEachEventToOneWorkerOfTheGroup(t *testing.T) {
+	log, _ := newLogger(t)
+	url := embeddedServer(t)
+	store := openStore(t)
+	db := rawDB(t, store)
+	rec := newRecorder()
+	w1 := startCoreWorker(t, url, store, rec.handlers("w1"), delivery.Config{}, log)
+	w2 := startCoreWorker(t, url, store, rec.handlers("w2"), delivery.Config{}, log)
+	ids := enqueue(t, store, 200)
+	startRelay(t, dial(t, url, log), store, RelayConfig{Mode: Core, Logger: log})
+
+	eventually(t, 20*time.Second, "every event handled and both workers idle", func() bool {
+		return rec.handledAll(ids) && w1.settled(t) && w2.settled(t)
+	})
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != len(ids) {
+		t.Fatalf("%d rows done, want %d", n, len(ids))
+	}
+	rec.checkOnce(t, ids)
+	shared := [2]int{}
+	for _, id := range ids {
+		c1, c2 := w1.counted.count(id), w2.counted.count(id)
+		if c1+c2 != 1 {
+			t.Fatalf("event %s reached worker 1 %d times and worker 2 %d times, want once in all", id, c1, c2)
+		}
+		shared[0] += c1
+		shared[1] += c2
+	}
+	if shared[0] == 0 || shared[1] == 0 {
+		t.Fatalf("the queue group did not share the work: %v", shared)
+	}
+}
+
+func TestCoreModeLedgerStopsARepeatedEvent(t *testing.T) {
+	log, _ := newLogger(t)
+	url := embeddedServer(t)
+	store := openStore(t)
+	rec := newRecorder()
+	w := startCoreWorker(t, url, store, rec.handlers("w"), delivery.Config{}, log)
+	pub := dial(t, url, log)
+	const id = "0190a1b2-0000-7000-8000-000000000001"
+	for range 2 { // the relay published it, crashed before marking it done, and published it again
+		m := natsgo.NewMsg(testPrefix + ".search.reindex.requested")
+		m.Data = []byte(`{"type":"SearchReindexRequested"}`)
+		m.Header.Set(jetstream.MsgIDHeader, id)
+		if err := pub.NATS().PublishMsg(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 10*time.Second, "both copies claimed and handled", func() bool {
+		return w.counted.count(id) == 2 && rec.handledAll([]string{id}) && w.settled(t)
+	})
+	rec.checkOnce(t, []string{id})
+}
+
+func TestCoreModeRetriesInProcessUpToMaxAttempts(t *testing.T) {
+	log, sink := newLogger(t)
+	url := embeddedServer(t)
+	store := openStore(t)
+	rec := newRecorder()
+	var mu sync.Mutex
+	failing := map[string]bool{}
+	rec.fail = func(e delivery.Envelope) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failing[e.EventID] || e.Attempt == 1 {
+			return errors.New("remote unavailable")
+		}
+		return nil
+	}
+	startCoreWorker(t, url, store, rec.handlers("w"), delivery.Config{BackoffBase: 20 * time.Millisecond}, log)
+	ids := enqueue(t, store, 2)
+	mu.Lock()
+	failing[ids[1]] = true // never recovers
+	mu.Unlock()
+	startRelay(t, dial(t, url, log), store, RelayConfig{Mode: Core, Logger: log})
+
+	eventually(t, 10*time.Second, "the first event handled on its retry, the second exhausted", func() bool {
+		return rec.handledAll(ids[:1]) && len(sink.find("event exhausted max deliveries")) == 1
+	})
+	rec.mu.Lock()
+	first, second := rec.attempts[ids[0]], rec.attempts[ids[1]]
+	rec.mu.Unlock()
+	if !slices.Equal(first, []int{1, 2}) || !slices.Equal(second, []int{1, 2, 3}) {
+		t.Fatalf("attempts %v and %v, want [1 2] and [1 2 3]", first, second)
+	}
+	if line := sink.find("event exhausted max deliveries")[0]; line["event_id"] != ids[1] || line["level"] != "ERROR" {
+		t.Fatalf("exhausted line %v, want ERROR with event_id %s", line, ids[1])
+	}
+}
