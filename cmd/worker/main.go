@@ -48,9 +48,6 @@ func main() {
 // run wires the worker and delivers until ctx ends. extra handlers are added to the production
 // set (tests record deliveries with them).
 func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...delivery.Handler) error {
-	if cfg.EventBusBackend != "db" {
-		return fmt.Errorf("EVENT_BUS_BACKEND=%s is not supported by this build yet; use db", cfg.EventBusBackend)
-	}
 	path, err := cfg.DatabasePath()
 	if err != nil {
 		return err
@@ -75,6 +72,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	}
 	queue := store.Queue(sqlite.QueueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log})
 	defer queue.Close()
+	if cfg.EventBusBackend == "nats" {
+		return runNATS(ctx, cfg, log, store, engine, queue)
+	}
 	pump := delivery.NewPump(queue, engine, delivery.PumpConfig{
 		BatchSize:   cfg.BatchSize,
 		Concurrency: cfg.Concurrency,

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"moviesdiary/internal/adapters/nats"
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/config"
+	"moviesdiary/internal/delivery"
+)
+
+// runNATS is the EVENT_BUS_BACKEND=nats half of run: a relay moves outbox rows to NATS while a
+// pump consumes them back through the same engine and ledger as the db backend (a durable
+// JetStream pull consumer, or a core queue-group subscription with NATS_MODE=core). It returns
+// once ctx ends and both have drained.
+func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sqlite.Store, engine *delivery.Engine, outbox *sqlite.Queue) error {
+	conn, err := nats.Dial(nats.ConnConfig{URL: cfg.NATSURL, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	var src delivery.Source
+	switch nats.Mode(cfg.NATSMode) {
+	case nats.JetStream:
+		js, err := jetstream.New(conn.NATS())
+		if err != nil {
+			return fmt.Errorf("jetstream: %w", err)
+		}
+		cons, err := setupStream(ctx, js, cfg, log)
+		if err != nil {
+			return err
+		}
+		consumer := nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log})
+		defer consumer.Close()
+		src = consumer
+	case nats.Core:
+		consumer, err := nats.SubscribeCore(conn, store.Ledger(), nats.CoreConfig{Prefix: cfg.NATSSubjectPrefix,
+			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Logger: log})
+		if err != nil {
+			return err
+		}
+		defer consumer.Close()
+		src = consumer
+	default:
+		return fmt.Errorf("NATS_MODE: %q is not a mode (jetstream or core)", cfg.NATSMode)
+	}
+
+	relay, err := nats.NewRelay(conn, outbox, nats.RelayConfig{Prefix: cfg.NATSSubjectPrefix,
+		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Logger: log})
+	if err != nil {
+		return err
+	}
+	pump := delivery.NewPump(src, engine, delivery.PumpConfig{
+		BatchSize:   cfg.BatchSize,
+		Concurrency: cfg.Concurrency,
+		Grace:       cfg.ShutdownGrace,
+		Logger:      log,
+	})
+
+	pruneCtx, stopPrune := context.WithCancel(ctx)
+	defer stopPrune()
+	go pruneLedger(pruneCtx, store.Ledger(), log)
+
+	log.Info("worker started", "backend", cfg.EventBusBackend, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
+		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
+		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
+	relayDone := make(chan struct{})
+	go func() {
+		defer close(relayDone)
+		_ = relay.Run(ctx)
+	}()
+	err = pump.Run(ctx)
+	<-relayDone
+	log.Info("worker stopped")
+	return err
+}
+
+// setupStream creates or reconciles the stream and the durable consumer, retrying while NATS is
+// unreachable (the worker may start before it).
+func setupStream(ctx context.Context, js jetstream.JetStream, cfg config.Config, log *slog.Logger) (jetstream.Consumer, error) {
+	backoff := time.Second
+	for {
+		cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: cfg.NATSStreamName, Consumer: cfg.NATSConsumerName,
+			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, Logger: log})
+		if err == nil {
+			return cons, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("jetstream setup: %w", err)
+		}
+		log.Warn("jetstream setup failed; retrying", "error", err, "retry_in", backoff.String())
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("jetstream setup: %w", err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}

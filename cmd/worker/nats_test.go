@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/config"
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+)
+
+// TestRunWithNATSDeliversEveryEventOnce runs the whole worker (relay, consumer, engine, ledger)
+// against an embedded JetStream server, in both NATS modes, and expects events written to the
+// outbox to reach the handler exactly once and every row to end done.
+func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
+	for _, mode := range []string{"jetstream", "core"} {
+		t.Run(mode, func(t *testing.T) {
+			ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+				StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns.Start()
+			defer ns.Shutdown()
+			if !ns.ReadyForConnections(10 * time.Second) {
+				t.Fatal("nats server not ready")
+			}
+			path := filepath.Join(t.TempDir(), "md.db")
+			t.Setenv("EVENT_BUS_BACKEND", "nats")
+			t.Setenv("NATS_URL", ns.ClientURL())
+			t.Setenv("NATS_MODE", mode)
+			t.Setenv("DATABASE_URL", path)
+			t.Setenv("WORKER_METRICS_ADDR", "")
+			t.Setenv("LOG_LEVEL", "error")
+			cfg, err := config.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			var mu sync.Mutex
+			runs := map[string]int{}
+			record := delivery.Handler{Name: "record", Types: []string{"SearchReindexRequested"},
+				Handle: func(_ context.Context, e delivery.Envelope) error {
+					mu.Lock()
+					runs[e.EventID]++
+					mu.Unlock()
+					return nil
+				}}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- run(ctx, cfg, discard(), record) }()
+
+			store, err := sqlite.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			if err := store.Migrate(context.Background(), discard()); err != nil {
+				t.Fatal(err)
+			}
+			if mode == "core" {
+				// Core NATS loses what is published before the worker subscribes: wait until it
+				// has taken a first event.
+				if err := store.Enqueue(context.Background(), domain.SearchReindexRequested{}); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "the worker's first event", func() bool { mu.Lock(); defer mu.Unlock(); return len(runs) == 1 })
+			}
+			const events = 50
+			for range events {
+				if err := store.Enqueue(context.Background(), domain.SearchReindexRequested{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := events
+			if mode == "core" {
+				want++
+			}
+			waitFor(t, "every event handled", func() bool { mu.Lock(); defer mu.Unlock(); return len(runs) == want })
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for id, n := range runs {
+				if n != 1 {
+					t.Errorf("event %s handled %d times", id, n)
+				}
+			}
+			db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var notDone int
+			if err := db.QueryRow(`SELECT count(*) FROM event_queue WHERE status != 'done'`).Scan(&notDone); err != nil {
+				t.Fatal(err)
+			}
+			if notDone != 0 {
+				t.Errorf("%d outbox rows not done", notDone)
+			}
+		})
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval
+	}
+}
