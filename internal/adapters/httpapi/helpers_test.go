@@ -42,8 +42,8 @@ type bundle struct {
 	t       testing.TB
 	srv     *httptest.Server
 	handler http.Handler
-	store *sqlite.Store
-	db    *sql.DB // db reads the file directly, for assertions
+	store   *sqlite.Store
+	db      *sql.DB // db reads the file directly, for assertions
 	// failEnqueue makes every event write fail inside its transaction.
 	failEnqueue atomic.Bool
 }
