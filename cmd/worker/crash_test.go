@@ -104,7 +104,7 @@ func TestWorkerSurvivesSIGKILL(t *testing.T) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "WORKER_TEST_CHILD=1", "DATABASE_URL="+path, "DATA_DIR="+dir,
 			"EVENT_QUEUE_CLAIM_LEASE=3s", "EVENT_QUEUE_LEDGER_LEASE=5s", "EVENT_QUEUE_BATCH_SIZE=50",
-			"EVENT_QUEUE_CONCURRENCY=8", "LOG_LEVEL=error", "SHUTDOWN_GRACE=5s")
+			"EVENT_QUEUE_CONCURRENCY=8", "LOG_LEVEL=error", "SHUTDOWN_GRACE=5s", "WORKER_METRICS_ADDR=")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

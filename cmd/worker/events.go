@@ -225,13 +225,13 @@ func (c *eventsCmd) show(ctx context.Context, args []string) error {
 			fmt.Fprintf(w, "claimed\t%s\n", r.ClaimedAt.Format(time.RFC3339Nano))
 		}
 		fmt.Fprintf(w, "last error\t%s\npayload\t%s\n", orDash(r.LastError), r.Payload)
-		fmt.Fprintln(w, "\nHANDLER\tLEDGER STATUS\tSTARTED\tPROCESSED")
+		fmt.Fprintln(w, "\nHANDLER\tLEDGER STATUS\tSTARTED\tPROCESSED\tTAKE-OVERS")
 		for _, l := range ledger {
 			processed := "-"
 			if l.ProcessedAt != nil {
 				processed = l.ProcessedAt.Format(time.RFC3339Nano)
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", l.Handler, l.Status, l.StartedAt.Format(time.RFC3339Nano), processed)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\n", l.Handler, l.Status, l.StartedAt.Format(time.RFC3339Nano), processed, l.Takeovers)
 		}
 	})
 }

@@ -51,8 +51,8 @@ func newEventsFixture(t *testing.T) *eventsFixture {
 		`UPDATE event_queue SET status = 'done', created_at = ` + itoa(old) + ` WHERE id = 1`,
 		`UPDATE event_queue SET status = 'processing', claimed_at = 1 WHERE id = 3`,
 		`UPDATE event_queue SET status = 'dead_lettered', attempts = 5, last_error = 'noop-0: remote said 503' WHERE id = 4`,
-		`INSERT INTO processed_events SELECT event_id, 'a', 'done', 1, 2 FROM event_queue WHERE id = 4`,
-		`INSERT INTO processed_events SELECT event_id, 'b', 'in_progress', 1, NULL FROM event_queue WHERE id = 4`,
+		`INSERT INTO processed_events (event_id, handler, status, started_at, processed_at) SELECT event_id, 'a', 'done', 1, 2 FROM event_queue WHERE id = 4`,
+		`INSERT INTO processed_events (event_id, handler, status, started_at, processed_at) SELECT event_id, 'b', 'in_progress', 1, NULL FROM event_queue WHERE id = 4`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
@@ -61,11 +62,17 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 		return err
 	}
 
+	obs := metrics.NewWorker(store, log)
+	if err := serveMetrics(ctx, cfg.WorkerMetricsAddr, obs.Handler(), log); err != nil {
+		return err
+	}
+
 	handlers := append(productionHandlers(log), extra...)
 	engine, err := delivery.NewEngine(delivery.Config{
 		LedgerLease: cfg.LedgerLease,
 		BackoffBase: cfg.BackoffBase,
 		Logger:      log,
+		Observer:    obs,
 	}, store.Ledger(), handlers...)
 	if err != nil {
 		return err
@@ -90,6 +97,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	for i, h := range handlers {
 		names[i] = h.Name
 	}
+	obs.Handlers(names...)
 	log.Info("worker started", "backend", cfg.EventBusBackend, "database", path, "handlers", names,
 		"batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 	err = pump.Run(ctx)

@@ -31,6 +31,8 @@ type Config struct {
 	BackoffBase   time.Duration `envconfig:"EVENT_QUEUE_BACKOFF_BASE" default:"5s"`
 	ShutdownGrace time.Duration `envconfig:"SHUTDOWN_GRACE" default:"20s"`
 
+	WorkerMetricsAddr string `envconfig:"WORKER_METRICS_ADDR" default:":9091"`
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"json"`
 

@@ -27,6 +27,8 @@ type Config struct {
 	BackoffBase time.Duration
 	Logger      *slog.Logger
 	Now         func() time.Time
+	// Observer receives per-handler outcomes for metrics (optional).
+	Observer Observer
 }
 
 // Engine dispatches messages to the handlers registered for their type, guarded by the ledger.
@@ -37,6 +39,7 @@ type Engine struct {
 	base   time.Duration
 	log    *slog.Logger
 	now    func() time.Time
+	obs    Observer
 }
 
 // NewEngine registers handlers; names must be unique and non-empty, since they key the ledger.
@@ -48,6 +51,10 @@ func NewEngine(cfg Config, ledger Ledger, handlers ...Handler) (*Engine, error) 
 		base:   cmp.Or(cfg.BackoffBase, BackoffBaseDefault),
 		log:    cmp.Or(cfg.Logger, slog.Default()),
 		now:    cfg.Now,
+		obs:    cfg.Observer,
+	}
+	if e.obs == nil {
+		e.obs = nopObserver{}
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -158,30 +165,41 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 			c = &j.claims[i]
 			switch c.State {
 			case Done:
+				e.obs.HandlerOutcome(h.Name, OutcomeSkipped, 0)
 				e.logEvent(ctx, slog.LevelDebug, "handler skipped: already done", j.Msg, h.Name)
 				continue
 			case Held:
+				e.obs.HandlerOutcome(h.Name, OutcomeDeferred, 0)
 				held = later(held, c.HeldUntil)
 				e.logEvent(ctx, slog.LevelInfo, "handler deferred: claim held by another delivery", j.Msg, h.Name,
 					slog.Time("held_until", c.HeldUntil))
 				continue
 			}
 		}
+		if c != nil && c.TookOver {
+			e.obs.LedgerTakeOver(h.Name)
+			e.logEvent(ctx, slog.LevelWarn, "ledger claim taken over: its holder outlived the lease", j.Msg, h.Name)
+		}
 		start := time.Now()
 		err := call(ctx, h, env)
+		took := time.Since(start)
 		if c != nil {
 			r.Marks = append(r.Marks, Mark{Key: c.Key, Token: c.Token, Done: err == nil})
 		}
 		switch {
 		case err == nil:
-			e.logEvent(ctx, slog.LevelDebug, "handler done", j.Msg, h.Name, slog.Duration("duration", time.Since(start)))
+			e.obs.HandlerOutcome(h.Name, OutcomeDone, took)
+			e.logEvent(ctx, slog.LevelDebug, "handler done", j.Msg, h.Name, slog.Duration("duration", took))
 		case isClosed(stopping):
+			e.obs.HandlerOutcome(h.Name, OutcomeInterrupted, took)
 			e.logEvent(ctx, slog.LevelInfo, "handler interrupted by shutdown", j.Msg, h.Name, slog.Any("error", err))
 			failed = cmp.Or(failed, err)
 		case domain.IsPermanent(err):
+			e.obs.HandlerOutcome(h.Name, OutcomeDeadLettered, took)
 			e.logEvent(ctx, slog.LevelError, "handler failed permanently", j.Msg, h.Name, slog.Any("error", err))
 			permanent = cmp.Or(permanent, fmt.Errorf("%s: %w", h.Name, err))
 		default:
+			e.obs.HandlerOutcome(h.Name, OutcomeNacked, took)
 			e.logEvent(ctx, slog.LevelWarn, "handler failed", j.Msg, h.Name, slog.Any("error", err))
 			failed = cmp.Or(failed, fmt.Errorf("%s: %w", h.Name, err))
 		}

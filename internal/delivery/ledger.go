@@ -30,6 +30,8 @@ type Claim struct {
 	State     State
 	Token     int64 // started_at in Unix milliseconds; conditions the later mark
 	HeldUntil time.Time
+	// TookOver: Acquired by taking over a claim whose lease had expired (its holder died or hung).
+	TookOver bool
 }
 
 // Mark settles an acquired claim: done on success, released on failure. It only applies while

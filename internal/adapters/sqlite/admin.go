@@ -44,6 +44,7 @@ type LedgerEntry struct {
 	Status      string     `json:"status"`
 	StartedAt   time.Time  `json:"started_at"`
 	ProcessedAt *time.Time `json:"processed_at,omitempty"`
+	Takeovers   int        `json:"takeovers"`
 }
 
 // Stats counts rows by status and by type, and the age of the oldest due pending row.
@@ -117,7 +118,7 @@ func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEnt
 	if r.EventID == "" {
 		return r, nil, nil
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT handler, status, started_at, processed_at FROM processed_events WHERE event_id = ? ORDER BY handler`, r.EventID)
+	rows, err := s.read.QueryContext(ctx, `SELECT handler, status, started_at, processed_at, takeovers FROM processed_events WHERE event_id = ? ORDER BY handler`, r.EventID)
 	if err != nil {
 		return r, nil, fmt.Errorf("show event ledger: %w", err)
 	}
@@ -127,7 +128,7 @@ func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEnt
 		var e LedgerEntry
 		var started int64
 		var processed sql.NullInt64
-		if err := rows.Scan(&e.Handler, &e.Status, &started, &processed); err != nil {
+		if err := rows.Scan(&e.Handler, &e.Status, &started, &processed, &e.Takeovers); err != nil {
 			return r, nil, fmt.Errorf("show event ledger: %w", err)
 		}
 		e.StartedAt = time.UnixMilli(started).UTC()

@@ -39,7 +39,7 @@ func claimLedger(ctx context.Context, tx *sql.Tx, now time.Time, lease time.Dura
 	token := millis(now)
 	stale := token - lease.Milliseconds()
 	claims := make([]delivery.Claim, len(keys))
-	acquired := make(map[delivery.Key]bool, len(keys))
+	acquired := make(map[delivery.Key]int, len(keys)) // key → take-overs so far
 	for start := 0; start < len(keys); start += claimChunk {
 		chunk := keys[start:min(start+claimChunk, len(keys))]
 		var q strings.Builder
@@ -52,9 +52,10 @@ func claimLedger(ctx context.Context, tx *sql.Tx, now time.Time, lease time.Dura
 			q.WriteString("(?, ?, 'in_progress', ?)")
 			args = append(args, k.EventID, k.Handler, token)
 		}
-		q.WriteString(` ON CONFLICT (event_id, handler) DO UPDATE SET started_at = excluded.started_at, processed_at = NULL
+		q.WriteString(` ON CONFLICT (event_id, handler) DO UPDATE SET started_at = excluded.started_at, processed_at = NULL,
+				takeovers = processed_events.takeovers + 1
 			WHERE processed_events.status = 'in_progress' AND processed_events.started_at <= ?
-			RETURNING event_id, handler`)
+			RETURNING event_id, handler, takeovers`)
 		args = append(args, stale)
 		rows, err := tx.QueryContext(ctx, q.String(), args...)
 		if err != nil {
@@ -62,11 +63,12 @@ func claimLedger(ctx context.Context, tx *sql.Tx, now time.Time, lease time.Dura
 		}
 		for rows.Next() {
 			var k delivery.Key
-			if err := rows.Scan(&k.EventID, &k.Handler); err != nil {
+			var takeovers int
+			if err := rows.Scan(&k.EventID, &k.Handler, &takeovers); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("claim ledger: %w", err)
 			}
-			acquired[k] = true
+			acquired[k] = takeovers
 		}
 		if err := rows.Close(); err != nil {
 			return nil, fmt.Errorf("claim ledger: %w", err)
@@ -75,8 +77,8 @@ func claimLedger(ctx context.Context, tx *sql.Tx, now time.Time, lease time.Dura
 	var lookup *sql.Stmt
 	for i, k := range keys {
 		claims[i].Key = k
-		if acquired[k] {
-			claims[i].State, claims[i].Token = delivery.Acquired, token
+		if takeovers, ok := acquired[k]; ok {
+			claims[i].State, claims[i].Token, claims[i].TookOver = delivery.Acquired, token, takeovers > 0
 			continue
 		}
 		if lookup == nil {

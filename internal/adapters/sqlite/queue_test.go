@@ -242,7 +242,7 @@ func TestLedgerDoneSkipsHandler(t *testing.T) {
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"), b.handler("b", nil, "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
-	if _, err := b.s.write.Exec(`INSERT INTO processed_events VALUES (?, 'a', 'done', 1, 2)`, ids[0]); err != nil {
+	if _, err := b.s.write.Exec(`INSERT INTO processed_events (event_id, handler, status, started_at, processed_at) VALUES (?, 'a', 'done', 1, 2)`, ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	b.deliver(t, e)
@@ -280,6 +280,11 @@ func TestFreshClaimDefersAndLeaseTakeOver(t *testing.T) {
 	}
 	if st, started, _ := b.ledgerRow(t, ids[0], "a"); st != "done" || started != b.clock.now().UnixMilli() {
 		t.Fatalf("ledger after take-over: %s started %d", st, started)
+	}
+	var takeovers int
+	mustScan(t, b.s.read.QueryRow(`SELECT takeovers FROM processed_events WHERE event_id = ?`, ids[0]), &takeovers)
+	if takeovers != 1 {
+		t.Fatalf("takeovers = %d, want 1", takeovers)
 	}
 }
 
@@ -461,7 +466,7 @@ func TestPruneLedger(t *testing.T) {
 	now := b.clock.now()
 	day := 24 * time.Hour
 	for i, age := range []time.Duration{31 * day, 30*day + time.Second, 29 * day, time.Hour} {
-		if _, err := b.s.write.Exec(`INSERT INTO processed_events VALUES (?, 'a', 'done', ?, ?)`,
+		if _, err := b.s.write.Exec(`INSERT INTO processed_events (event_id, handler, status, started_at, processed_at) VALUES (?, 'a', 'done', ?, ?)`,
 			fmt.Sprint(i), now.Add(-age).UnixMilli(), now.Add(-age).UnixMilli()); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"time"
 )
 
 // QueueCounts is the number of event_queue rows in each status.
@@ -22,4 +24,16 @@ func (s *Store) QueueCounts(ctx context.Context) (map[string]int, error) {
 		counts[status] = n
 	}
 	return counts, rows.Err()
+}
+
+// OldestPending is the age of the oldest pending row; ok is false when none is pending.
+func (s *Store) OldestPending(ctx context.Context) (age time.Duration, ok bool, err error) {
+	var oldest sql.NullInt64
+	if err := s.read.QueryRowContext(ctx, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`).Scan(&oldest); err != nil {
+		return 0, false, fmt.Errorf("oldest pending event: %w", err)
+	}
+	if !oldest.Valid {
+		return 0, false, nil
+	}
+	return max(0, s.now().Sub(time.UnixMilli(oldest.Int64))), true, nil
 }
