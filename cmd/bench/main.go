@@ -93,6 +93,16 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return fmt.Errorf("db latency: %w", err)
 	}
 	rows = append(rows, r)
+	r, err = natsBacklog(ctx, dir, o, log)
+	if err != nil {
+		return fmt.Errorf("nats backlog: %w", err)
+	}
+	rows = append(rows, r)
+	r, err = natsLatency(ctx, dir, o, log)
+	if err != nil {
+		return fmt.Errorf("nats latency: %w", err)
+	}
+	rows = append(rows, r)
 
 	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tresult")
