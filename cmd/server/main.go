@@ -18,15 +18,9 @@ import (
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb"
-	"moviesdiary/internal/adapters/token"
+	"moviesdiary/internal/app"
 	"moviesdiary/internal/config"
-	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
-	"moviesdiary/internal/usecase/review"
-	"moviesdiary/internal/usecase/social"
-	"moviesdiary/internal/usecase/user"
-	"moviesdiary/internal/usecase/watchlist"
-	"moviesdiary/internal/usecase/wrapup"
 )
 
 func main() {
@@ -44,7 +38,7 @@ func main() {
 	}
 }
 
-// newAPI wires the use cases over the store and returns the HTTP server.
+// newAPI wires the API over the store from the configuration.
 func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness) (*httpapi.Server, error) {
 	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
 	if err != nil {
@@ -53,34 +47,18 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	if generated {
 		log.Info("generated a JWT secret; it is kept in the data directory", "file", secretFile)
 	}
-	signer, err := token.New(secret, time.Duration(cfg.JWTTTLSeconds)*time.Second)
-	if err != nil {
-		return nil, err
-	}
 	var metadata movie.Metadata
 	if cfg.TMDBAPIKey != "" {
 		metadata = tmdb.New(cfg.TMDBAPIURL, cfg.TMDBAPIKey, nil)
 	} else {
 		log.Info("TMDB_API_KEY is not set: movies resolve from the database and the manual fields only")
 	}
-	resolver := movie.NewResolver(store, metadata, log)
-	soc, err := social.NewService(store, cfg.BaseURL)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.New(httpapi.Deps{
-		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Verify: signer.Verify, AuthRateLimit: cfg.RateLimit,
-		Auth: auth.New(store, signer, auth.Config{
-			AllowRegistration: cfg.AllowRegistration,
-			RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
-		}),
-		Reviews:   review.NewService(store, store, resolver),
-		Movies:    movie.NewService(store),
-		Watchlist: watchlist.NewService(store, resolver),
-		Social:    soc,
-		WrapUps:   wrapup.NewService(store),
-		Users:     user.NewService(store),
-	}), nil
+	return app.NewAPI(store, app.Options{
+		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret,
+		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
+		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
+		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
+	})
 }
 
 // run serves until ctx ends. When listening is non-nil it receives the bound address (tests

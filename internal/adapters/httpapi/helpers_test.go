@@ -18,17 +18,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/token"
+	"moviesdiary/internal/app"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
-	"moviesdiary/internal/usecase/review"
-	"moviesdiary/internal/usecase/social"
-	"moviesdiary/internal/usecase/user"
-	"moviesdiary/internal/usecase/watchlist"
-	"moviesdiary/internal/usecase/wrapup"
 )
 
 // testSecret signs the tests' tokens.
@@ -83,25 +78,13 @@ func setup(t testing.TB, opts ...options) *bundle {
 		}
 		return sqlite.EnqueueEvents(ctx, tx, events...)
 	})
-	signer, err := token.New(testSecret, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resolver := movie.NewResolver(store, o.metadata, log)
-	soc, err := social.NewService(store, o.baseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := httpapi.New(httpapi.Deps{
-		Log: log, Ready: store.Ping, BaseURL: o.baseURL, Verify: signer.Verify, AuthRateLimit: o.authRateLimit,
-		Auth:      auth.New(store, signer, auth.Config{AllowRegistration: !o.disallowRegister, Hasher: fastHasher}),
-		Reviews:   review.NewService(store, store, resolver),
-		Movies:    movie.NewService(store),
-		Watchlist: watchlist.NewService(store, resolver),
-		Social:    soc,
-		WrapUps:   wrapup.NewService(store),
-		Users:     user.NewService(store),
+	api, err := app.NewAPI(store, app.Options{
+		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
+		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher,
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.handler = api.Handler()
 	b.srv = httptest.NewServer(b.handler)
 	t.Cleanup(b.srv.Close)

@@ -1,0 +1,69 @@
+// Package app assembles the server's HTTP API over a store: the token signer, the use cases and
+// the router. cmd/server calls it with its configuration; tests and the benchmark call it with
+// theirs, so all three run the same wiring.
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"moviesdiary/internal/adapters/httpapi"
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/token"
+	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/social"
+	"moviesdiary/internal/usecase/user"
+	"moviesdiary/internal/usecase/watchlist"
+	"moviesdiary/internal/usecase/wrapup"
+)
+
+// Options configure the API; zero fields take the defaults of the packages they go to.
+type Options struct {
+	Log     *slog.Logger
+	Ready   httpapi.Readiness // default: the store answers a read
+	BaseURL string
+	// Secret signs access tokens (at least token.MinSecretLen bytes).
+	Secret            []byte
+	TokenTTL          time.Duration
+	RefreshTTL        time.Duration
+	AllowRegistration bool
+	AuthRateLimit     int
+	// Metadata resolves unknown external ids (TMDb); nil for none.
+	Metadata movie.Metadata
+	// Hasher hashes passwords; zero for auth.DefaultHasher.
+	Hasher auth.Hasher
+}
+
+// NewAPI builds the HTTP server with every use case over store.
+func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
+	signer, err := token.New(o.Secret, o.TokenTTL)
+	if err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Ready == nil {
+		o.Ready = store.Ping
+	}
+	resolver := movie.NewResolver(store, o.Metadata, o.Log)
+	soc, err := social.NewService(store, o.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("BASE_URL: %w", err)
+	}
+	return httpapi.New(httpapi.Deps{
+		Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
+		Auth: auth.New(store, signer, auth.Config{
+			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
+		}),
+		Reviews:   review.NewService(store, store, resolver),
+		Movies:    movie.NewService(store),
+		Watchlist: watchlist.NewService(store, resolver),
+		Social:    soc,
+		WrapUps:   wrapup.NewService(store),
+		Users:     user.NewService(store),
+	}), nil
+}
