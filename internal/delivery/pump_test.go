@@ -203,18 +203,19 @@ func (s spyLedger) Claim(ctx context.Context, now time.Time, lease time.Duration
 }
 
 // TestTwoWorkersNeverRunAHandlerTwiceAtOnce: two workers share a database with a claim lease far
-// shorter than the handlers, so rows are reclaimed while their handlers still run. The ledger
-// must keep every (event, handler) to a single execution.
+// shorter than the handlers. Worker A claims every row and works through them one at a time;
+// worker B, started afterwards, reclaims A's rows once their claims expire, while A's handlers
+// still run. The ledger must keep every (event, handler) to a single execution.
 func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "two.db")
-	const events = 12
+	const events = 8
 	type span struct{ start, end time.Time }
 	var mu sync.Mutex
 	runs := map[string][]span{}
 	handler := func(name string) delivery.Handler {
 		return delivery.Handler{Name: name, Types: []string{"SearchReindexRequested"}, Handle: func(_ context.Context, e delivery.Envelope) error {
 			s := span{start: time.Now()}
-			time.Sleep(150 * time.Millisecond) // the work: longer than the claim lease
+			time.Sleep(60 * time.Millisecond) // the work: longer than the claim lease
 			s.end = time.Now()
 			mu.Lock()
 			runs[name+"/"+e.EventID] = append(runs[name+"/"+e.EventID], s)
@@ -224,18 +225,21 @@ func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 	}
 	var held atomic.Int64
 	spy := func(s *sqlite.Store) delivery.Ledger { return spyLedger{Ledger: s.Ledger(), held: &held} }
-	qcfg := sqlite.QueueConfig{ClaimLease: 30 * time.Millisecond}
-	pcfg := delivery.PumpConfig{BatchSize: 2, Concurrency: 4}
-	a := startWorker(t, path, qcfg, pcfg, spy, handler("h1"), handler("h2"))
-	startWorker(t, path, qcfg, pcfg, spy, handler("h1"), handler("h2"))
-	enqueue(t, a.store, events)
+	qcfg := sqlite.QueueConfig{ClaimLease: 20 * time.Millisecond}
 	db := openDB(t, path)
+
+	a := startWorker(t, path, qcfg, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy, handler("h1"), handler("h2"))
+	enqueue(t, a.store, events)
+	waitFor(t, "worker A to claim every row", 10*time.Second, func() bool {
+		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'processing'`) == events
+	})
+	startWorker(t, path, qcfg, delivery.PumpConfig{BatchSize: 1, Concurrency: 4}, spy, handler("h1"), handler("h2"))
 	waitFor(t, "every event done", 60*time.Second, func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events &&
 			countRows(t, db, `SELECT count(*) FROM processed_events WHERE status = 'done'`) == 2*events
 	})
 	if held.Load() == 0 {
-		t.Fatal("no row was reclaimed while its handler ran: the test did not exercise the ledger guard")
+		t.Fatal("no reclaimed row found its handlers' claims held: the test did not exercise the ledger guard")
 	}
 	mu.Lock()
 	defer mu.Unlock()
