@@ -14,15 +14,30 @@ import (
 // roll back with the change that caused them. It is the only code that inserts into event_queue,
 // and it always sets event_id (a time-ordered UUIDv7), so every event can be deduplicated.
 func EnqueueEvents(ctx context.Context, tx *sql.Tx, events ...domain.Event) error {
-	if len(events) == 0 {
-		return nil
+	// Multi-row INSERTs, not a prepared statement per call: a write usually carries one to three
+	// events, and preparing costs more than the rows. Chunks keep a statement's parameters far
+	// below SQLite's limit.
+	for len(events) > 0 {
+		n := min(len(events), enqueueChunk)
+		if err := enqueueChunkOf(ctx, tx, events[:n]); err != nil {
+			return err
+		}
+		events = events[n:]
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO event_queue (event_id, event_type, payload) VALUES (?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("enqueue events: %w", err)
-	}
-	defer stmt.Close()
-	for _, e := range events {
+	return nil
+}
+
+const (
+	enqueueInsert = `INSERT INTO event_queue (event_id, event_type, payload) VALUES `
+	enqueueRow    = `(?, ?, ?)`
+	enqueueChunk  = 500
+)
+
+func enqueueChunkOf(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
+	query := make([]byte, 0, len(enqueueInsert)+len(events)*(len(enqueueRow)+1))
+	query = append(query, enqueueInsert...)
+	args := make([]any, 0, 3*len(events))
+	for i, e := range events {
 		payload, err := domain.Encode(e)
 		if err != nil {
 			return fmt.Errorf("enqueue %s: %w", e.EventType(), err)
@@ -31,9 +46,14 @@ func EnqueueEvents(ctx context.Context, tx *sql.Tx, events ...domain.Event) erro
 		if err != nil {
 			return fmt.Errorf("enqueue %s: event id: %w", e.EventType(), err)
 		}
-		if _, err := stmt.ExecContext(ctx, id.String(), e.EventType(), payload); err != nil {
-			return fmt.Errorf("enqueue %s: %w", e.EventType(), err)
+		if i > 0 {
+			query = append(query, ',')
 		}
+		query = append(query, enqueueRow...)
+		args = append(args, id.String(), e.EventType(), payload)
+	}
+	if _, err := tx.ExecContext(ctx, string(query), args...); err != nil {
+		return fmt.Errorf("enqueue events: %w", err)
 	}
 	return nil
 }
