@@ -68,12 +68,25 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	}
 
 	handlers := append(productionHandlers(log), extra...)
+	var ledger delivery.Ledger = store.Ledger()
+	if cfg.ChaosRecord {
+		var closeRec func()
+		if handlers, closeRec, err = chaosRecording(ctx, path, handlers); err != nil {
+			return err
+		}
+		defer closeRec()
+		log.Warn("chaos mode: every handler execution is recorded (CHAOS_RECORD=1); not for production")
+		if cfg.ChaosBreakLedger {
+			ledger = brokenLedger{}
+			log.Warn("chaos mode: the ledger is disabled (CHAOS_BREAK_LEDGER=1): handlers may run twice")
+		}
+	}
 	engine, err := delivery.NewEngine(delivery.Config{
 		LedgerLease: cfg.LedgerLease,
 		BackoffBase: cfg.BackoffBase,
 		Logger:      log,
 		Observer:    obs,
-	}, store.Ledger(), handlers...)
+	}, ledger, handlers...)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,11 @@ type Config struct {
 
 	WorkerMetricsAddr string `envconfig:"WORKER_METRICS_ADDR" default:":9091"`
 
+	// ChaosRecord and ChaosBreakLedger are for `make chaos` only: record every handler execution,
+	// and (to prove the harness catches it) run without the ledger.
+	ChaosRecord      bool `envconfig:"CHAOS_RECORD" default:"false"`
+	ChaosBreakLedger bool `envconfig:"CHAOS_BREAK_LEDGER" default:"false"`
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"json"`
 

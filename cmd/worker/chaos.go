@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+)
+
+// chaosRecorder is the name of the catch-all handler `make chaos` adds so that every event type
+// is checked, handled or not.
+const chaosRecorder = "chaos-recorder"
+
+// chaosRecording wraps every handler so each execution is recorded in chaos_recordings (event,
+// handler, pid, start and end in µs), and lists the handler registry in chaos_handlers; the
+// chaos harness checks both against the outbox and the ledger. Only CHAOS_RECORD=1 enables it.
+// Each execution takes a few milliseconds, so a SIGSTOP or SIGKILL often lands inside one.
+func chaosRecording(ctx context.Context, path string, hs []delivery.Handler) ([]delivery.Handler, func(), error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, q := range []string{
+		`CREATE TABLE IF NOT EXISTS chaos_recordings (event_id TEXT, handler TEXT, pid INTEGER, started_us INTEGER, ended_us INTEGER)`,
+		`CREATE TABLE IF NOT EXISTS chaos_handlers (handler TEXT, event_type TEXT, PRIMARY KEY (handler, event_type))`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("chaos recording: %w", err)
+		}
+	}
+	hs = append(hs, delivery.Handler{Name: chaosRecorder, Types: domain.EventTypes(),
+		Handle: func(context.Context, delivery.Envelope) error { return nil }})
+	pid := os.Getpid()
+	wrapped := make([]delivery.Handler, len(hs))
+	for i, h := range hs {
+		for _, t := range h.Types {
+			if _, err := db.ExecContext(ctx, `INSERT OR IGNORE INTO chaos_handlers VALUES (?, ?)`, h.Name, t); err != nil {
+				db.Close()
+				return nil, nil, fmt.Errorf("chaos recording: %w", err)
+			}
+		}
+		inner := h.Handle
+		h.Handle = func(ctx context.Context, e delivery.Envelope) error {
+			start := time.Now()
+			if err := inner(ctx, e); err != nil {
+				return err
+			}
+			time.Sleep(time.Duration(2+rand.IntN(15)) * time.Millisecond)
+			_, err := db.ExecContext(ctx, `INSERT INTO chaos_recordings VALUES (?, ?, ?, ?, ?)`,
+				e.EventID, h.Name, pid, start.UnixMicro(), time.Now().UnixMicro())
+			return err
+		}
+		wrapped[i] = h
+	}
+	return wrapped, func() { db.Close() }, nil
+}
+
+// brokenLedger acquires every claim and remembers nothing: CHAOS_BREAK_LEDGER=1 uses it to show
+// that the chaos harness catches a build without dedup.
+type brokenLedger struct{}
+
+func (brokenLedger) Claim(_ context.Context, now time.Time, _ time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
+	cs := make([]delivery.Claim, len(keys))
+	for i, k := range keys {
+		cs[i] = delivery.Claim{Key: k, State: delivery.Acquired, Token: now.UnixMilli()}
+	}
+	return cs, nil
+}
