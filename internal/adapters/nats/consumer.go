@@ -48,9 +48,10 @@ type Consumer struct {
 	now        func() time.Time
 	maxDeliver int
 
-	mu    sync.Mutex
-	held  map[jetstream.Msg]struct{} // fetched and not yet settled
-	stash []jetstream.Msg            // fetched by Wait, not yet claimed
+	stash pending // fetched, not yet claimed
+
+	mu   sync.Mutex
+	held map[jetstream.Msg]struct{} // fetched and not yet settled
 
 	stop chan struct{}
 	done chan struct{}
@@ -81,66 +82,29 @@ func NewConsumer(conn *Conn, cons jetstream.Consumer, ledger Ledger, cfg Consume
 
 // Claim returns what Wait fetched plus up to max messages available now, without waiting.
 func (c *Consumer) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
-	c.mu.Lock()
-	n := min(max, len(c.stash))
-	got := append([]jetstream.Msg(nil), c.stash[:n]...)
-	c.stash = c.stash[n:]
-	c.mu.Unlock()
-	if len(got) < max && c.conn.IsConnected() {
-		batch, err := c.cons.FetchNoWait(max - len(got))
-		if err != nil && len(got) == 0 {
+	msgs := c.stash.take(max)
+	if len(msgs) < max && c.conn.IsConnected() {
+		batch, err := c.cons.FetchNoWait(max - len(msgs))
+		if err != nil && len(msgs) == 0 {
 			return nil, fmt.Errorf("fetch: %w", err)
 		}
 		if err == nil {
 			for m := range batch.Messages() {
-				c.hold(m)
-				got = append(got, m)
+				msgs = append(msgs, c.hold(m))
 			}
-			if err := batch.Error(); err != nil && len(got) == 0 {
+			if err := batch.Error(); err != nil && len(msgs) == 0 {
 				return nil, fmt.Errorf("fetch: %w", err)
 			}
 		}
 	}
-	msgs := make([]delivery.Message, len(got))
-	for i, m := range got {
-		msgs[i] = c.message(m)
-	}
 	msgs, repeats := splitRepeats(msgs)
-	if len(repeats) > 0 {
-		c.mu.Lock()
-		for _, r := range repeats {
-			c.stash = append(c.stash, r.Ref.(jetstream.Msg))
-		}
-		c.mu.Unlock()
-	}
+	c.stash.put(repeats...)
 	return msgs, nil
-}
-
-// splitRepeats keeps the first message of each event id and returns the other copies apart. The
-// engine claims the ledger for a whole batch at once and cannot tell two copies of one event in
-// the same batch apart, so both would run; held back to the next claim, a copy finds the first
-// one's ledger claim (held: deferred) or its done rows (skipped). Messages without an id cannot
-// be deduplicated and all stay.
-func splitRepeats(msgs []delivery.Message) (first, repeats []delivery.Message) {
-	seen := make(map[string]bool, len(msgs))
-	first = msgs[:0]
-	for _, m := range msgs {
-		if m.EventID != "" && seen[m.EventID] {
-			repeats = append(repeats, m)
-			continue
-		}
-		seen[m.EventID] = true
-		first = append(first, m)
-	}
-	return first, repeats
 }
 
 // Wait long-polls for one message (kept for the next Claim), up to WaitMax or until ctx ends.
 func (c *Consumer) Wait(ctx context.Context) error {
-	c.mu.Lock()
-	stashed := len(c.stash) > 0
-	c.mu.Unlock()
-	if stashed {
+	if c.stash.len() > 0 {
 		return nil
 	}
 	if !c.conn.WaitConnected(ctx, c.cfg.WaitMax) {
@@ -155,10 +119,7 @@ func (c *Consumer) Wait(ctx context.Context) error {
 		if !ok {
 			return batch.Error()
 		}
-		c.hold(m)
-		c.mu.Lock()
-		c.stash = append(c.stash, m)
-		c.mu.Unlock()
+		c.stash.put(c.hold(m))
 		return nil
 	case <-ctx.Done():
 		// Stopping: a message that still arrives for this poll goes straight back.
@@ -244,10 +205,12 @@ func (c *Consumer) message(m jetstream.Msg) delivery.Message {
 	}
 }
 
-func (c *Consumer) hold(m jetstream.Msg) {
+// hold tracks a fetched message for in-progress notices until it is settled.
+func (c *Consumer) hold(m jetstream.Msg) delivery.Message {
 	c.mu.Lock()
 	c.held[m] = struct{}{}
 	c.mu.Unlock()
+	return c.message(m)
 }
 
 func (c *Consumer) release(m jetstream.Msg) {

@@ -43,8 +43,9 @@ type CoreConsumer struct {
 	log    *slog.Logger
 	now    func() time.Time
 
+	stash pending // received, not yet claimed
+
 	mu      sync.Mutex
-	stash   []delivery.Message
 	retries map[*time.Timer]delivery.Message
 	closed  chan struct{}
 }
@@ -86,11 +87,7 @@ func SubscribeCore(conn *Conn, ledger Ledger, cfg CoreConfig) (*CoreConsumer, er
 
 // Claim returns up to max received messages without waiting.
 func (c *CoreConsumer) Claim(_ context.Context, max int) ([]delivery.Message, error) {
-	c.mu.Lock()
-	n := min(max, len(c.stash))
-	msgs := append([]delivery.Message(nil), c.stash[:n]...)
-	c.stash = c.stash[n:]
-	c.mu.Unlock()
+	msgs := c.stash.take(max)
 fill:
 	for len(msgs) < max {
 		select {
@@ -101,29 +98,20 @@ fill:
 		}
 	}
 	msgs, repeats := splitRepeats(msgs)
-	if len(repeats) > 0 {
-		c.mu.Lock()
-		c.stash = append(c.stash, repeats...)
-		c.mu.Unlock()
-	}
+	c.stash.put(repeats...)
 	return msgs, nil
 }
 
 // Wait blocks until a message arrives (kept for the next Claim), WaitMax passes or ctx ends.
 func (c *CoreConsumer) Wait(ctx context.Context) error {
-	c.mu.Lock()
-	stashed := len(c.stash) > 0
-	c.mu.Unlock()
-	if stashed {
+	if c.stash.len() > 0 {
 		return nil
 	}
 	t := time.NewTimer(c.cfg.WaitMax)
 	defer t.Stop()
 	select {
 	case m := <-c.in:
-		c.mu.Lock()
-		c.stash = append(c.stash, m)
-		c.mu.Unlock()
+		c.stash.put(m)
 	case <-t.C:
 	case <-ctx.Done():
 	}

@@ -70,9 +70,7 @@ func (w coreWorker) settled(t *testing.T) bool {
 	if n, _, _ := w.consumer.sub.Pending(); n > 0 {
 		return false
 	}
-	w.consumer.mu.Lock()
-	defer w.consumer.mu.Unlock()
-	return len(w.consumer.in) == 0 && len(w.consumer.stash) == 0
+	return len(w.consumer.in) == 0 && w.consumer.stash.len() == 0
 }
 
 func TestCoreModeDeliversEachEventToOneWorkerOfTheGroup(t *testing.T) {

@@ -1,0 +1,55 @@
+package nats
+
+import (
+	"sync"
+
+	"moviesdiary/internal/delivery"
+)
+
+// pending holds messages a source has received but Claim has not handed out yet: the one a
+// Wait caught, and copies held back by splitRepeats.
+type pending struct {
+	mu   sync.Mutex
+	msgs []delivery.Message
+}
+
+func (p *pending) put(msgs ...delivery.Message) {
+	p.mu.Lock()
+	p.msgs = append(p.msgs, msgs...)
+	p.mu.Unlock()
+}
+
+// take removes and returns up to max messages, oldest first.
+func (p *pending) take(max int) []delivery.Message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := min(max, len(p.msgs))
+	out := append([]delivery.Message(nil), p.msgs[:n]...)
+	p.msgs = p.msgs[n:]
+	return out
+}
+
+func (p *pending) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.msgs)
+}
+
+// splitRepeats keeps the first message of each event id and returns the other copies apart. The
+// engine claims the ledger for a whole batch at once and cannot tell two copies of one event in
+// the same batch apart, so both would run; held back to the next claim, a copy finds the first
+// one's ledger claim (held: deferred) or its done rows (skipped). Messages without an id cannot
+// be deduplicated and all stay.
+func splitRepeats(msgs []delivery.Message) (first, repeats []delivery.Message) {
+	seen := make(map[string]bool, len(msgs))
+	first = msgs[:0]
+	for _, m := range msgs {
+		if m.EventID != "" && seen[m.EventID] {
+			repeats = append(repeats, m)
+			continue
+		}
+		seen[m.EventID] = true
+		first = append(first, m)
+	}
+	return first, repeats
+}
