@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/app"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/auth"
+)
+
+// writePathRounds alternates the two modes this many times and keeps each mode's best round,
+// so a burst of other work on the machine penalises neither mode alone.
+const writePathRounds = 2
+
+// writePath measures the server's write path: POST /api/v1/reviews over loopback HTTP with
+// clients concurrent clients for d per round, with the outbox (every review commits its
+// ReviewLogged in its transaction) and with the enqueue removed, and returns a row for each and
+// one for the outbox's cost.
+func writePath(ctx context.Context, dir string, clients int, d time.Duration, log *slog.Logger) ([]row, error) {
+	if clients < 1 || d <= 0 {
+		return nil, fmt.Errorf("write path: clients and duration must be positive")
+	}
+	best := map[bool]float64{}
+	for round := range writePathRounds {
+		for _, outbox := range []bool{true, false} {
+			rate, err := writePathRun(ctx, filepath.Join(dir, fmt.Sprintf("writepath-%d-%v.db", round, outbox)), outbox, clients, d, log)
+			if err != nil {
+				return nil, err
+			}
+			best[outbox] = max(best[outbox], rate)
+		}
+	}
+	with, without := best[true], best[false]
+	return []row{
+		{scenario: "write path: POST /reviews, outbox", result: fmt.Sprintf("%.0f req/s (%d clients, loopback, best of %d × %s)", with, clients, writePathRounds, d)},
+		{scenario: "write path: POST /reviews, no enqueue", result: fmt.Sprintf("%.0f req/s", without)},
+		{scenario: "write path: outbox cost", result: fmt.Sprintf("%.1f%% slower (ratio %.3f; target < 15%%)", 100*(1-with/without), with/without)},
+	}, nil
+}
+
+// writePathRun serves the real API over a fresh database and posts reviews of one known movie
+// for d, returning requests per second.
+func writePathRun(ctx context.Context, path string, outbox bool, clients int, d time.Duration, log *slog.Logger) (float64, error) {
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx, log); err != nil {
+		return 0, err
+	}
+	if !outbox {
+		store.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return nil })
+	}
+	api, err := app.NewAPI(store, app.Options{
+		Log: log, BaseURL: "http://127.0.0.1", Secret: []byte("bench secret, thirty-two bytes!!"),
+		AllowRegistration: true, AuthRateLimit: 1000, Hasher: auth.Hasher{Memory: 64, Time: 1, Threads: 1},
+	})
+	if err != nil {
+		return 0, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+
+	creds := `{"email":"bench@example.test","username":"bench","password":"password-bench"}`
+	if _, err := writePathPost(ctx, client, base+"/api/v1/auth/register", "", creds, http.StatusCreated); err != nil {
+		return 0, err
+	}
+	body, err := writePathPost(ctx, client, base+"/api/v1/auth/login", "", creds, http.StatusOK)
+	if err != nil {
+		return 0, err
+	}
+	var login struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(body, &login); err != nil {
+		return 0, fmt.Errorf("login: %w", err)
+	}
+	review := `{"manual_title":"Heat","manual_release_year":1995,"rating":4,"watched_at":"2024-03-01"}`
+	// One review first, so every timed request finds the movie and writes exactly one event.
+	if _, err := writePathPost(ctx, client, base+"/api/v1/reviews", login.Token, review, http.StatusCreated); err != nil {
+		return 0, err
+	}
+
+	var (
+		done     atomic.Int64
+		firstErr error
+		errOnce  sync.Once
+		wg       sync.WaitGroup
+	)
+	runCtx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for runCtx.Err() == nil {
+				if _, err := writePathPost(ctx, client, base+"/api/v1/reviews", login.Token, review, http.StatusCreated); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					cancel()
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	return float64(done.Load()) / time.Since(start).Seconds(), nil
+}
+
+// writePathPost sends a JSON body and returns the response body, failing on any other status than want.
+func writePathPost(ctx context.Context, c *http.Client, url, token, body string, want int) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewBufferString(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != want {
+		return nil, fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, out)
+	}
+	return out, nil
+}
