@@ -97,9 +97,7 @@ func (c *Consumer) Claim(ctx context.Context, max int) ([]delivery.Message, erro
 			}
 		}
 	}
-	msgs, repeats := splitRepeats(msgs)
-	c.stash.put(repeats...)
-	return msgs, nil
+	return c.stash.firstOfEach(msgs), nil
 }
 
 // Wait long-polls for one message (kept for the next Claim), up to WaitMax or until ctx ends.

@@ -97,9 +97,7 @@ fill:
 			break fill
 		}
 	}
-	msgs, repeats := splitRepeats(msgs)
-	c.stash.put(repeats...)
-	return msgs, nil
+	return c.stash.firstOfEach(msgs), nil
 }
 
 // Wait blocks until a message arrives (kept for the next Claim), WaitMax passes or ctx ends.

@@ -35,6 +35,13 @@ func (p *pending) len() int {
 	return len(p.msgs)
 }
 
+// firstOfEach returns msgs without repeated event ids and keeps the repeats for a later take.
+func (p *pending) firstOfEach(msgs []delivery.Message) []delivery.Message {
+	first, repeats := splitRepeats(msgs)
+	p.put(repeats...)
+	return first
+}
+
 // splitRepeats keeps the first message of each event id and returns the other copies apart. The
 // engine claims the ledger for a whole batch at once and cannot tell two copies of one event in
 // the same batch apart, so both would run; held back to the next claim, a copy finds the first
