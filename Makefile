@@ -3,7 +3,7 @@ export CGO_ENABLED := 1
 TAGS := -tags sqlite_fts5
 GO ?= go
 
-.PHONY: build run test bench lint
+.PHONY: build run test bench chaos lint
 
 build:
 	$(GO) build $(TAGS) -o bin/server ./cmd/server
@@ -21,6 +21,12 @@ test: lint
 
 bench: build
 	$(GO) run $(TAGS) ./cmd/bench $(BENCH_FLAGS)
+
+# Kills, pauses and outages against the real binaries on both backends, then the invariant
+# checks; CHAOS_FLAGS="-seed N -duration 60s -backend db -v" to vary it.
+chaos: build
+	$(GO) build $(TAGS) -o bin/chaos ./cmd/chaos
+	./bin/chaos $(CHAOS_FLAGS)
 
 lint:
 	$(GO) vet $(TAGS) ./...

@@ -93,7 +93,7 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 
 	workerEnv := append(common, "CHAOS_RECORD=1", "WORKER_METRICS_ADDR=",
 		"EVENT_QUEUE_CLAIM_LEASE="+claimLease.String(), "EVENT_QUEUE_LEDGER_LEASE="+ledgerLease.String(),
-		"EVENT_QUEUE_BACKOFF_BASE=200ms", "EVENT_QUEUE_MAX_ATTEMPTS=50", "SHUTDOWN_GRACE=5s")
+		"EVENT_QUEUE_BACKOFF_BASE=200ms", "EVENT_QUEUE_MAX_ATTEMPTS=50", "SHUTDOWN_GRACE=5s", "NATS_ACK_WAIT=3s")
 	if o.breakLedger {
 		workerEnv = append(workerEnv, "CHAOS_BREAK_LEDGER=1")
 	}

@@ -87,7 +87,7 @@ func setupStream(ctx context.Context, js jetstream.JetStream, cfg config.Config,
 	backoff := time.Second
 	for {
 		cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: cfg.NATSStreamName, Consumer: cfg.NATSConsumerName,
-			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, Logger: log})
+			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait, Logger: log})
 		if err == nil {
 			return cons, nil
 		}

@@ -47,6 +47,9 @@ type Config struct {
 	NATSSubjectPrefix string `envconfig:"NATS_SUBJECT_PREFIX" default:"movies-diary.events"`
 	NATSStreamName    string `envconfig:"NATS_STREAM_NAME" default:"MOVIES_DIARY_EVENTS"`
 	NATSConsumerName  string `envconfig:"NATS_CONSUMER_NAME" default:"worker"`
+	// NATSAckWait is how long JetStream waits for an ack (or an in-progress notice, sent while a
+	// handler runs) before redelivering: what a killed worker's messages wait for.
+	NATSAckWait time.Duration `envconfig:"NATS_ACK_WAIT" default:"60s"`
 
 	// Server: accounts and tokens.
 	AllowRegistration bool   `envconfig:"ALLOW_REGISTRATION" default:"true"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // validateNATS checks the NATS_* variables. They are checked whatever the backend, so a typo
@@ -19,6 +20,9 @@ func (c Config) validateNATS() error {
 		default:
 			return fmt.Errorf("NATS_URL: scheme %q is not one of nats, tls, ws, wss", p.Scheme)
 		}
+	}
+	if c.NATSAckWait < time.Second {
+		return fmt.Errorf("NATS_ACK_WAIT: %s must be at least 1s", c.NATSAckWait)
 	}
 	if c.NATSMode != "jetstream" && c.NATSMode != "core" {
 		return fmt.Errorf("NATS_MODE: %q is not a mode (jetstream or core)", c.NATSMode)

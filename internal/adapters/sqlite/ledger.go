@@ -75,8 +75,19 @@ func claimLedger(ctx context.Context, tx *sql.Tx, now time.Time, lease time.Dura
 		}
 	}
 	var lookup *sql.Stmt
+	first := make(map[delivery.Key]int, len(keys)) // key → index of its first occurrence
 	for i, k := range keys {
 		claims[i].Key = k
+		// A key asked twice in one call (two copies of a message in one fetch) is acquired once;
+		// the copy sees the claim as held, or done, like any other delivery would.
+		if j, dup := first[k]; dup {
+			claims[i] = claims[j]
+			if claims[j].State == delivery.Acquired {
+				claims[i] = delivery.Claim{Key: k, State: delivery.Held, HeldUntil: time.UnixMilli(token + lease.Milliseconds())}
+			}
+			continue
+		}
+		first[k] = i
 		if takeovers, ok := acquired[k]; ok {
 			claims[i].State, claims[i].Token, claims[i].TookOver = delivery.Acquired, token, takeovers > 0
 			continue

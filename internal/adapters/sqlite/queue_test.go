@@ -481,3 +481,17 @@ func TestPruneLedger(t *testing.T) {
 		t.Fatalf("%d rows left, want 2", left)
 	}
 }
+
+// TestLedgerClaimAcquiresARepeatedKeyOnce: two copies of one message in one batch (a bus can
+// deliver that) must not both own the claim.
+func TestLedgerClaimAcquiresARepeatedKeyOnce(t *testing.T) {
+	b := setup(t, 5)
+	k := delivery.Key{EventID: uuid.NewString(), Handler: "a"}
+	cs, err := b.s.Ledger().Claim(context.Background(), b.clock.now(), delivery.LedgerLeaseDefault, []delivery.Key{k, k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs[0].State != delivery.Acquired || cs[1].State != delivery.Held {
+		t.Fatalf("states %v, %v; want acquired then held", cs[0].State, cs[1].State)
+	}
+}
