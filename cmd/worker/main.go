@@ -67,7 +67,11 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 		return err
 	}
 
-	handlers := append(productionHandlers(log), extra...)
+	handlers, err := productionHandlers(ctx, cfg, store, log)
+	if err != nil {
+		return err
+	}
+	handlers = append(handlers, extra...)
 	var ledger delivery.Ledger = store.Ledger()
 	if cfg.ChaosRecord {
 		var closeRec func()
@@ -118,9 +122,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	return err
 }
 
-// productionHandlers are the handlers this build registers. The side-effect handlers (posters,
-// images, search, enrichment, wrap-ups, federation) arrive with their own areas.
-func productionHandlers(*slog.Logger) []delivery.Handler { return nil }
+
 
 // pruneLedger deletes ledger rows past retention at start-up and then hourly.
 func pruneLedger(ctx context.Context, l *sqlite.Ledger, log *slog.Logger) {
