@@ -122,8 +122,6 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	return err
 }
 
-
-
 // pruneLedger deletes ledger rows past retention at start-up and then hourly.
 func pruneLedger(ctx context.Context, l *sqlite.Ledger, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
