@@ -114,7 +114,7 @@ func (s *Store) Unblock(ctx context.Context, blocker uuid.UUID, target domain.So
 
 // socialWrite runs write in a transaction and enqueues the events it returns there.
 func (s *Store) socialWrite(ctx context.Context, what string, write func(*sql.Tx) ([]domain.Event, error)) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		events, err := write(tx)
 		if err != nil {
 			return err

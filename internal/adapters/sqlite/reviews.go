@@ -19,7 +19,7 @@ import (
 // result and writes nothing, and one used for another request is a conflict.
 func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error) {
 	var out review.Logged
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		if idem != nil {
 			first, found, err := replay(ctx, tx, r.UserID, *idem)
 			if err != nil || found {
@@ -122,7 +122,7 @@ func reviewWhere(ctx context.Context, q queryer, where string, args ...any) (dom
 // transaction.
 func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*domain.Review) error) (domain.Review, error) {
 	var r domain.Review
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if r, err = reviewWhere(ctx, tx, `r.id = ?`, id.String()); err != nil {
 			return err
@@ -150,7 +150,7 @@ func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*dom
 // DeleteReview deletes a review that check allows, and its movie if nothing else refers to it,
 // with ReviewDeleted and MovieDeleted, in one transaction.
 func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domain.Review) error) error {
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		r, err := reviewWhere(ctx, tx, `r.id = ?`, id.String())
 		if err != nil {
 			return err

@@ -26,6 +26,8 @@ type Store struct {
 	now   func() time.Time
 	// enqueue writes a transaction's events; EnqueueEvents except where SetEnqueueFunc replaced it.
 	enqueue EnqueueFunc
+	// group commits the repositories' concurrent writes together (writeTx).
+	group groupCommit
 }
 
 // Open opens (creating if needed) the database file at path. It does not migrate; call Migrate.
@@ -77,6 +79,7 @@ func dsn(path, txlock string) string {
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.group.close()
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 
