@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -56,25 +57,48 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(4)
 	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents}
-	// The first connection switches the file to WAL; doing it here surfaces a bad path now.
-	if err := write.PingContext(ctx); err != nil {
+	if err := s.enableWAL(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	return s, nil
 }
 
-// dsn sets the pragmas every connection needs: WAL so readers never block the writer,
-// synchronous=NORMAL (durable at checkpoints; WAL makes it crash-safe), a busy timeout so a
-// second process waits for the write lock instead of failing, and foreign keys on.
+// dsn sets the pragmas every connection needs: synchronous=NORMAL (durable at checkpoints; WAL
+// makes it crash-safe), a busy timeout so a second process waits for the write lock instead of
+// failing, and foreign keys on. WAL itself is a property of the file, set once by enableWAL.
 func dsn(path, txlock string) string {
 	v := url.Values{}
-	v.Set("_journal_mode", "WAL")
 	v.Set("_synchronous", "NORMAL")
 	v.Set("_busy_timeout", "10000")
 	v.Set("_foreign_keys", "on")
 	v.Set("_txlock", txlock)
 	return "file:" + path + "?" + v.Encode()
+}
+
+// enableWAL switches the file to WAL (readers never block the writer), once per file: the mode
+// persists. Changing the journal mode can fail with "database is locked" without waiting for the
+// busy timeout while another process migrates or writes, so it is retried for a while.
+func (s *Store) enableWAL(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
+		var mode string
+		err := s.write.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil && mode == "wal" {
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("journal mode is %q, not wal", mode)
+		}
+		if !strings.Contains(err.Error(), "locked") && !strings.Contains(err.Error(), "busy") || time.Now().After(deadline) {
+			return fmt.Errorf("enable WAL: %w", err)
+		}
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // Close closes both pools.
