@@ -142,18 +142,6 @@ func (s *Server) editReview(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) deleteReview(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := s.Reviews.Delete(r.Context(), currentUser(r), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
 // diarySort reads sort_by of GET /diary: date_asc or asc, rating_desc, rating_asc; anything else
 // is newest first.
 func diarySort(v string) review.Sort {

@@ -62,7 +62,7 @@ func (s *Server) routes() []route {
 		{method: patch, pattern: "/api/v1/reviews/{id}", summary: "Edit a review (absent = unchanged, null = clear)",
 			access: accessUser, handle: s.editReview, request: editReviewRequest{}, response: reviewDTO{}, status: 200,
 			errors: []int{400, 401, 403, 404, 415, 422}},
-		{method: del, pattern: "/api/v1/reviews/{id}", summary: "Delete a review", access: accessUser, handle: s.deleteReview,
+		{method: del, pattern: "/api/v1/reviews/{id}", summary: "Delete a review", access: accessUser, handle: deleteByID("id", s.Reviews.Delete),
 			status: 204, errors: []int{400, 401, 403, 404}},
 		{method: get, pattern: "/api/v1/diary", summary: "Diary entries (one user's, or every local review)",
 			handle: s.diary, response: paginated[diaryEntryDTO]{}, status: 200, errors: []int{400}},
@@ -92,7 +92,7 @@ func (s *Server) routes() []route {
 		{method: get, pattern: "/api/v1/watchlist/{movie_id}", summary: "Is a movie on my watchlist", access: accessUser,
 			handle: s.onWatchlist, response: onWatchlistResponse{}, status: 200, errors: []int{400, 401}},
 		{method: del, pattern: "/api/v1/watchlist/{movie_id}", summary: "Remove a movie from my watchlist", access: accessUser,
-			handle: s.removeWatchlist, status: 204, errors: []int{400, 401, 404}},
+			handle: deleteByID("movie_id", s.Watchlist.Remove), status: 204, errors: []int{400, 401, 404}},
 
 		{method: post, pattern: "/api/v1/social/follow", summary: "Follow a user by handle (pending until accepted)",
 			access: accessUser, handle: s.follow, request: followRequest{}, status: 200, errors: []int{400, 401, 403, 404, 415, 422, 501}},
@@ -125,7 +125,7 @@ func (s *Server) routes() []route {
 		{method: get, pattern: "/api/v1/wrapups/{id}/report", summary: "A wrap-up's report (202 while generating)",
 			access: accessUser, handle: s.wrapUpReport, response: map[string]any{}, status: 200, errors: []int{202, 400, 401, 404, 409}},
 		{method: del, pattern: "/api/v1/wrapups/{id}", summary: "Delete a wrap-up (admin)", access: accessAdmin,
-			handle: s.deleteWrapUp, status: 204, errors: []int{400, 401, 403, 404}},
+			handle: deleteByID("id", s.WrapUps.Delete), status: 204, errors: []int{400, 401, 403, 404}},
 
 		{method: get, pattern: "/api/v1/users/{id}", summary: "A user's profile with stats (view=recent)", access: accessUser,
 			handle: s.userProfile, response: userProfileResponse{}, status: 200, errors: []int{400, 401, 404}},
@@ -141,4 +141,20 @@ func (s *Server) actorRoute(pattern, summary string, status int, act func(contex
 	return route{method: http.MethodPost, pattern: pattern, summary: summary, access: accessUser,
 		handle: s.actorAction(status, act), request: actorURLRequest{}, status: status,
 		errors: []int{400, 401, 404, 415, 422}}
+}
+
+// deleteByID is a DELETE route: the {param} UUID of the path, deleted on behalf of the caller,
+// answered 204.
+func deleteByID(param string, del func(ctx context.Context, caller, id uuid.UUID) error) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r, param)
+		if err != nil {
+			return err
+		}
+		if err := del(r.Context(), currentUser(r), id); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
 }

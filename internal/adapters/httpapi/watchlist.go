@@ -85,15 +85,3 @@ func (s *Server) onWatchlist(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, onWatchlistResponse{OnWatchlist: on})
 	return nil
 }
-
-func (s *Server) removeWatchlist(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "movie_id")
-	if err != nil {
-		return err
-	}
-	if err := s.Watchlist.Remove(r.Context(), currentUser(r), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}

@@ -78,12 +78,17 @@ func (s *Server) listWrapUps(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) getWrapUp(w http.ResponseWriter, r *http.Request) error {
+// wrapUp is the wrap-up of the {id} path parameter, if the caller may read it.
+func (s *Server) wrapUp(r *http.Request) (domain.WrapUp, error) {
 	id, err := pathID(r, "id")
 	if err != nil {
-		return err
+		return domain.WrapUp{}, err
 	}
-	wu, err := s.WrapUps.Get(r.Context(), currentUser(r), id)
+	return s.WrapUps.Get(r.Context(), currentUser(r), id)
+}
+
+func (s *Server) getWrapUp(w http.ResponseWriter, r *http.Request) error {
+	wu, err := s.wrapUp(r)
 	if err != nil {
 		return err
 	}
@@ -94,11 +99,7 @@ func (s *Server) getWrapUp(w http.ResponseWriter, r *http.Request) error {
 // wrapUpReport answers the report when Ready, 202 with the status while it is being made, and a
 // conflict when generation failed.
 func (s *Server) wrapUpReport(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	wu, err := s.WrapUps.Get(r.Context(), currentUser(r), id)
+	wu, err := s.wrapUp(r)
 	if err != nil {
 		return err
 	}
@@ -115,17 +116,5 @@ func (s *Server) wrapUpReport(w http.ResponseWriter, r *http.Request) error {
 		return domain.Errorf(domain.KindConflict, "%s", msg)
 	}
 	writeJSON(w, http.StatusAccepted, acceptedResponse{Status: string(wu.Status)})
-	return nil
-}
-
-func (s *Server) deleteWrapUp(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := s.WrapUps.Delete(r.Context(), currentUser(r), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -89,20 +89,21 @@ func ensureMovie(ctx context.Context, tx *sql.Tx, m domain.Movie) (domain.Movie,
 }
 
 // deleteMovieIfOrphan deletes a movie no review and no watchlist entry refers to any more, and
-// returns the MovieDeleted event (with its poster key, for the worker to delete the object).
-func deleteMovieIfOrphan(ctx context.Context, tx *sql.Tx, id uuid.UUID) ([]domain.Event, error) {
+// returns events with MovieDeleted appended (with its poster key, for the worker to delete the
+// object).
+func deleteMovieIfOrphan(ctx context.Context, tx *sql.Tx, id uuid.UUID, events []domain.Event) ([]domain.Event, error) {
 	var poster sql.Null[string]
 	err := tx.QueryRowContext(ctx, `DELETE FROM movies WHERE id = ?1
 		AND NOT EXISTS (SELECT 1 FROM reviews WHERE movie_id = ?1)
 		AND NOT EXISTS (SELECT 1 FROM watchlist WHERE movie_id = ?1)
 		RETURNING poster_path`, id.String()).Scan(&poster)
 	if err == sql.ErrNoRows {
-		return nil, nil
+		return events, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("delete orphan movie: %w", err)
 	}
-	return []domain.Event{domain.MovieDeleted{MovieID: id, PosterPath: ptr(poster)}}, nil
+	return append(events, domain.MovieDeleted{MovieID: id, PosterPath: ptr(poster)}), nil
 }
 
 // escapeLike escapes LIKE's wildcards in s (the escape character is \).

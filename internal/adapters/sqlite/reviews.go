@@ -161,12 +161,12 @@ func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domai
 		if _, err := tx.ExecContext(ctx, `DELETE FROM reviews WHERE id = ?`, id.String()); err != nil {
 			return fmt.Errorf("delete review: %w", err)
 		}
-		events := []domain.Event{domain.ReviewDeleted{ReviewID: r.ID, UserID: r.UserID}}
-		gone, err := deleteMovieIfOrphan(ctx, tx, r.MovieID)
+		events, err := deleteMovieIfOrphan(ctx, tx, r.MovieID,
+			[]domain.Event{domain.ReviewDeleted{ReviewID: r.ID, UserID: r.UserID}})
 		if err != nil {
 			return err
 		}
-		return s.enqueue(ctx, tx, append(events, gone...)...)
+		return s.enqueue(ctx, tx, events...)
 	})
 	if err != nil {
 		return fmt.Errorf("delete review: %w", err)

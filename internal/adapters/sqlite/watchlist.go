@@ -55,12 +55,12 @@ func (s *Store) RemoveFromWatchlist(ctx context.Context, userID, movieID uuid.UU
 		if n, _ := res.RowsAffected(); n == 0 {
 			return domain.NotFound("Watchlist entry for movie %s not found", movieID)
 		}
-		events := []domain.Event{domain.WatchlistEntryRemoved{UserID: userID, MovieID: movieID}}
-		gone, err := deleteMovieIfOrphan(ctx, tx, movieID)
+		events, err := deleteMovieIfOrphan(ctx, tx, movieID,
+			[]domain.Event{domain.WatchlistEntryRemoved{UserID: userID, MovieID: movieID}})
 		if err != nil {
 			return err
 		}
-		return s.enqueue(ctx, tx, append(events, gone...)...)
+		return s.enqueue(ctx, tx, events...)
 	})
 	if err != nil {
 		return fmt.Errorf("remove from watchlist: %w", err)
