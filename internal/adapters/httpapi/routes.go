@@ -127,7 +127,7 @@ func (s *Server) routes() []route {
 		{method: del, pattern: "/api/v1/wrapups/{id}", summary: "Delete a wrap-up (admin)", access: accessAdmin,
 			handle: deleteByID("id", s.WrapUps.Delete), status: 204, errors: []int{400, 401, 403, 404}},
 
-		{method: get, pattern: "/api/v1/users/{id}", summary: "A user's profile with stats (view=recent)", access: accessUser,
+		{method: get, pattern: "/api/v1/users/{id}", summary: "A user's profile with stats and one view (view=recent, ratings, history, trends)", access: accessUser,
 			handle: s.userProfile, response: userProfileResponse{}, status: 200, errors: []int{400, 401, 404}},
 		{method: get, pattern: "/api/v1/settings", summary: "My federation settings", access: accessUser, handle: s.getSettings,
 			response: settingsDTO{}, status: 200, errors: authed},

@@ -3,10 +3,12 @@ package httpapi
 import (
 	"cmp"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/review"
 	"moviesdiary/internal/usecase/user"
 )
 
@@ -20,14 +22,17 @@ type userStatsDTO struct {
 // userProfileResponse is the original UserProfileResponse for a local user, with the entries
 // view. It carries no e-mail address.
 type userProfileResponse struct {
-	UserID         uuid.UUID                `json:"user_id"`
-	Username       string                   `json:"username"`
-	Handle         string                   `json:"handle"`
-	ActorURL       string                   `json:"actor_url"`
-	Stats          userStatsDTO             `json:"stats"`
-	FollowingCount int                      `json:"following_count"`
-	FollowersCount int                      `json:"followers_count"`
-	Entries        paginated[diaryEntryDTO] `json:"entries"`
+	UserID         uuid.UUID    `json:"user_id"`
+	Username       string       `json:"username"`
+	Handle         string       `json:"handle"`
+	ActorURL       string       `json:"actor_url"`
+	Stats          userStatsDTO `json:"stats"`
+	FollowingCount int          `json:"following_count"`
+	FollowersCount int          `json:"followers_count"`
+	// Exactly one view key is present: entries (recent, ratings), history or trends.
+	Entries *paginated[diaryEntryDTO] `json:"entries,omitempty"`
+	History []monthEntriesDTO         `json:"history,omitempty"`
+	Trends  *trendsDTO                `json:"trends,omitempty"`
 }
 
 func (s *Server) userProfile(w http.ResponseWriter, r *http.Request) error {
@@ -44,14 +49,23 @@ func (s *Server) userProfile(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	st := prof.Stats
-	writeJSON(w, http.StatusOK, userProfileResponse{
+	out := userProfileResponse{
 		UserID: prof.User.ID, Username: prof.User.Username, Handle: s.Social.Handle(prof.User.Username),
 		ActorURL: s.actorURL(prof.User.ID),
 		Stats: userStatsDTO{TotalMovies: st.TotalMovies, AvgRating: st.AvgRating, FavoriteDirector: st.FavoriteDirector,
 			MostActiveMonth: st.MostActiveMonth},
 		FollowingCount: st.FollowingCount, FollowersCount: st.FollowersCount,
-		Entries: toPaginated(prof.Entries, toDiaryEntry),
-	})
+	}
+	switch prof.View {
+	case user.ViewTrends:
+		out.Trends = toTrends(prof.Trends)
+	case user.ViewHistory:
+		out.History = toHistory(prof.Entries.Items)
+	default:
+		e := toPaginated(prof.Entries, toDiaryEntry)
+		out.Entries = &e
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -90,4 +104,85 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// monthEntriesDTO is one month of the history view.
+type monthEntriesDTO struct {
+	YearMonth  string          `json:"year_month"`
+	MonthLabel string          `json:"month_label"`
+	Count      int             `json:"count"`
+	Entries    []diaryEntryDTO `json:"entries"`
+}
+
+// toHistory groups entries, newest first, by the month they were watched in.
+func toHistory(entries []review.Entry) []monthEntriesDTO {
+	out := []monthEntriesDTO{}
+	for _, e := range entries {
+		ym := e.Review.WatchedAt.Format("2006-01")
+		if n := len(out); n == 0 || out[n-1].YearMonth != ym {
+			out = append(out, monthEntriesDTO{YearMonth: ym, MonthLabel: e.Review.WatchedAt.Format("Jan 2006")})
+		}
+		m := &out[len(out)-1]
+		m.Entries = append(m.Entries, toDiaryEntry(e))
+		m.Count++
+	}
+	return out
+}
+
+type monthRatingDTO struct {
+	YearMonth  string  `json:"year_month"`
+	MonthLabel string  `json:"month_label"`
+	AvgRating  float64 `json:"avg_rating"`
+	Count      int     `json:"count"`
+}
+
+type directorCountDTO struct {
+	Director string `json:"director"`
+	Count    int    `json:"count"`
+}
+
+type genreCountDTO struct {
+	Genre string `json:"genre"`
+	Count int    `json:"count"`
+}
+
+type mediumCountDTO struct {
+	Medium string `json:"medium"`
+	Count  int    `json:"count"`
+}
+
+// trendsDTO is the trends view of the original UserProfileResponse.
+type trendsDTO struct {
+	MonthlyRatings          []monthRatingDTO   `json:"monthly_ratings"`
+	TopDirectors            []directorCountDTO `json:"top_directors"`
+	MaxDirectorCount        int                `json:"max_director_count"`
+	TopGenres               []genreCountDTO    `json:"top_genres"`
+	RatingDistribution      [5]int             `json:"rating_distribution"`
+	WatchMediumDistribution []mediumCountDTO   `json:"watch_medium_distribution"`
+}
+
+func toTrends(t user.Trends) *trendsDTO {
+	out := &trendsDTO{
+		MonthlyRatings: []monthRatingDTO{}, TopDirectors: []directorCountDTO{}, TopGenres: []genreCountDTO{},
+		WatchMediumDistribution: []mediumCountDTO{}, RatingDistribution: t.RatingDistribution,
+	}
+	for _, m := range t.Monthly {
+		label := m.YearMonth
+		if ts, err := time.Parse("2006-01", m.YearMonth); err == nil {
+			label = ts.Format("Jan 2006")
+		}
+		out.MonthlyRatings = append(out.MonthlyRatings, monthRatingDTO{YearMonth: m.YearMonth, MonthLabel: label,
+			AvgRating: m.AvgRating, Count: m.Count})
+	}
+	for _, d := range t.TopDirectors {
+		out.TopDirectors = append(out.TopDirectors, directorCountDTO{Director: d.Name, Count: d.Count})
+		out.MaxDirectorCount = max(out.MaxDirectorCount, d.Count)
+	}
+	for _, g := range t.TopGenres {
+		out.TopGenres = append(out.TopGenres, genreCountDTO{Genre: g.Name, Count: g.Count})
+	}
+	for _, m := range t.Media {
+		out.WatchMediumDistribution = append(out.WatchMediumDistribution, mediumCountDTO{Medium: m.Name, Count: m.Count})
+	}
+	return out
 }

@@ -14,6 +14,8 @@ import (
 type Store interface {
 	UserByID(ctx context.Context, id uuid.UUID) (domain.User, error)
 	UserStats(ctx context.Context, id uuid.UUID) (Stats, error)
+	// UserTrends aggregates a user's reviews, listing at most limit directors and genres.
+	UserTrends(ctx context.Context, id uuid.UUID, limit int) (Trends, error)
 	Diary(ctx context.Context, f review.DiaryFilter, p domain.Page) (domain.Paged[review.Entry], error)
 	Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error)
 	SaveSettings(ctx context.Context, user uuid.UUID, s domain.FederationSettings) error
@@ -29,11 +31,14 @@ type Stats struct {
 	FollowersCount   int
 }
 
-// Profile is a user's public page.
+// Profile is a user's public page: stats and one view, Entries (recent, ratings, history) or
+// Trends.
 type Profile struct {
 	User    domain.User
 	Stats   Stats
+	View    string
 	Entries domain.Paged[review.Entry]
+	Trends  Trends
 }
 
 // Service runs the profile and settings use cases.
@@ -42,16 +47,21 @@ type Service struct{ store Store }
 // NewService builds the service.
 func NewService(store Store) *Service { return &Service{store: store} }
 
-// Views of a profile: both list diary entries by date; "ratings" is kept for older clients.
+// Views of a profile. recent and ratings list a page of diary entries by date, history the same
+// page grouped by month (by the client), trends the aggregates.
 const (
 	ViewRecent  = "recent"
 	ViewRatings = "ratings"
+	ViewHistory = "history"
+	ViewTrends  = "trends"
 )
 
-// Profile returns a user's profile with stats and a page of recent diary entries.
+// Profile returns a user's profile with stats and the view asked for.
 func (s *Service) Profile(ctx context.Context, id uuid.UUID, view string, p domain.Page) (Profile, error) {
-	if view != ViewRecent && view != ViewRatings {
-		return Profile{}, domain.Invalid("unknown view %q (recent or ratings)", view)
+	switch view {
+	case ViewRecent, ViewRatings, ViewHistory, ViewTrends:
+	default:
+		return Profile{}, domain.Invalid("unknown view %q (recent, ratings, history or trends)", view)
 	}
 	u, err := s.store.UserByID(ctx, id)
 	if err != nil {
@@ -61,11 +71,13 @@ func (s *Service) Profile(ctx context.Context, id uuid.UUID, view string, p doma
 	if err != nil {
 		return Profile{}, err
 	}
-	e, err := s.store.Diary(ctx, review.DiaryFilter{UserID: &id}, p)
-	if err != nil {
-		return Profile{}, err
+	prof := Profile{User: u, Stats: st, View: view}
+	if view == ViewTrends {
+		prof.Trends, err = s.store.UserTrends(ctx, id, topN)
+		return prof, err
 	}
-	return Profile{User: u, Stats: st, Entries: e}, nil
+	prof.Entries, err = s.store.Diary(ctx, review.DiaryFilter{UserID: &id}, p)
+	return prof, err
 }
 
 // Settings returns the caller's federation settings.
