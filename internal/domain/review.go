@@ -81,15 +81,27 @@ var watchedAtLayouts = []string{
 // YYYY-MM-DD HH:MM:SS (all UTC) or RFC 3339. The result is UTC, to the second.
 func ParseWatchedAt(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
+	t, ok := parseWatchedAt(s)
+	if !ok {
+		return time.Time{}, Invalid("invalid date %q; expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] or RFC 3339", s)
+	}
+	// Years outside 1..9999 in UTC do not survive the four-digit stored form.
+	if y := t.Year(); y < 1 || y > 9999 {
+		return time.Time{}, Invalid("watched_at %q is out of range", s)
+	}
+	return t, nil
+}
+
+func parseWatchedAt(s string) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC().Truncate(time.Second), nil
+		return t.UTC().Truncate(time.Second), true
 	}
 	for _, layout := range watchedAtLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC().Truncate(time.Second), nil
+			return t.UTC().Truncate(time.Second), true
 		}
 	}
-	return time.Time{}, Invalid("invalid date %q; expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] or RFC 3339", s)
+	return time.Time{}, false
 }
 
 // WatchMedium is how a movie was watched.

@@ -15,7 +15,7 @@ func TestParseWatchedAt(t *testing.T) {
 			t.Errorf("ParseWatchedAt(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"", "2024", "2024-03", "03/01/2024", "2024-03-01T25:00", "2024-02-30", "2024-03-01 20:15", "now"} {
+	for _, s := range []string{"", "2024", "2024-03", "03/01/2024", "2024-03-01T25:00", "2024-02-30", "2024-03-01 20:15", "now", "0000-06-01", "9999-12-31T23:00:00-05:00"} {
 		if _, err := ParseWatchedAt(s); !errors.Is(err, ErrInvalid) {
 			t.Errorf("ParseWatchedAt(%q) error = %v, want an invalid error", s, err)
 		}
