@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"moviesdiary/internal/adapters/httpapi"
+	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/app"
@@ -58,6 +59,7 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
 		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
+		Metrics: metrics.NewServer(),
 	})
 }
 

@@ -6,9 +6,11 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"moviesdiary/internal/adapters/httpapi"
+	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/usecase/auth"
@@ -35,6 +37,8 @@ type Options struct {
 	Metadata movie.Metadata
 	// Hasher hashes passwords; zero for auth.DefaultHasher.
 	Hasher auth.Hasher
+	// Metrics, when set, serves GET /metrics and counts every request.
+	Metrics *metrics.Server
 }
 
 // NewAPI builds the HTTP server with every use case over store.
@@ -54,7 +58,13 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("BASE_URL: %w", err)
 	}
+	var observe func(string, string, int, time.Duration)
+	var metricsHandler http.Handler
+	if o.Metrics != nil {
+		observe, metricsHandler = o.Metrics.ObserveRequest, o.Metrics.Handler()
+	}
 	return httpapi.New(httpapi.Deps{
+		Observe: observe, Metrics: metricsHandler,
 		Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/app"
@@ -80,7 +81,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	})
 	api, err := app.NewAPI(store, app.Options{
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
-		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher,
+		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func (s *Server) routes() []route {
 	const get, post, patch, put, del = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete
 	badID := []int{400, 404}
 	authed := []int{401}
-	return []route{
+	rs := []route{
 		{method: get, pattern: "/health", summary: "Liveness", handle: s.health, response: map[string]string{}, status: 200},
 		{method: get, pattern: "/ready", summary: "Readiness: database reachable and migrated", handle: s.readiness,
 			response: map[string]string{}, status: 200, errors: []int{503}},
@@ -134,6 +134,16 @@ func (s *Server) routes() []route {
 		{method: put, pattern: "/api/v1/settings", summary: "Replace my federation settings", access: accessUser,
 			handle: s.putSettings, request: settingsDTO{}, status: 204, errors: []int{401, 415, 422}},
 	}
+	if s.Metrics != nil {
+		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
+			handle: s.metrics, status: 200})
+	}
+	return rs
+}
+
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
+	s.Metrics.ServeHTTP(w, r)
+	return nil
 }
 
 // actorRoute is a POST {actor_url} social route.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -40,6 +41,10 @@ type Deps struct {
 	// AuthRateLimit is the per-IP budget of the auth routes per minute; default
 	// AuthRateLimitDefault.
 	AuthRateLimit int
+	// Metrics serves GET /metrics; nil leaves the route out.
+	Metrics http.Handler
+	// Observe records each routed request (route pattern, method, status, duration); nil for none.
+	Observe func(route, method string, status int, took time.Duration)
 
 	Auth      *auth.Service
 	Reviews   *review.Service
@@ -83,7 +88,7 @@ func (s *Server) Handler() http.Handler {
 
 // endpoint wraps a route's handler with its rate limit and authentication, and writes its error.
 func (s *Server) endpoint(rt route) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.limited && !s.limiter.allow(peerIP(r)) {
 			writeError(w, http.StatusTooManyRequests, "too many requests")
 			return
@@ -99,6 +104,15 @@ func (s *Server) endpoint(rt route) http.Handler {
 		if err := rt.handle(w, r); err != nil {
 			s.fail(w, r, err)
 		}
+	})
+	if s.Observe == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		h.ServeHTTP(ww, r)
+		s.Observe(rt.pattern, rt.method, cmp.Or(ww.Status(), http.StatusOK), time.Since(start))
 	})
 }
 
