@@ -1,6 +1,9 @@
-// Command bench measures the event pipeline on fresh temporary databases and prints one table:
-// throughput draining a backlog, and commit→handler latency at a fixed offered rate. `make bench`
-// runs it; flags change the sizes.
+// Command bench is the one answer to "how fast is it": it measures the event pipeline on fresh
+// temporary databases and an embedded JetStream server and prints one table — throughput on a
+// backlog and at a steady offered rate for both backends, commit→handler latency under load and
+// when idle, the server's write path with and without the outbox, the worker's peak memory, and
+// SQLite's own limit for the same writes measured in the same run, so every figure is also a
+// fraction of what this machine can do. `make bench` runs it; flags change the sizes.
 package main
 
 import (
@@ -12,7 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,26 +23,41 @@ import (
 
 // options are the benchmark's flags.
 type options struct {
-	events   int
-	handlers int
-	rate     int
-	duration time.Duration
-	batch    int
-	conc     int
-	keep     bool
+	events     int
+	handlers   int
+	payload    int
+	steadyRate int
+	loadRate   int
+	duration   time.Duration
+	idle       int
+	batch      int
+	conc       int
+	writeD     time.Duration
+	clients    int
+	only       string
+	keep       bool
 }
 
 // row is one line of the result table.
 type row struct{ scenario, result string }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "worker-child" {
+		os.Exit(workerChild(os.Args[2:]))
+	}
 	var o options
-	flag.IntVar(&o.events, "events", 20000, "backlog size for the throughput scenario")
+	flag.IntVar(&o.events, "events", 100_000, "backlog size for the throughput scenarios")
 	flag.IntVar(&o.handlers, "handlers", 3, "no-op handlers registered for every event")
-	flag.IntVar(&o.rate, "rate", 500, "offered rate (events/s) for the latency scenario")
-	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of the latency scenario")
+	flag.IntVar(&o.payload, "payload", 128, "payload size in bytes")
+	flag.IntVar(&o.steadyRate, "steady-rate", 5000, "offered rate (events/s) for the steady throughput scenarios")
+	flag.IntVar(&o.loadRate, "rate", 1000, "offered rate (events/s) for the latency scenarios")
+	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each offered-load scenario")
+	flag.IntVar(&o.idle, "idle-events", 50, "events sent one every 100 ms for the idle latency")
 	flag.IntVar(&o.batch, "batch", 100, "EVENT_QUEUE_BATCH_SIZE")
 	flag.IntVar(&o.conc, "concurrency", 16, "EVENT_QUEUE_CONCURRENCY")
+	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")
+	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,latency,idle,write (default all)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
@@ -50,18 +68,22 @@ func main() {
 			os.Exit(1)
 		}
 		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
 	}
-	if err := run(context.Background(), o, os.Stdout); err != nil {
-		pprof.StopCPUProfile()
+	err := run(context.Background(), o, os.Stdout)
+	pprof.StopCPUProfile()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
+func (o options) wants(scenario string) bool {
+	return o.only == "" || slices.Contains(strings.Split(o.only, ","), scenario)
+}
+
 func run(ctx context.Context, o options, out io.Writer) error {
-	if o.events < 1 || o.handlers < 1 || o.rate < 1 || o.duration <= 0 {
-		return fmt.Errorf("events, handlers, rate and duration must be positive")
+	if o.events < 1 || o.handlers < 1 || o.steadyRate < 1 || o.loadRate < 1 || o.duration <= 0 || o.payload < 0 {
+		return fmt.Errorf("events, handlers, rates and duration must be positive")
 	}
 	dir, err := os.MkdirTemp("", "moviesdiary-bench-")
 	if err != nil {
@@ -71,42 +93,90 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		defer os.RemoveAll(dir)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fmt.Fprintf(out, "moviesdiary bench: %d CPUs, %s/%s, %s; %d handlers, batch %d, concurrency %d\n\n",
-		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), o.handlers, o.batch, o.conc)
+	fmt.Fprintf(out, "moviesdiary bench: %d CPUs, %s/%s, %s; %d handlers, %d-byte payloads, batch %d, concurrency %d\n\n",
+		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), o.handlers, o.payload, o.batch, o.conc)
 
 	var rows []row
-	full, deliverOnly, err := sqliteLimit(ctx, dir, o, log)
-	if err != nil {
-		return fmt.Errorf("sqlite limit: %w", err)
+	add := func(scenario, format string, args ...any) {
+		rows = append(rows, row{scenario, fmt.Sprintf(format, args...)})
+		fmt.Fprintf(os.Stderr, "done: %s\n", scenario)
 	}
-	rows = append(rows, row{
-		scenario: "SQLite limit (batched minimal writes)",
-		result:   fmt.Sprintf("%.0f events/s with the insert, %.0f events/s delivery part", full, deliverOnly),
-	})
-	r, err := dbBacklog(ctx, dir, o, log)
-	if err != nil {
-		return fmt.Errorf("db backlog: %w", err)
+	var limitFull, limitDeliver float64
+	frac := func(rate, limit float64) string {
+		if limit == 0 {
+			return ""
+		}
+		return fmt.Sprintf(", %.0f%% of the limit", 100*rate/limit)
 	}
-	rows = append(rows, r)
-	r, err = dbLatency(ctx, dir, o, log)
-	if err != nil {
-		return fmt.Errorf("db latency: %w", err)
+	if o.wants("limit") || o.wants("db") || o.wants("nats") {
+		limitFull, limitDeliver, err = sqliteLimit(ctx, dir, o, log)
+		if err != nil {
+			return fmt.Errorf("sqlite limit: %w", err)
+		}
+		add("SQLite limit, batched minimal writes", "%.0f events/s with the insert; %.0f events/s delivery part", limitFull, limitDeliver)
 	}
-	rows = append(rows, r)
-	r, err = natsBacklog(ctx, dir, o, log)
-	if err != nil {
-		return fmt.Errorf("nats backlog: %w", err)
+	if o.wants("db") {
+		r, err := dbBacklogInChild(ctx, dir, o, log)
+		if err != nil {
+			return fmt.Errorf("db backlog: %w", err)
+		}
+		rate := float64(o.events) / r.Elapsed.Seconds()
+		add(fmt.Sprintf("db: drain %d-event backlog", o.events), "%.0f events/s (%s%s; worker process %.0f µs CPU/event)",
+			rate, r.Elapsed.Round(time.Millisecond), frac(rate, limitDeliver), float64(r.CPU.Microseconds())/float64(o.events))
+		add("db: worker peak RSS draining it", "%.1f MiB", float64(r.PeakRSS)/1024)
+		s, err := offerLoad(ctx, dir, "db-steady", o, log, newDBPipeline, o.steadyRate, o.duration, 8)
+		if err != nil {
+			return fmt.Errorf("db steady: %w", err)
+		}
+		add(fmt.Sprintf("db: steady %d events/s offered", o.steadyRate), "%.0f events/s handled%s; commit→handler %s",
+			s.handled, frac(s.handled, limitFull), percentiles(s.latencies))
 	}
-	rows = append(rows, r)
-	r, err = natsLatency(ctx, dir, o, log)
-	if err != nil {
-		return fmt.Errorf("nats latency: %w", err)
+	if o.wants("nats") {
+		b, err := drainBacklog(ctx, dir, "nats-backlog", o, log, newNATSPipeline)
+		if err != nil {
+			return fmt.Errorf("nats backlog: %w", err)
+		}
+		add(fmt.Sprintf("nats: relay+handle %d-event backlog", o.events), "%.0f events/s (%s%s; %.0f µs CPU/event incl. nats-server)",
+			b.rate, b.elapsed.Round(time.Millisecond), frac(b.rate, limitDeliver), float64(b.cpu.Nanoseconds())/1000)
+		s, err := offerLoad(ctx, dir, "nats-steady", o, log, newNATSPipeline, o.steadyRate, o.duration, 8)
+		if err != nil {
+			return fmt.Errorf("nats steady: %w", err)
+		}
+		add(fmt.Sprintf("nats: steady %d events/s offered", o.steadyRate), "%.0f events/s handled%s; commit→handler %s",
+			s.handled, frac(s.handled, limitFull), percentiles(s.latencies))
 	}
-	rows = append(rows, r)
+	for _, b := range []struct {
+		name string
+		new  newPipeline
+	}{{"db", newDBPipeline}, {"nats", newNATSPipeline}} {
+		if o.wants("latency") {
+			s, err := offerLoad(ctx, dir, b.name+"-latency", o, log, b.new, o.loadRate, o.duration, 2)
+			if err != nil {
+				return fmt.Errorf("%s latency: %w", b.name, err)
+			}
+			add(fmt.Sprintf("%s: commit→handler at %d events/s", b.name, o.loadRate), "%s", percentiles(s.latencies))
+		}
+		if o.wants("idle") {
+			s, err := offerLoad(ctx, dir, b.name+"-idle", o, log, b.new, 10, time.Duration(o.idle)*100*time.Millisecond, 1)
+			if err != nil {
+				return fmt.Errorf("%s idle: %w", b.name, err)
+			}
+			add(b.name+": commit→handler when idle (1 event/100 ms)", "%s", percentiles(s.latencies))
+		}
+	}
+	if o.wants("write") {
+		wr, err := writePath(ctx, dir, o.clients, o.writeD, log)
+		if err != nil {
+			return fmt.Errorf("write path: %w", err)
+		}
+		for _, r := range wr {
+			add(r.scenario, "%s", r.result)
+		}
+	}
 
 	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tresult")
-	fmt.Fprintln(tw, strings.Repeat("-", 40)+"\t"+strings.Repeat("-", 50))
+	fmt.Fprintln(tw, strings.Repeat("-", 44)+"\t"+strings.Repeat("-", 60))
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r.scenario, r.result)
 	}
@@ -118,7 +188,7 @@ func percentiles(samples []time.Duration) string {
 	if len(samples) == 0 {
 		return "no samples"
 	}
-	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
+	slices.Sort(samples)
 	at := func(q float64) time.Duration { return samples[min(len(samples)-1, int(q*float64(len(samples))))] }
 	return fmt.Sprintf("p50 %s  p99 %s  max %s  (%d events)", round(at(0.50)), round(at(0.99)), round(samples[len(samples)-1]), len(samples))
 }
