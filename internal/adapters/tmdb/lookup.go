@@ -4,32 +4,12 @@ package tmdb
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"moviesdiary/internal/domain"
 )
-
-// Client calls the TMDb API at a base URL with an API key.
-type Client struct {
-	base string
-	key  string
-	http *http.Client
-}
-
-// New returns a client; a nil hc gets a client with a 10 s timeout.
-func New(baseURL, apiKey string, hc *http.Client) *Client {
-	if hc == nil {
-		hc = &http.Client{Timeout: 10 * time.Second}
-	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: hc}
-}
 
 type movieDetails struct {
 	ID               int    `json:"id"`
@@ -97,30 +77,4 @@ func (c *Client) LookupMovie(ctx context.Context, externalID string) (domain.Mov
 		m.CollectionName = &d.Collection.Name
 	}
 	return m, nil
-}
-
-func (c *Client) get(ctx context.Context, path string, q url.Values, v any) error {
-	q.Set("api_key", c.key)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path+"?"+q.Encode(), nil)
-	if err != nil {
-		return fmt.Errorf("tmdb: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		// *url.Error quotes the URL, and the URL carries the API key: keep only the cause.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("tmdb %s: %w", path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("tmdb %s: status %d", path, resp.StatusCode)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("tmdb %s: decode: %w", path, err)
-	}
-	return nil
 }

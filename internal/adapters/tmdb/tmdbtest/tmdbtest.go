@@ -1,0 +1,158 @@
+// Package tmdbtest is a fake TMDb for tests: an httptest server that answers the API paths and
+// the image CDN the way TMDb does, from TMDb-shaped JSON fixtures, and counts every request.
+package tmdbtest
+
+import (
+	"bytes"
+	"embed"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"moviesdiary/internal/adapters/tmdb"
+)
+
+// Key is the API key the fake accepts; any other is a 401.
+const Key = "test-key"
+
+//go:embed testdata/*.json
+var fixtures embed.FS
+
+// Server is the fake. Its fixtures know Blade Runner (tt0083658, TMDb 78), its cast and crew, and
+// Harrison Ford (person 3); every other id is a 404. Any valid image path serves a small JPEG.
+type Server struct {
+	*httptest.Server
+	mu     sync.Mutex
+	counts map[string]int
+	hook   func(w http.ResponseWriter, r *http.Request) bool
+}
+
+// New starts a fake that stops when the test ends.
+func New(t testing.TB) *Server {
+	s := &Server{counts: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// APIURL is the base URL of the API (TMDB_API_URL).
+func (s *Server) APIURL() string { return s.URL + "/3" }
+
+// ImageURL is the base URL of the image CDN (TMDB_IMAGE_URL).
+func (s *Server) ImageURL() string { return s.URL + "/t/p" }
+
+// Client is a tmdb client of the fake with the right key.
+func (s *Server) Client() *tmdb.Client {
+	return tmdb.NewClient(tmdb.Config{APIURL: s.APIURL(), ImageURL: s.ImageURL(), APIKey: Key, HTTP: s.Server.Client()})
+}
+
+// SetOverride makes f see every request first (nil removes it); f returning true means it
+// answered. Tests inject failures with it.
+func (s *Server) SetOverride(f func(w http.ResponseWriter, r *http.Request) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hook = f
+}
+
+// Count is how many requests reached a path ("/3/movie/78", "/t/p/w500/x.jpg").
+func (s *Server) Count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[path]
+}
+
+// Total is how many requests reached the fake.
+func (s *Server) Total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.counts {
+		n += c
+	}
+	return n
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.counts[r.URL.Path]++
+	hook := s.hook
+	s.mu.Unlock()
+	if hook != nil && hook(w, r) {
+		return
+	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/t/p/"); ok {
+		size, file, _ := strings.Cut(rest, "/")
+		if size == "" || !tmdb.ValidImagePath("/"+file) {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "image/jpeg")
+		_, _ = w.Write(PosterJPEG())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	if r.URL.Query().Get("api_key") != Key {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write(fixture("unauthorized.json"))
+		return
+	}
+	var name string
+	switch p := strings.TrimPrefix(r.URL.Path, "/3"); {
+	case strings.HasPrefix(p, "/find/"):
+		name = "find_" + strings.TrimPrefix(p, "/find/") + ".json"
+		if fixture(name) == nil {
+			_, _ = w.Write([]byte(`{"movie_results":[],"person_results":[],"tv_results":[],"tv_episode_results":[],"tv_season_results":[]}`))
+			return
+		}
+	case strings.HasPrefix(p, "/movie/"):
+		name = "movie_" + strings.TrimPrefix(p, "/movie/") + ".json"
+	case strings.HasPrefix(p, "/person/"):
+		name = "person_" + strings.TrimPrefix(p, "/person/") + ".json"
+	}
+	body := fixture(name)
+	if body == nil {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write(fixture("not_found.json"))
+		return
+	}
+	_, _ = w.Write(body)
+}
+
+func fixture(name string) []byte {
+	if name == "" || strings.ContainsAny(name, `/\`) {
+		return nil
+	}
+	b, err := fixtures.ReadFile("testdata/" + name)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+var (
+	posterOnce sync.Once
+	poster     []byte
+)
+
+// PosterJPEG is the image the fake serves: a 40×60 JPEG gradient, the same bytes every time.
+func PosterJPEG() []byte {
+	posterOnce.Do(func() {
+		img := image.NewRGBA(image.Rect(0, 0, 40, 60))
+		for y := range 60 {
+			for x := range 40 {
+				img.Set(x, y, color.RGBA{R: uint8(x * 6), G: uint8(y * 4), B: 128, A: 255})
+			}
+		}
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 80}); err != nil {
+			panic(err)
+		}
+		poster = b.Bytes()
+	})
+	return poster
+}
