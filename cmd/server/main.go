@@ -54,12 +54,14 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	} else {
 		log.Info("TMDB_API_KEY is not set: movies resolve from the database and the manual fields only")
 	}
+	serverMetrics := metrics.NewServer()
+	serverMetrics.CountEnqueued(store, log)
 	return app.NewAPI(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret,
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
 		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
-		Metrics: metrics.NewServer(),
+		Metrics: serverMetrics,
 	})
 }
 

@@ -95,3 +95,38 @@ func value(body, metric string) (float64, bool) {
 	v, err := strconv.ParseFloat(m[1], 64)
 	return v, err == nil
 }
+
+// fakeOutbox hands out rows in two scrapes.
+type fakeOutbox struct{ calls []int64 }
+
+func (f *fakeOutbox) EventsSince(_ context.Context, after int64) (map[string]int, int64, error) {
+	f.calls = append(f.calls, after)
+	if after == 0 {
+		return map[string]int{"ReviewLogged": 3}, 7, nil
+	}
+	return map[string]int{"ReviewLogged": 1, "MovieDiscovered": 2}, 10, nil
+}
+
+// TestEventsEnqueuedCountsNewRowsOnce: each scrape reads only rows past the last one counted and
+// adds them to running totals.
+func TestEventsEnqueuedCountsNewRowsOnce(t *testing.T) {
+	s := metrics.NewServer()
+	src := &fakeOutbox{}
+	s.CountEnqueued(src, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	scrape()
+	body := scrape()
+	if v, _ := value(body, `moviesdiary_events_enqueued_total{type="ReviewLogged"}`); v != 4 {
+		t.Errorf("ReviewLogged = %v, want 4", v)
+	}
+	if v, _ := value(body, `moviesdiary_events_enqueued_total{type="MovieDiscovered"}`); v != 2 {
+		t.Errorf("MovieDiscovered = %v, want 2", v)
+	}
+	if len(src.calls) != 2 || src.calls[1] != 7 {
+		t.Errorf("cursor passed %v, want [0 7]", src.calls)
+	}
+}

@@ -495,3 +495,17 @@ func TestLedgerClaimAcquiresARepeatedKeyOnce(t *testing.T) {
 		t.Fatalf("states %v, %v; want acquired then held", cs[0].State, cs[1].State)
 	}
 }
+
+func TestEventsSinceCountsOnlyNewRows(t *testing.T) {
+	b := setup(t, 5)
+	b.enqueue(t, reindex, posterSynced(), posterSynced())
+	counts, last, err := b.s.EventsSince(context.Background(), 0)
+	if err != nil || counts["PosterSynced"] != 2 || counts["SearchReindexRequested"] != 1 || last != 3 {
+		t.Fatalf("first read: %v last %d err %v", counts, last, err)
+	}
+	b.enqueue(t, reindex)
+	counts, last, err = b.s.EventsSince(context.Background(), last)
+	if err != nil || len(counts) != 1 || counts["SearchReindexRequested"] != 1 || last != 4 {
+		t.Fatalf("second read: %v last %d err %v", counts, last, err)
+	}
+}

@@ -37,3 +37,26 @@ func (s *Store) OldestPending(ctx context.Context) (age time.Duration, ok bool, 
 	}
 	return max(0, s.now().Sub(time.UnixMilli(oldest.Int64))), true, nil
 }
+
+// EventsSince counts outbox rows with an id above afterID by event type and returns the highest
+// id counted. Writers are serialised, so ids commit in order and a caller that keeps the last id
+// counts every committed event exactly once, reading only the new rows.
+func (s *Store) EventsSince(ctx context.Context, afterID int64) (map[string]int, int64, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT event_type, count(*), max(id) FROM event_queue WHERE id > ? GROUP BY event_type`, afterID)
+	if err != nil {
+		return nil, afterID, fmt.Errorf("count new events: %w", err)
+	}
+	defer rows.Close()
+	counts, last := map[string]int{}, afterID
+	for rows.Next() {
+		var typ string
+		var n int
+		var maxID int64
+		if err := rows.Scan(&typ, &n, &maxID); err != nil {
+			return nil, afterID, fmt.Errorf("count new events: %w", err)
+		}
+		counts[typ] = n
+		last = max(last, maxID)
+	}
+	return counts, last, rows.Err()
+}
