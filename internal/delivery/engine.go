@@ -196,11 +196,12 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 			failed = cmp.Or(failed, err)
 		case domain.IsPermanent(err):
 			e.obs.HandlerOutcome(h.Name, OutcomeDeadLettered, took)
-			e.logEvent(ctx, slog.LevelError, "handler failed permanently", j.Msg, h.Name, slog.Any("error", err))
+			e.logEvent(ctx, slog.LevelError, "handler failed permanently: event dead-lettered", j.Msg, h.Name, slog.Any("error", err))
 			permanent = cmp.Or(permanent, fmt.Errorf("%s: %w", h.Name, err))
 		default:
 			e.obs.HandlerOutcome(h.Name, OutcomeNacked, took)
-			e.logEvent(ctx, slog.LevelWarn, "handler failed", j.Msg, h.Name, slog.Any("error", err))
+			e.logEvent(ctx, slog.LevelWarn, "handler failed: event will be retried", j.Msg, h.Name, slog.Any("error", err),
+				slog.String("retry_in", domain.ScaledBackoff(e.base, j.Msg.Attempt).String()))
 			failed = cmp.Or(failed, fmt.Errorf("%s: %w", h.Name, err))
 		}
 	}
@@ -214,15 +215,12 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 	case !held.IsZero():
 		r.Kind, r.Until = Defer, held
 	}
+	// Failures were logged above, one line per failing handler; these are the other outcomes.
 	switch r.Kind {
 	case Ack:
 		e.logEvent(ctx, slog.LevelDebug, "event delivered", j.Msg, "", slog.Int("handlers", len(j.handlers)))
 	case Defer:
 		e.logEvent(ctx, slog.LevelInfo, "event deferred: a handler's claim is held elsewhere", j.Msg, "", slog.Time("until", r.Until))
-	case Retry:
-		e.logEvent(ctx, slog.LevelWarn, "event will be retried", j.Msg, "", slog.Any("error", r.Err), slog.String("delay", r.Delay.String()))
-	case DeadLetter:
-		e.logEvent(ctx, slog.LevelError, "event dead-lettered: permanent failure", j.Msg, "", slog.Any("error", r.Err))
 	case Return:
 		e.logEvent(ctx, slog.LevelInfo, "event returned to the queue by shutdown", j.Msg, "")
 	}
