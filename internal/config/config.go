@@ -62,6 +62,8 @@ type Config struct {
 	// database and the manual fields only.
 	TMDBAPIKey string `envconfig:"TMDB_API_KEY"`
 	TMDBAPIURL string `envconfig:"TMDB_API_URL" default:"https://api.themoviedb.org/3"`
+
+	Media // posters, images, enrichment (media.go)
 }
 
 // Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
@@ -117,6 +119,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if _, err := c.DatabasePath(); err != nil {
+		return err
+	}
+	if err := c.validateMedia(); err != nil {
 		return err
 	}
 	return c.validateNATS()
