@@ -18,6 +18,7 @@ import (
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/config"
@@ -56,11 +57,17 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	}
 	serverMetrics := metrics.NewServer()
 	serverMetrics.CountEnqueued(store, log)
+	// The image directory lives as long as the process; the worker writes it, the server reads it.
+	images, err := storage.OpenLocal(cfg.ImageDir())
+	if err != nil {
+		return nil, err
+	}
 	return app.NewAPI(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret,
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
 		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
+		Images:  images,
 		Metrics: serverMetrics,
 	})
 }

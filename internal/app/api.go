@@ -35,6 +35,8 @@ type Options struct {
 	AuthRateLimit     int
 	// Metadata resolves unknown external ids (TMDb); nil for none.
 	Metadata movie.Metadata
+	// Images is the image directory GET /images/{key} serves; nil for none.
+	Images httpapi.ImageStore
 	// Hasher hashes passwords; zero for auth.DefaultHasher.
 	Hasher auth.Hasher
 	// Metrics, when set, serves GET /metrics and counts every request.
@@ -75,5 +77,6 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Social:    soc,
 		WrapUps:   wrapup.NewService(store),
 		Users:     user.NewService(store),
+		Images:    o.Images,
 	}), nil
 }

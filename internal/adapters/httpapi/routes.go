@@ -83,6 +83,8 @@ func (s *Server) routes() []route {
 			status: 200, errors: badID},
 		{method: get, pattern: "/api/v1/people/{id}/credits", summary: "A person's credits", handle: s.personCredits,
 			response: creditsResponse{}, status: 200, errors: badID},
+		{method: get, pattern: "/images/*", summary: "A stored image (poster, cast photo) by key", handle: s.image,
+			status: 200, errors: []int{400, 404}},
 
 		{method: get, pattern: "/api/v1/watchlist", summary: "My watchlist", access: accessUser, handle: s.listWatchlist,
 			response: paginated[watchlistEntryDTO]{}, status: 200, errors: []int{400, 401}},

@@ -53,6 +53,8 @@ type Deps struct {
 	Social    *social.Service
 	WrapUps   *wrapup.Service
 	Users     *user.Service
+	// Images serves GET /images/{key}; nil answers 404.
+	Images ImageStore
 }
 
 // Server holds the HTTP handlers' dependencies.

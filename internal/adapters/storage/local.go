@@ -111,6 +111,14 @@ func (l *Local) Open(key string) (*os.File, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
+	// Objects are regular files: a symlink or a directory under a key is not an object (and a
+	// symlink out of the directory would be refused by the root anyway).
+	if st, err := l.root.Lstat(key); err != nil || !st.Mode().IsRegular() {
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return nil, domain.NotFound("storage: no object %q", key)
+		}
+		return nil, fmt.Errorf("storage: open %s: %w", key, err)
+	}
 	f, err := l.root.Open(key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, domain.NotFound("storage: no object %q", key)

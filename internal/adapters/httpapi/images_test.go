@@ -1,0 +1,115 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/storage"
+	"moviesdiary/internal/adapters/tmdb/tmdbtest"
+	"moviesdiary/internal/app"
+)
+
+// imageServer is the API with an image directory; dir is that directory.
+func imageServer(t *testing.T) (srv *httptest.Server, images *storage.Local, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	base := t.TempDir()
+	store, err := sqlite.Open(ctx, filepath.Join(base, "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := store.Migrate(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(base, "images")
+	images, err = storage.OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { images.Close() })
+	api, err := app.NewAPI(store, app.Options{Log: log, BaseURL: "http://diary.test", Secret: testSecret, Hasher: fastHasher, Images: images})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+	return srv, images, dir
+}
+
+func TestImagesServesStoredImages(t *testing.T) {
+	t.Parallel()
+	srv, images, _ := imageServer(t)
+	ctx := context.Background()
+	poster := tmdbtest.PosterJPEG()
+	if err := images.Put(ctx, "posters/6f1e6f9a-0000-5000-8000-000000000001", poster); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.URL + "/images/posters/6f1e6f9a-0000-5000-8000-000000000001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(body, poster) || resp.Header.Get("Content-Type") != "image/jpeg" ||
+		resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("GET poster = %d %s, %d bytes", resp.StatusCode, resp.Header, len(body))
+	}
+	// Conditional requests are answered without the body.
+	r, _ := http.NewRequest("GET", srv.URL+"/images/posters/6f1e6f9a-0000-5000-8000-000000000001", nil)
+	r.Header.Set("If-Modified-Since", resp.Header.Get("Last-Modified"))
+	if resp, err := http.DefaultClient.Do(r); err != nil || resp.StatusCode != http.StatusNotModified {
+		t.Errorf("conditional GET = %v, %v; want 304", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+}
+
+// TestImagesRefusesTraversalAndNonImages: no spelling of a key reads a file outside the image
+// directory, a file that is not an image is not served, and every refusal is a JSON 4xx.
+func TestImagesRefusesTraversalAndNonImages(t *testing.T) {
+	t.Parallel()
+	srv, images, dir := imageServer(t)
+	secret := filepath.Join(filepath.Dir(dir), "secret.jpg")
+	if err := os.WriteFile(secret, tmdbtest.PosterJPEG(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "escape.jpg")); err != nil {
+		t.Fatal(err)
+	}
+	if err := images.Put(context.Background(), "page.html", []byte("<html><script>alert(1)</script></html>")); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"/images/../secret.jpg", "/images/..%2fsecret.jpg", "/images/%2e%2e/secret.jpg", "/images/%2e%2e%2fsecret.jpg",
+		"/images/posters/..%2f..%2fsecret.jpg", "/images/escape.jpg", "/images/page.html", "/images/", "/images/missing",
+		"/images/%00", "/images/a/b/c/d", "/images/.tmp-1",
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+"/x", nil)
+		req.URL.Opaque = path // sent as written, not cleaned by the client
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 && resp.StatusCode != 404 {
+			t.Errorf("GET %s = %d, want 400 or 404", path, resp.StatusCode)
+		}
+		if bytes.Contains(body, []byte{0xff, 0xd8}) || bytes.Contains(body, []byte("<script>")) {
+			t.Errorf("GET %s leaked file content", path)
+		}
+		if resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("GET %s: Content-Type %q, want the JSON error envelope", path, resp.Header.Get("Content-Type"))
+		}
+	}
+}
