@@ -170,3 +170,34 @@ func (c *Client) Image(ctx context.Context, size, path string) ([]byte, error) {
 		return nil, domain.Permanent(fmt.Errorf("tmdb %s: body is %s, not an image", name, ct))
 	}
 }
+
+// PosterPath returns the file path of a movie's poster ("" when TMDb has none): from /find for
+// an IMDb id, from /movie/{id} for "tmdb:N".
+func (c *Client) PosterPath(ctx context.Context, externalID string) (string, error) {
+	if n, ok := strings.CutPrefix(externalID, "tmdb:"); ok {
+		id, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || id <= 0 {
+			return "", domain.Permanent(domain.Invalid("tmdb: %q is not tmdb:N", externalID))
+		}
+		var m struct {
+			PosterPath string `json:"poster_path"`
+		}
+		if err := c.get(ctx, "/movie/"+strconv.FormatInt(id, 10), url.Values{}, &m); err != nil {
+			return "", err
+		}
+		return m.PosterPath, nil
+	}
+	if !strings.HasPrefix(externalID, "tt") {
+		return "", domain.Permanent(domain.Invalid("tmdb: %q is neither an IMDb id nor tmdb:N", externalID))
+	}
+	var found struct {
+		MovieResults []FoundMovie `json:"movie_results"`
+	}
+	if err := c.get(ctx, "/find/"+url.PathEscape(externalID), url.Values{"external_source": {"imdb_id"}}, &found); err != nil {
+		return "", err
+	}
+	if len(found.MovieResults) == 0 {
+		return "", domain.Permanent(domain.NotFound("tmdb: no movie for %s", externalID))
+	}
+	return found.MovieResults[0].PosterPath, nil
+}

@@ -1,0 +1,74 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/poster"
+)
+
+// SetPoster points the movie at key with PosterSynced and ImageStored{key} in one transaction,
+// unless the movie is gone or already points at key or its conversion: the check and the write
+// share the transaction, so of two syncs racing for one movie only one emits the events.
+func (s *Store) SetPoster(ctx context.Context, movieID uuid.UUID, key string) (poster.Outcome, error) {
+	var out poster.Outcome
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		var current sql.Null[string]
+		err := tx.QueryRowContext(ctx, `SELECT poster_path FROM movies WHERE id = ?`, movieID.String()).Scan(&current)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			out = poster.MovieGone
+			return nil
+		case err != nil:
+			return err
+		case current.Valid && current.V == key:
+			out = poster.AlreadySet
+			return nil
+		case current.Valid && current.V == domain.ConvertedKey(key):
+			out = poster.AlreadyConverted
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE movies SET poster_path = ? WHERE id = ?`, key, movieID.String()); err != nil {
+			return err
+		}
+		out = poster.Set
+		return s.enqueue(ctx, tx, domain.PosterSynced{MovieID: movieID}, domain.ImageStored{Key: key})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("set poster: %w", err)
+	}
+	return out, nil
+}
+
+// SwapImageKey points every movie whose poster is the image old at new, and returns how many it
+// changed; none is not an error. (People's profile paths are TMDb paths, not stored keys.)
+func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error) {
+	var n int64
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE movies SET poster_path = ? WHERE poster_path = ?`, new, old)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("swap image key: %w", err)
+	}
+	return n, nil
+}
+
+// ImageKeyInUse reports whether a movie's poster is the image key.
+func (s *Store) ImageKeyInUse(ctx context.Context, key string) (bool, error) {
+	var used bool
+	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM movies WHERE poster_path = ?)`, key).Scan(&used)
+	if err != nil {
+		return false, fmt.Errorf("image key in use: %w", err)
+	}
+	return used, nil
+}

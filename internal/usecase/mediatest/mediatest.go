@@ -1,0 +1,197 @@
+// Package mediatest is the worker media handlers' test bench: a real SQLite file and a real image
+// directory in t.TempDir(), the fake TMDb, a spy on the image storage that counts writes and can
+// fail any step, and helpers to seed rows and count outbox events.
+package mediatest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/storage"
+	"moviesdiary/internal/adapters/tmdb/tmdbtest"
+	"moviesdiary/internal/domain"
+)
+
+// BladeRunner is the external id the fake TMDb knows.
+const BladeRunner = "tt0083658"
+
+// ErrInjected is the failure Objects injects.
+var ErrInjected = errors.New("injected failure")
+
+// Env is one test's world.
+type Env struct {
+	T       testing.TB
+	Store   *sqlite.Store
+	DB      *sql.DB // DB reads and seeds the file directly
+	Local   *storage.Local
+	Objects *Objects
+	TMDb    *tmdbtest.Server
+	Log     *slog.Logger
+}
+
+// New builds an Env.
+func New(t testing.TB) *Env {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "test.db")
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := store.Migrate(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000&_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	local, err := storage.OpenLocal(filepath.Join(dir, "images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	return &Env{T: t, Store: store, DB: db, Local: local, Objects: &Objects{Local: local, puts: map[string]int{}},
+		TMDb: tmdbtest.New(t), Log: log}
+}
+
+// Exec runs a statement on the file, failing the test on error.
+func (e *Env) Exec(q string, args ...any) {
+	e.T.Helper()
+	if _, err := e.DB.Exec(q, args...); err != nil {
+		e.T.Fatalf("%s: %v", q, err)
+	}
+}
+
+// Int runs a query answering one integer.
+func (e *Env) Int(q string, args ...any) int {
+	e.T.Helper()
+	var n int
+	if err := e.DB.QueryRow(q, args...).Scan(&n); err != nil {
+		e.T.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// String runs a query answering one nullable text ("" for NULL).
+func (e *Env) String(q string, args ...any) string {
+	e.T.Helper()
+	var s sql.Null[string]
+	if err := e.DB.QueryRow(q, args...).Scan(&s); err != nil {
+		e.T.Fatalf("%s: %v", q, err)
+	}
+	return s.V
+}
+
+// Events counts the outbox rows of an event type.
+func (e *Env) Events(eventType string) int {
+	e.T.Helper()
+	return e.Int(`SELECT count(*) FROM event_queue WHERE event_type = ?`, eventType)
+}
+
+// AddMovie stores a movie with an external id (its id derived from it, as resolution does) and
+// returns the id.
+func (e *Env) AddMovie(ext, title string, year int) uuid.UUID {
+	e.T.Helper()
+	id := domain.MovieIDFor(ext)
+	e.Exec(`INSERT INTO movies (id, external_metadata_id, title, release_year) VALUES (?, ?, ?, ?)`, id.String(), ext, title, year)
+	return id
+}
+
+// AddUser stores a user and returns the id.
+func (e *Env) AddUser(name string) uuid.UUID {
+	e.T.Helper()
+	id := uuid.New()
+	e.Exec(`INSERT INTO users (id, username, email, password_hash) VALUES (?, ?, ?, 'x')`, id.String(), name, name+"@example.test")
+	return id
+}
+
+// AddReview stores a review of a movie by a user, watched at watchedAt (RFC 3339).
+func (e *Env) AddReview(user, movie uuid.UUID, rating int, watchedAt string, medium *string) {
+	e.T.Helper()
+	e.Exec(`INSERT INTO reviews (id, user_id, movie_id, rating, watched_at, watch_medium) VALUES (?, ?, ?, ?, ?, ?)`,
+		uuid.New().String(), user.String(), movie.String(), rating, watchedAt, medium)
+}
+
+// Objects is the real image storage with a spy: it counts puts per key and fails the operation
+// FailAt names ("exists", "get", "put", "delete") while FailAt is set.
+type Objects struct {
+	*storage.Local
+	mu     sync.Mutex
+	puts   map[string]int
+	failAt string
+}
+
+// FailAt makes an operation fail until it is cleared with "".
+func (o *Objects) FailAt(op string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.failAt = op
+}
+
+func (o *Objects) fail(op string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.failAt == op {
+		return ErrInjected
+	}
+	return nil
+}
+
+// Puts is how many times key was written.
+func (o *Objects) Puts(key string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.puts[key]
+}
+
+// Exists is storage.Local.Exists, or the injected failure.
+func (o *Objects) Exists(ctx context.Context, key string) (bool, error) {
+	if err := o.fail("exists"); err != nil {
+		return false, err
+	}
+	return o.Local.Exists(ctx, key)
+}
+
+// Get is storage.Local.Get, or the injected failure.
+func (o *Objects) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := o.fail("get"); err != nil {
+		return nil, err
+	}
+	return o.Local.Get(ctx, key)
+}
+
+// Put counts and is storage.Local.Put, or the injected failure (after the write when FailAt is
+// "after-put": the object is stored and the caller sees a crash).
+func (o *Objects) Put(ctx context.Context, key string, data []byte) error {
+	if err := o.fail("put"); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	o.puts[key]++
+	o.mu.Unlock()
+	if err := o.Local.Put(ctx, key, data); err != nil {
+		return err
+	}
+	return o.fail("after-put")
+}
+
+// Delete is storage.Local.Delete, or the injected failure.
+func (o *Objects) Delete(ctx context.Context, key string) error {
+	if err := o.fail("delete"); err != nil {
+		return err
+	}
+	return o.Local.Delete(ctx, key)
+}
