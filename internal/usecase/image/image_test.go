@@ -216,4 +216,3 @@ func TestCleanupFailureIsRetried(t *testing.T) {
 		t.Fatalf("re-run: %v", err)
 	}
 }
-
