@@ -96,15 +96,6 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	}
 	queue := store.Queue(sqlite.QueueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log})
 	defer queue.Close()
-	if cfg.EventBusBackend == "nats" {
-		return runNATS(ctx, cfg, log, store, engine, queue)
-	}
-	pump := delivery.NewPump(queue, engine, delivery.PumpConfig{
-		BatchSize:   cfg.BatchSize,
-		Concurrency: cfg.Concurrency,
-		Grace:       cfg.ShutdownGrace,
-		Logger:      log,
-	})
 
 	pruneCtx, stopPrune := context.WithCancel(ctx)
 	defer stopPrune()
@@ -115,6 +106,15 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 		names[i] = h.Name
 	}
 	obs.Handlers(names...)
+	if cfg.EventBusBackend == "nats" {
+		return runNATS(ctx, cfg, log, store, engine, queue, obs, names)
+	}
+	pump := delivery.NewPump(queue, engine, delivery.PumpConfig{
+		BatchSize:   cfg.BatchSize,
+		Concurrency: cfg.Concurrency,
+		Grace:       cfg.ShutdownGrace,
+		Logger:      log,
+	})
 	log.Info("worker started", "backend", cfg.EventBusBackend, "database", path, "handlers", names,
 		"batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 	err = pump.Run(ctx)

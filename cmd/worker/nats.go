@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/nats"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
@@ -18,8 +19,9 @@ import (
 // pump consumes them back through the same engine and ledger as the db backend (a durable
 // JetStream pull consumer, or a core queue-group subscription with NATS_MODE=core). It returns
 // once ctx ends and both have drained.
-func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sqlite.Store, engine *delivery.Engine, outbox *sqlite.Queue) error {
-	conn, err := nats.Dial(nats.ConnConfig{URL: cfg.NATSURL, Logger: log})
+func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sqlite.Store, engine *delivery.Engine,
+	outbox *sqlite.Queue, obs *metrics.Worker, handlers []string) error {
+	conn, err := nats.Dial(nats.ConnConfig{URL: cfg.NATSURL, Logger: log, OnReconnect: obs.Reconnected})
 	if err != nil {
 		return err
 	}
@@ -36,7 +38,8 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 		if err != nil {
 			return err
 		}
-		consumer := nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log})
+		consumer := nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
+			OnRedelivery: obs.Redelivered})
 		defer consumer.Close()
 		src = consumer
 	case nats.Core:
@@ -63,11 +66,7 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 		Logger:      log,
 	})
 
-	pruneCtx, stopPrune := context.WithCancel(ctx)
-	defer stopPrune()
-	go pruneLedger(pruneCtx, store.Ledger(), log)
-
-	log.Info("worker started", "backend", cfg.EventBusBackend, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
+	log.Info("worker started", "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
 		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 	relayDone := make(chan struct{})

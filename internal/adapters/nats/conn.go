@@ -20,6 +20,8 @@ type ConnConfig struct {
 	Name          string        // client name the server shows (default "moviesdiary-worker")
 	ReconnectWait time.Duration // default ReconnectWaitDefault
 	Logger        *slog.Logger
+	// OnReconnect, if set, is called after each reconnection (metrics count them).
+	OnReconnect func()
 }
 
 // Conn is a NATS connection that reconnects forever, logs its loss and its recovery once each
@@ -56,6 +58,9 @@ func Dial(cfg ConnConfig) (*Conn, error) {
 		natsgo.ReconnectHandler(func(nc *natsgo.Conn) {
 			c.log.Info("nats connection restored", "server", nc.ConnectedUrlRedacted())
 			c.setUp(true)
+			if cfg.OnReconnect != nil {
+				cfg.OnReconnect()
+			}
 		}),
 		natsgo.ErrorHandler(func(_ *natsgo.Conn, sub *natsgo.Subscription, err error) {
 			subject := ""

@@ -31,6 +31,8 @@ type ConsumerConfig struct {
 	WaitMax time.Duration // default WaitMaxDefault
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// OnRedelivery, if set, is called for each message JetStream delivers again (metrics).
+	OnRedelivery func()
 }
 
 // Consumer is a durable JetStream pull consumer as a delivery.Source, so the same Pump, Engine
@@ -193,6 +195,9 @@ func (c *Consumer) message(m jetstream.Msg) delivery.Message {
 	attempt := 1
 	if md, err := m.Metadata(); err == nil {
 		attempt = int(md.NumDelivered)
+	}
+	if attempt > 1 && c.cfg.OnRedelivery != nil {
+		c.cfg.OnRedelivery()
 	}
 	return delivery.Message{
 		EventID: m.Headers().Get(jetstream.MsgIDHeader),
