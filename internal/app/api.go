@@ -16,6 +16,7 @@ import (
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/search"
 	"moviesdiary/internal/usecase/social"
 	"moviesdiary/internal/usecase/user"
 	"moviesdiary/internal/usecase/watchlist"
@@ -77,6 +78,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Social:    soc,
 		WrapUps:   wrapup.NewService(store),
 		Users:     user.NewService(store),
+		Search:    search.NewService(store, store),
 		Images:    o.Images,
 	}), nil
 }

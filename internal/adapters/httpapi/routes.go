@@ -83,6 +83,10 @@ func (s *Server) routes() []route {
 			status: 200, errors: badID},
 		{method: get, pattern: "/api/v1/people/{id}/credits", summary: "A person's credits", handle: s.personCredits,
 			response: creditsResponse{}, status: 200, errors: badID},
+		{method: get, pattern: "/api/v1/search", summary: "Search movies and people in the local index", handle: s.search,
+			response: searchResponse{}, status: 200, errors: []int{400}},
+		{method: post, pattern: "/api/v1/admin/reindex-search", summary: "Rebuild the search index (admin)", access: accessAdmin,
+			handle: s.reindexSearch, response: acceptedResponse{}, status: 202, errors: []int{401, 403}},
 		{method: get, pattern: "/images/*", summary: "A stored image (poster, cast photo) by key", handle: s.image,
 			status: 200, errors: []int{400, 404}},
 

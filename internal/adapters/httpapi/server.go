@@ -17,6 +17,7 @@ import (
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/search"
 	"moviesdiary/internal/usecase/social"
 	"moviesdiary/internal/usecase/user"
 	"moviesdiary/internal/usecase/watchlist"
@@ -53,6 +54,7 @@ type Deps struct {
 	Social    *social.Service
 	WrapUps   *wrapup.Service
 	Users     *user.Service
+	Search    *search.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 }

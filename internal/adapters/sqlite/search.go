@@ -1,0 +1,265 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/search"
+)
+
+// upsertMovieDocs builds movie documents from the current rows selected by where (over movies
+// m) and upserts them on movie_id: genres from the movie, keywords from its profile, cast and
+// crew names from its credits.
+const upsertMovieDocs = `INSERT INTO search_movies (movie_id, title, director, overview, genres, keywords, cast_names, crew_names)
+	SELECT m.id, m.title, ifnull(m.director, ''), ifnull(m.overview, ''),
+		ifnull((SELECT group_concat(g.value, ' ') FROM json_each(m.genres) g), ''),
+		ifnull((SELECT group_concat(json_extract(k.value, '$.name'), ' ')
+			FROM movie_profiles mp, json_each(mp.profile, '$.keywords') k WHERE mp.movie_id = m.id), ''),
+		ifnull((SELECT group_concat(name, ' ') FROM (SELECT DISTINCT p.name FROM movie_credits c JOIN people p ON p.id = c.person_id
+			WHERE c.movie_id = m.id AND c.kind = 'cast')), ''),
+		ifnull((SELECT group_concat(name, ' ') FROM (SELECT DISTINCT p.name FROM movie_credits c JOIN people p ON p.id = c.person_id
+			WHERE c.movie_id = m.id AND c.kind = 'crew')), '')
+	FROM movies m WHERE %s
+	ON CONFLICT (movie_id) DO UPDATE SET title = excluded.title, director = excluded.director,
+		overview = excluded.overview, genres = excluded.genres, keywords = excluded.keywords,
+		cast_names = excluded.cast_names, crew_names = excluded.crew_names`
+
+// upsertPeopleDocs upserts the documents of the people selected by where (over people p) who
+// have at least one credit.
+const upsertPeopleDocs = `INSERT INTO search_people (person_id, name)
+	SELECT p.id, p.name FROM people p
+	WHERE (%s) AND EXISTS (SELECT 1 FROM movie_credits c WHERE c.person_id = p.id)
+	ON CONFLICT (person_id) DO UPDATE SET name = excluded.name`
+
+// deleteOrphanPeopleDocs removes the documents of people left without any credit.
+const deleteOrphanPeopleDocs = `DELETE FROM search_people
+	WHERE NOT EXISTS (SELECT 1 FROM movie_credits c WHERE c.person_id = search_people.person_id)`
+
+// indexMovieTx upserts a movie's document and its people's, inside tx.
+func indexMovieTx(ctx context.Context, tx *sql.Tx, id uuid.UUID) error {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(upsertMovieDocs, `m.id = ?`), id.String()); err != nil {
+		return fmt.Errorf("index movie: %w", err)
+	}
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(upsertPeopleDocs, `p.id IN (SELECT person_id FROM movie_credits WHERE movie_id = ?)`), id.String())
+	if err != nil {
+		return fmt.Errorf("index people: %w", err)
+	}
+	return nil
+}
+
+// IndexMovie upserts a movie's search document and its people's. A movie that is gone has no
+// document (its row cascaded away).
+func (s *Store) IndexMovie(ctx context.Context, id uuid.UUID, onlyIfMissing bool) error {
+	if onlyIfMissing {
+		var indexed bool
+		err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_movies WHERE movie_id = ?)`, id.String()).Scan(&indexed)
+		if err != nil {
+			return fmt.Errorf("index movie: %w", err)
+		}
+		if indexed {
+			return nil
+		}
+	}
+	return s.writeTx(ctx, func(tx *sql.Tx) error { return indexMovieTx(ctx, tx, id) })
+}
+
+// RemoveMovie deletes a movie's document and the documents of people left without credits.
+func (s *Store) RemoveMovie(ctx context.Context, id uuid.UUID) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM search_movies WHERE movie_id = ?`, id.String()); err != nil {
+			return fmt.Errorf("remove movie from search: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, deleteOrphanPeopleDocs); err != nil {
+			return fmt.Errorf("remove orphan people from search: %w", err)
+		}
+		return nil
+	})
+}
+
+// Reindex rebuilds every document from the current rows, a page of movies (then of people) per
+// transaction, so the writer is never held for long and requests interleave.
+func (s *Store) Reindex(ctx context.Context, page int) error {
+	for _, t := range []struct{ table, upsert, col string }{
+		{"movies", upsertMovieDocs, "m.id"},
+		{"people", upsertPeopleDocs, "p.id"},
+	} {
+		after := ""
+		for {
+			var first, last sql.Null[string]
+			err := s.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM (SELECT id FROM `+t.table+`
+				WHERE id > ? ORDER BY id LIMIT ?)`, after, page).Scan(&first, &last)
+			if err != nil {
+				return fmt.Errorf("reindex %s: %w", t.table, err)
+			}
+			if !last.Valid {
+				break
+			}
+			err = s.writeTx(ctx, func(tx *sql.Tx) error {
+				_, err := tx.ExecContext(ctx, fmt.Sprintf(t.upsert, t.col+` BETWEEN ? AND ?`), first.V, last.V)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("reindex %s: %w", t.table, err)
+			}
+			after = last.V
+		}
+	}
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, deleteOrphanPeopleDocs)
+		return err
+	})
+}
+
+// matchExpr turns free text into an FTS5 query: every word must match, the last one as a prefix
+// (search as you type). Words are quoted, so no input is FTS5 syntax. ok is false when the text
+// has no word at all.
+func matchExpr(text string) (expr string, ok bool) {
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	if len(words) == 0 {
+		return "", false
+	}
+	if len(words) > 16 {
+		words = words[:16]
+	}
+	for i, w := range words {
+		words[i] = `"` + w + `"`
+	}
+	return strings.Join(words, " ") + "*", true
+}
+
+// SearchMovies pages the movies matching q's text and filters, best match first.
+func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[search.MovieHit], error) {
+	out := domain.Paged[search.MovieHit]{Page: q.Page, Items: []search.MovieHit{}}
+	from := ` FROM search_movies s JOIN movies m ON m.id = s.movie_id`
+	order := ` ORDER BY m.title COLLATE NOCASE, m.id`
+	var where []string
+	var args []any
+	if strings.TrimSpace(q.Text) != "" {
+		expr, ok := matchExpr(q.Text)
+		if !ok {
+			return out, nil
+		}
+		from = ` FROM movies_fts JOIN search_movies s ON s.id = movies_fts.rowid JOIN movies m ON m.id = s.movie_id`
+		where, args = append(where, `movies_fts MATCH ?`), append(args, expr)
+		order = ` ORDER BY bm25(movies_fts, 10, 4, 1, 2, 2, 3, 1), m.title COLLATE NOCASE, m.id`
+	}
+	if q.Genre != "" {
+		where = append(where, `EXISTS (SELECT 1 FROM json_each(m.genres) WHERE value = ? COLLATE NOCASE)`)
+		args = append(args, q.Genre)
+	}
+	if q.Year != nil {
+		where, args = append(where, `m.release_year = ?`), append(args, *q.Year)
+	}
+	if q.Language != "" {
+		where, args = append(where, `m.original_language = ? COLLATE NOCASE`), append(args, q.Language)
+	}
+	if q.PersonID != nil {
+		where = append(where, `EXISTS (SELECT 1 FROM movie_credits c WHERE c.movie_id = m.id AND c.person_id = ?)`)
+		args = append(args, q.PersonID.String())
+	}
+	w := ""
+	if len(where) > 0 {
+		w = ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+from+w, args...).Scan(&out.Total); err != nil {
+		return out, fmt.Errorf("search movies: %w", err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT m.id, m.title, m.release_year, m.director, m.poster_path, m.genres`+from+w+order+
+		` LIMIT ? OFFSET ?`, append(args, q.Page.Limit, q.Page.Offset)...)
+	if err != nil {
+		return out, fmt.Errorf("search movies: %w", err)
+	}
+	items, err := scanAll(rows, func(rows *sql.Rows) (search.MovieHit, error) {
+		var (
+			h                search.MovieHit
+			id, genres       string
+			year             sql.Null[int]
+			director, poster sql.Null[string]
+		)
+		if err := rows.Scan(&id, &h.Title, &year, &director, &poster, &genres); err != nil {
+			return h, err
+		}
+		var err error
+		if h.ID, err = uuid.Parse(id); err != nil {
+			return h, err
+		}
+		h.ReleaseYear, h.Director, h.PosterPath, h.Genres = year.V, ptr(director), ptr(poster), []string{}
+		if genres != "" {
+			_ = json.Unmarshal([]byte(genres), &h.Genres)
+		}
+		return h, nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("search movies: %w", err)
+	}
+	if items != nil {
+		out.Items = items
+	}
+	return out, nil
+}
+
+// SearchPeople pages the people matching q's text and department, best match first.
+func (s *Store) SearchPeople(ctx context.Context, q search.Query) (domain.Paged[search.PersonHit], error) {
+	out := domain.Paged[search.PersonHit]{Page: q.Page, Items: []search.PersonHit{}}
+	from := ` FROM search_people s JOIN people p ON p.id = s.person_id`
+	order := ` ORDER BY p.name COLLATE NOCASE, p.id`
+	var where []string
+	var args []any
+	if strings.TrimSpace(q.Text) != "" {
+		expr, ok := matchExpr(q.Text)
+		if !ok {
+			return out, nil
+		}
+		from = ` FROM people_fts JOIN search_people s ON s.id = people_fts.rowid JOIN people p ON p.id = s.person_id`
+		where, args = append(where, `people_fts MATCH ?`), append(args, expr)
+		order = ` ORDER BY people_fts.rank, p.name COLLATE NOCASE, p.id`
+	}
+	if q.Department != "" {
+		where, args = append(where, `p.known_for_department = ? COLLATE NOCASE`), append(args, q.Department)
+	}
+	w := ""
+	if len(where) > 0 {
+		w = ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+from+w, args...).Scan(&out.Total); err != nil {
+		return out, fmt.Errorf("search people: %w", err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT p.id, p.name, p.known_for_department, p.profile_path,
+		(SELECT json_group_array(title) FROM (SELECT m.title FROM movie_credits c JOIN movies m ON m.id = c.movie_id
+			WHERE c.person_id = p.id GROUP BY m.id ORDER BY min(c.billing_order) IS NULL, m.release_year DESC, m.title LIMIT 3))`+
+		from+w+order+` LIMIT ? OFFSET ?`, append(args, q.Page.Limit, q.Page.Offset)...)
+	if err != nil {
+		return out, fmt.Errorf("search people: %w", err)
+	}
+	items, err := scanAll(rows, func(rows *sql.Rows) (search.PersonHit, error) {
+		var (
+			h             search.PersonHit
+			id, titles    string
+			dept, profile sql.Null[string]
+		)
+		if err := rows.Scan(&id, &h.Name, &dept, &profile, &titles); err != nil {
+			return h, err
+		}
+		var err error
+		if h.ID, err = uuid.Parse(id); err != nil {
+			return h, err
+		}
+		h.KnownForDepartment, h.ProfilePath, h.KnownForTitles = ptr(dept), ptr(profile), []string{}
+		_ = json.Unmarshal([]byte(titles), &h.KnownForTitles)
+		return h, nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("search people: %w", err)
+	}
+	if items != nil {
+		out.Items = items
+	}
+	return out, nil
+}
