@@ -4,12 +4,23 @@ import (
 	"context"
 	"log/slog"
 
+	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 )
 
-// federationHandlers turn domain events into ActivityPub activities and deliver them.
-func federationHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
-	return nil, nil
+// federationHandlers turn domain events into ActivityPub activities and deliver them, and
+// process the activities the server's inboxes stored.
+func federationHandlers(_ context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
+	fed, err := activitypub.New(store, activitypub.Config{
+		BaseURL:           cfg.BaseURL,
+		Client:            activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: cfg.FederationAllowPrivate}),
+		Logger:            log,
+		AllowRegistration: cfg.AllowRegistration,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return fed.Handlers(), nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
@@ -42,6 +43,8 @@ type Options struct {
 	Hasher auth.Hasher
 	// Metrics, when set, serves GET /metrics and counts every request.
 	Metrics *metrics.Server
+	// Federation, when set, serves the ActivityPub routes and lets users follow remote actors.
+	Federation *activitypub.Federation
 }
 
 // NewAPI builds the HTTP server with every use case over store.
@@ -60,6 +63,13 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	soc, err := social.NewService(store, o.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("BASE_URL: %w", err)
+	}
+	var routes []httpapi.Route
+	if f := o.Federation; f != nil {
+		soc.SetRemoteResolver(f.ResolveHandle)
+		for _, rt := range f.Routes() {
+			routes = append(routes, httpapi.Route(rt))
+		}
 	}
 	var observe func(string, string, int, time.Duration)
 	var metricsHandler http.Handler
@@ -80,5 +90,6 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Users:     user.NewService(store),
 		Search:    search.NewService(store, store),
 		Images:    o.Images,
+		Routes:    routes,
 	}), nil
 }

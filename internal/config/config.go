@@ -63,6 +63,10 @@ type Config struct {
 	TMDBAPIKey string `envconfig:"TMDB_API_KEY"`
 	TMDBAPIURL string `envconfig:"TMDB_API_URL" default:"https://api.themoviedb.org/3"`
 
+	// FederationAllowPrivate lets federation requests reach loopback, private and link-local
+	// addresses (tests, a private network of instances); off, the SSRF guard refuses them.
+	FederationAllowPrivate bool `envconfig:"FEDERATION_ALLOW_PRIVATE" default:"false"`
+
 	Media // posters, images, enrichment (media.go)
 }
 

@@ -21,7 +21,7 @@ var variants = []Event{
 	UserUpdated{}, UserDeleted{}, UserAccountMoved{}, WatchEventIngested{},
 	GoalCreated{}, GoalUpdated{}, GoalDeleted{},
 	WrapUpRequested{}, WrapUpCompleted{},
-	FederationDeliveryRequested{},
+	FederationDeliveryRequested{}, ActivityReceived{},
 }
 
 // registry maps an event type name to the Go type of its variant.

@@ -56,6 +56,8 @@ func samples() []Event {
 		WrapUpCompleted{WrapUpID: id2},
 		FederationDeliveryRequested{InboxURL: "https://remote.example/inbox",
 			ActivityJSON: json.RawMessage(`{"type":"Create","object":{"type":"Note"}}`), SigningActorID: id1},
+		ActivityReceived{ActivityID: "https://remote.example/activities/1", ActorURL: "https://remote.example/users/bob",
+			Activity: json.RawMessage(`{"type":"Follow"}`), RecipientID: ptr(id1)},
 	}
 }
 
@@ -104,8 +106,8 @@ func TestRoundTripEveryVariant(t *testing.T) {
 			}
 		})
 	}
-	if want := EventTypes(); len(seen) != len(want) || len(want) != 30 {
-		t.Errorf("samples cover %d types, catalogue has %d, want 30", len(seen), len(want))
+	if want := EventTypes(); len(seen) != len(want) || len(want) != 31 {
+		t.Errorf("samples cover %d types, catalogue has %d, want 31", len(seen), len(want))
 	}
 	for _, name := range EventTypes() {
 		if !seen[name] {
@@ -116,8 +118,8 @@ func TestRoundTripEveryVariant(t *testing.T) {
 
 func TestEventTypes(t *testing.T) {
 	names := EventTypes()
-	if len(names) != 30 || !slices.IsSorted(names) {
-		t.Fatalf("EventTypes() = %v: want 30 sorted names", names)
+	if len(names) != 31 || !slices.IsSorted(names) {
+		t.Fatalf("EventTypes() = %v: want 31 sorted names", names)
 	}
 	for _, name := range names {
 		e, ok := newEvent(name)

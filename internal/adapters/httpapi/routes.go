@@ -144,7 +144,7 @@ func (s *Server) routes() []route {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
 			handle: s.metrics, status: 200})
 	}
-	return rs
+	return append(rs, s.extraRoutes()...)
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {

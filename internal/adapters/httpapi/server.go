@@ -57,6 +57,9 @@ type Deps struct {
 	Search    *search.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
+
+	// Routes are served beside the API's own (the federation routes); nil for none.
+	Routes []Route
 }
 
 // Server holds the HTTP handlers' dependencies.

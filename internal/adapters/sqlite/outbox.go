@@ -12,7 +12,9 @@ import (
 
 // EnqueueEvents writes events into the outbox inside the caller's transaction, so they commit or
 // roll back with the change that caused them. It is the only code that inserts into event_queue,
-// and it always sets event_id (a time-ordered UUIDv7), so every event can be deduplicated.
+// and it always sets event_id (a time-ordered UUIDv7), so every event can be deduplicated. An
+// EventWithID keeps the id its writer chose instead; an event whose id is already in the outbox
+// is skipped (ON CONFLICT DO NOTHING), so a writer that derives its ids can replay safely.
 func EnqueueEvents(ctx context.Context, tx *sql.Tx, events ...domain.Event) error {
 	// Multi-row INSERTs, not a prepared statement per call: a write usually carries one to three
 	// events, and preparing costs more than the rows. Chunks keep a statement's parameters far
@@ -28,23 +30,40 @@ func EnqueueEvents(ctx context.Context, tx *sql.Tx, events ...domain.Event) erro
 }
 
 const (
-	enqueueInsert = `INSERT INTO event_queue (event_id, event_type, payload) VALUES `
-	enqueueRow    = `(?, ?, ?)`
-	enqueueChunk  = 500
+	enqueueInsert   = `INSERT INTO event_queue (event_id, event_type, payload) VALUES `
+	enqueueRow      = `(?, ?, ?)`
+	enqueueConflict = ` ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING`
+	enqueueChunk    = 500
 )
+
+// EventWithID is an event whose outbox id is chosen by its writer rather than minted: the
+// federation fan-out derives each delivery's id from its activity id and inbox, so replaying the
+// fan-out after a crash writes no second delivery. Pass it to EnqueueEvents like any event.
+type EventWithID struct {
+	ID    uuid.UUID
+	Event domain.Event
+}
+
+// EventType is the wrapped event's type.
+func (e EventWithID) EventType() string { return e.Event.EventType() }
 
 func enqueueChunkOf(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
 	query := make([]byte, 0, len(enqueueInsert)+len(events)*(len(enqueueRow)+1))
 	query = append(query, enqueueInsert...)
 	args := make([]any, 0, 3*len(events))
 	for i, e := range events {
+		var id uuid.UUID
+		if w, ok := e.(EventWithID); ok {
+			id, e = w.ID, w.Event
+		}
 		payload, err := domain.Encode(e)
 		if err != nil {
 			return fmt.Errorf("enqueue %s: %w", e.EventType(), err)
 		}
-		id, err := uuid.NewV7()
-		if err != nil {
-			return fmt.Errorf("enqueue %s: event id: %w", e.EventType(), err)
+		if id == uuid.Nil {
+			if id, err = uuid.NewV7(); err != nil {
+				return fmt.Errorf("enqueue %s: event id: %w", e.EventType(), err)
+			}
 		}
 		if i > 0 {
 			query = append(query, ',')
@@ -52,6 +71,7 @@ func enqueueChunkOf(ctx context.Context, tx *sql.Tx, events []domain.Event) erro
 		query = append(query, enqueueRow...)
 		args = append(args, id.String(), e.EventType(), payload)
 	}
+	query = append(query, enqueueConflict...)
 	if _, err := tx.ExecContext(ctx, string(query), args...); err != nil {
 		return fmt.Errorf("enqueue events: %w", err)
 	}

@@ -12,10 +12,15 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// CreateUser stores a new user. The first user of the instance becomes the admin; the count and
-// the insert share one write transaction, so two first registrations cannot both win.
+// CreateUser stores a new user with their actor key pair (made before the transaction: it takes
+// tens of milliseconds). The first user of the instance becomes the admin; the count and the
+// insert share one write transaction, so two first registrations cannot both win.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, error) {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	priv, pub, err := newActorKey()
+	if err != nil {
+		return domain.User{}, fmt.Errorf("create user: %w", err)
+	}
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil {
 			return err
@@ -31,8 +36,10 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 			return domain.Invalid("Email already registered")
 		case isUnique(err):
 			return domain.Invalid("Username already taken")
+		case err != nil:
+			return err
 		}
-		return err
+		return insertActorKey(ctx, tx, u.ID, priv, pub, millis(s.now()))
 	})
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)

@@ -38,6 +38,15 @@ type Store interface {
 type Service struct {
 	store   Store
 	baseURL *url.URL
+	// remote resolves a remote "@user@host" handle to its actor URL (WebFinger); nil without
+	// federation, when remote follows are refused.
+	remote func(ctx context.Context, handle string) (string, error)
+}
+
+// SetRemoteResolver enables following remote actors: resolve turns "@user@host" into an actor
+// URL. The follow is then stored like a local one, with its event, and the worker sends it.
+func (s *Service) SetRemoteResolver(resolve func(ctx context.Context, handle string) (string, error)) {
+	s.remote = resolve
 }
 
 // NewService builds the service; baseURL is the instance's public URL, whose host makes a
@@ -78,6 +87,9 @@ func (s *Service) resolveHandle(ctx context.Context, handle string) (domain.Soci
 			return domain.SocialIdentity{}, err
 		}
 		if _, ok := id.UserID(); !ok {
+			if s.remote != nil {
+				return id, nil
+			}
 			return domain.SocialIdentity{}, errRemote
 		}
 		return id, s.exists(ctx, id)
@@ -87,7 +99,14 @@ func (s *Service) resolveHandle(ctx context.Context, handle string) (domain.Soci
 		return domain.SocialIdentity{}, domain.Invalid("handle %q must be user, @user or @user@host", handle)
 	}
 	if hasHost && !strings.EqualFold(host, s.baseURL.Host) {
-		return domain.SocialIdentity{}, errRemote
+		if s.remote == nil {
+			return domain.SocialIdentity{}, errRemote
+		}
+		actorURL, err := s.remote(ctx, h)
+		if err != nil {
+			return domain.SocialIdentity{}, err
+		}
+		return domain.RemoteIdentity(actorURL), nil
 	}
 	u, err := s.store.UserByUsername(ctx, name)
 	if errors.Is(err, domain.ErrNotFound) {

@@ -1,0 +1,311 @@
+package activitypub_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"database/sql"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-fed/httpsig"
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/adapters/activitypub"
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/app"
+	"moviesdiary/internal/domain"
+)
+
+// instance is one moviesdiary server under test: a real SQLite file, the real API with the
+// federation routes, on a loopback port whose URL is its BASE_URL.
+type instance struct {
+	t     testing.TB
+	base  string
+	store *sqlite.Store
+	fed   *activitypub.Federation
+	srv   *httptest.Server
+	db    *sql.DB // db reads the file directly, for assertions
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// newInstance starts an instance; now, when set, is its federation clock.
+func newInstance(t testing.TB, now func() time.Time) *instance {
+	t.Helper()
+	ctx := context.Background()
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	path := filepath.Join(t.TempDir(), "test.db")
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Migrate(ctx, quietLog()); err != nil {
+		t.Fatal(err)
+	}
+	fed, err := activitypub.New(store, activitypub.Config{
+		BaseURL: base, Client: activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true}),
+		Logger: quietLog(), Now: now, AllowRegistration: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := app.NewAPI(store, app.Options{Log: quietLog(), BaseURL: base, AllowRegistration: true,
+		Secret: []byte("test secret, thirty-two bytes..!"), Federation: fed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = api.Handler()
+	srv.Start()
+	t.Cleanup(srv.Close)
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &instance{t: t, base: base, store: store, fed: fed, srv: srv, db: db}
+}
+
+// user creates a local user.
+func (in *instance) user(name string) domain.User {
+	in.t.Helper()
+	u, err := in.store.CreateUser(context.Background(), domain.User{ID: uuid.New(), Username: name,
+		Email: name + "@example.test", PasswordHash: "x", CreatedAt: time.Now()})
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	return u
+}
+
+func (in *instance) actor(u domain.User) string { return in.base + "/users/" + u.ID.String() }
+
+// count runs a count query on the instance's database.
+func (in *instance) count(query string, args ...any) int {
+	in.t.Helper()
+	var n int
+	if err := in.db.QueryRow(query, args...).Scan(&n); err != nil {
+		in.t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// remote is a fake fediverse server that speaks the wire format: WebFinger, actor documents
+// with their public keys, and inboxes that verify our HTTP signatures with an independent
+// implementation (go-fed/httpsig) and the Digest, and record what they accepted.
+type remote struct {
+	t    testing.TB
+	srv  *httptest.Server
+	base string
+
+	mu       sync.Mutex
+	keys     map[string]*rsa.PrivateKey
+	posts    []post
+	status   func(inbox string, n int) int // answer to the n-th POST (from 1) at inbox; nil: 202
+	attempts map[string]int
+	outbox   map[string][]any // username → outbox items
+}
+
+// post is one inbox POST the remote accepted.
+type post struct {
+	Inbox    string
+	Activity map[string]any
+	Raw      []byte
+}
+
+func newRemote(t testing.TB) *remote {
+	t.Helper()
+	r := &remote{t: t, keys: map[string]*rsa.PrivateKey{}, attempts: map[string]int{}, outbox: map[string][]any{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/webfinger", r.webfinger)
+	mux.HandleFunc("GET /users/{name}", r.actorDoc)
+	mux.HandleFunc("POST /users/{name}/inbox", r.inbox)
+	mux.HandleFunc("POST /inbox", r.inbox)
+	mux.HandleFunc("GET /users/{name}/outbox", r.outboxDoc)
+	r.srv = httptest.NewServer(mux)
+	t.Cleanup(r.srv.Close)
+	r.base = r.srv.URL
+	return r
+}
+
+// addUser gives the remote an actor with a fresh key; its URL is returned.
+func (r *remote) addUser(name string) string {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.mu.Lock()
+	r.keys[name] = key
+	r.mu.Unlock()
+	return r.actorURL(name)
+}
+
+func (r *remote) actorURL(name string) string { return r.base + "/users/" + name }
+
+func (r *remote) key(name string) *rsa.PrivateKey {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.keys[name]
+}
+
+func (r *remote) webfinger(w http.ResponseWriter, req *http.Request) {
+	res := strings.TrimPrefix(req.URL.Query().Get("resource"), "acct:")
+	name, _, _ := strings.Cut(res, "@")
+	if r.key(name) == nil {
+		http.NotFound(w, req)
+		return
+	}
+	w.Header().Set("Content-Type", "application/jrd+json")
+	json.NewEncoder(w).Encode(map[string]any{"subject": "acct:" + res, "links": []map[string]string{
+		{"rel": "self", "type": "application/activity+json", "href": r.actorURL(name)}}})
+}
+
+func (r *remote) actorDoc(w http.ResponseWriter, req *http.Request) {
+	name := req.PathValue("name")
+	key := r.key(name)
+	if key == nil {
+		http.NotFound(w, req)
+		return
+	}
+	pub, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	id := r.actorURL(name)
+	w.Header().Set("Content-Type", "application/activity+json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"@context": []string{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"},
+		"id":       id, "type": "Person", "preferredUsername": name, "inbox": id + "/inbox", "outbox": id + "/outbox",
+		"endpoints": map[string]string{"sharedInbox": r.base + "/inbox"},
+		"publicKey": map[string]string{"id": id + "#main-key", "owner": id,
+			"publicKeyPem": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))},
+	})
+}
+
+func (r *remote) outboxDoc(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	items := r.outbox[req.PathValue("name")]
+	r.mu.Unlock()
+	id := r.actorURL(req.PathValue("name")) + "/outbox"
+	w.Header().Set("Content-Type", "application/activity+json")
+	if req.URL.Query().Get("page") == "" {
+		json.NewEncoder(w).Encode(map[string]any{"id": id, "type": "OrderedCollection", "totalItems": len(items), "first": id + "?page=1"})
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{"id": id + "?page=1", "type": "OrderedCollectionPage", "orderedItems": items})
+}
+
+// inbox verifies the request as a real server would: the Digest against the body, then the
+// signature with the key its keyId names, fetched from the signer's actor document.
+func (r *remote) inbox(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	if err := verifyWithGoFed(req, body); err != nil {
+		r.t.Logf("remote inbox refused a request: %v", err)
+		http.Error(w, err.Error(), http.StatusUnauthorized)
+		return
+	}
+	r.mu.Lock()
+	inbox := req.URL.Path
+	r.attempts[inbox]++
+	n := r.attempts[inbox]
+	status := http.StatusAccepted
+	if r.status != nil {
+		status = r.status(inbox, n)
+	}
+	if status < 300 {
+		var a map[string]any
+		json.Unmarshal(body, &a)
+		r.posts = append(r.posts, post{Inbox: inbox, Activity: a, Raw: body})
+	}
+	r.mu.Unlock()
+	w.WriteHeader(status)
+}
+
+// received returns the accepted posts so far.
+func (r *remote) received() []post {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]post(nil), r.posts...)
+}
+
+// verifyWithGoFed checks a request's Digest and HTTP signature with go-fed/httpsig, fetching
+// the key from the keyId's actor document.
+func verifyWithGoFed(req *http.Request, body []byte) error {
+	if d := req.Header.Get("Digest"); d != activitypub.Digest(body) {
+		return fmt.Errorf("digest %q does not match the body", d)
+	}
+	v, err := httpsig.NewVerifier(req)
+	if err != nil {
+		return err
+	}
+	actorURL, _, _ := strings.Cut(v.KeyId(), "#")
+	greq, _ := http.NewRequest(http.MethodGet, actorURL, nil)
+	greq.Header.Set("Accept", "application/activity+json")
+	resp, err := http.DefaultClient.Do(greq)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		PublicKey struct{ ID, Owner, PublicKeyPem string } `json:"publicKey"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		return err
+	}
+	if doc.PublicKey.ID != v.KeyId() {
+		return fmt.Errorf("key %s not found on %s", v.KeyId(), actorURL)
+	}
+	block, _ := pem.Decode([]byte(doc.PublicKey.PublicKeyPem))
+	if block == nil {
+		return fmt.Errorf("bad key PEM")
+	}
+	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return err
+	}
+	return v.Verify(pub, httpsig.RSA_SHA256)
+}
+
+// signedPost POSTs activity to url signed by the remote user name with go-fed/httpsig; mutate
+// may change the request after signing (to forge it).
+func (r *remote) signedPost(url, name string, activity any, date time.Time, mutate func(*http.Request)) *http.Response {
+	r.t.Helper()
+	body, err := json.Marshal(activity)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/activity+json")
+	req.Header.Set("Date", date.UTC().Format(http.TimeFormat))
+	req.Header.Set("Host", req.URL.Host)
+	signer, _, err := httpsig.NewSigner([]httpsig.Algorithm{httpsig.RSA_SHA256}, httpsig.DigestSha256,
+		[]string{httpsig.RequestTarget, "host", "date", "digest"}, httpsig.Signature, 0)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := signer.SignRequest(r.key(name), r.actorURL(name)+"#main-key", req, body); err != nil {
+		r.t.Fatal(err)
+	}
+	if mutate != nil {
+		mutate(req)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}

@@ -1,0 +1,28 @@
+package activitypub
+
+import (
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// idSpace is the UUIDv5 namespace of the ids this package derives. It is fixed: changing it
+// changes every derived id, and a replay after an upgrade would then send new ids.
+var idSpace = uuid.MustParse("8a0c58f4-3bd4-5b43-9b6e-6b0f1a7c2d11")
+
+// ActivityID is the id of the activity of kind ("Create", "Update", "Follow"...) that the event
+// eventID causes: {base}/activities/{UUIDv5(eventID/kind)}. The same event always gives the
+// same id, so a replay re-sends the activity instead of minting a new one.
+func ActivityID(base, eventID, kind string) string {
+	return strings.TrimRight(base, "/") + "/activities/" + uuid.NewSHA1(idSpace, []byte(eventID+"/"+kind)).String()
+}
+
+// DeliveryID is the outbox event id of the delivery of activityID to inbox.
+func DeliveryID(activityID, inbox string) uuid.UUID {
+	return uuid.NewSHA1(idSpace, []byte(activityID+" "+inbox))
+}
+
+// RemoteUserID is the user id a remote actor's reviews carry: UUIDv5(URL namespace, actor URL).
+func RemoteUserID(actorURL string) uuid.UUID {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte(actorURL))
+}

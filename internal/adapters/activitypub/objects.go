@@ -1,0 +1,252 @@
+package activitypub
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// Wire constants.
+const (
+	// ContentType is what our documents are served and posted as.
+	ContentType = "application/activity+json"
+	// Public is the audience of public objects.
+	Public = "https://www.w3.org/ns/activitystreams#Public"
+	// contextAS is the ActivityStreams JSON-LD context.
+	contextAS = "https://www.w3.org/ns/activitystreams"
+	// contextSecurity adds publicKey.
+	contextSecurity = "https://w3id.org/security/v1"
+)
+
+// InstanceActorID is the instance actor's id: it signs the fetches made on nobody's behalf
+// (verifying an inbound signature needs the sender's actor document).
+var InstanceActorID = uuid.MustParse("00000000-0000-4000-8000-000000000000")
+
+// URLs builds the URLs of our actors and objects from the public base URL.
+type URLs struct{ Base string }
+
+// Actor is a local user's actor URL.
+func (u URLs) Actor(id uuid.UUID) string { return u.Base + "/users/" + id.String() }
+
+// KeyID is the id of a local actor's public key.
+func (u URLs) KeyID(id uuid.UUID) string { return u.Actor(id) + "#main-key" }
+
+// Review is a review's object id.
+func (u URLs) Review(id uuid.UUID) string { return u.Base + "/reviews/" + id.String() }
+
+// WatchlistEntry is the object id of a movie on a user's watchlist.
+func (u URLs) WatchlistEntry(user, movie uuid.UUID) string {
+	return u.Actor(user) + "/watchlist/" + movie.String()
+}
+
+// SharedInbox is the instance's shared inbox.
+func (u URLs) SharedInbox() string { return u.Base + "/inbox" }
+
+// Image is the public URL of an object-storage key; an absolute URL (a remote poster) is kept.
+func (u URLs) Image(key string) string {
+	if strings.HasPrefix(key, "http://") || strings.HasPrefix(key, "https://") {
+		return key
+	}
+	return u.Base + "/images/" + key
+}
+
+// Object is an untyped JSON-LD document: activities and objects are built and read as maps,
+// since peers send many shapes (a string id or an embedded object) for the same property.
+type Object = map[string]any
+
+// ActorDocument is a local user's actor.
+func (u URLs) ActorDocument(user domain.User, displayName *string, publicKeyPEM string) Object {
+	actor := u.Actor(user.ID)
+	name := user.Username
+	if displayName != nil && *displayName != "" {
+		name = *displayName
+	}
+	typ := "Person"
+	if user.ID == InstanceActorID {
+		typ = "Application"
+	}
+	return Object{
+		"@context":                  []any{contextAS, contextSecurity},
+		"id":                        actor,
+		"type":                      typ,
+		"preferredUsername":         user.Username,
+		"name":                      name,
+		"url":                       actor,
+		"inbox":                     actor + "/inbox",
+		"outbox":                    actor + "/outbox",
+		"followers":                 actor + "/followers",
+		"following":                 actor + "/following",
+		"endpoints":                 Object{"sharedInbox": u.SharedInbox()},
+		"manuallyApprovesFollowers": true,
+		"discoverable":              true,
+		"published":                 user.CreatedAt.UTC().Format(time.RFC3339),
+		"publicKey":                 Object{"id": u.KeyID(user.ID), "owner": actor, "publicKeyPem": publicKeyPEM},
+	}
+}
+
+// ReviewNote is a review as a Note, the shape of the original (anchor-api §4.2) with plain-text
+// content, the poster as an Image attachment of its real media type, and two hashtags.
+func (u URLs) ReviewNote(r domain.Review, m domain.Movie) Object {
+	actor := u.Actor(r.UserID)
+	var content strings.Builder
+	content.WriteString(strings.Repeat("⭐", r.Rating) + " " + m.Title)
+	if m.ReleaseYear > 0 {
+		fmt.Fprintf(&content, " (%d)", m.ReleaseYear)
+	}
+	if r.Comment != nil && *r.Comment != "" {
+		content.WriteString("\n" + *r.Comment)
+	}
+	content.WriteString("\nWatched: " + r.WatchedAt.Format("Jan 2, 2006"))
+	note := Object{
+		"id":                 u.Review(r.ID),
+		"type":               "Note",
+		"attributedTo":       actor,
+		"content":            content.String(),
+		"published":          r.CreatedAt.UTC().Format(time.RFC3339),
+		"movieTitle":         m.Title,
+		"releaseYear":        m.ReleaseYear,
+		"externalMetadataId": m.ExternalID,
+		"posterUrl":          nil,
+		"rating":             r.Rating,
+		"comment":            r.Comment,
+		"watchedAt":          r.WatchedAt.UTC().Format(time.RFC3339),
+		"review":             true,
+		"tag":                u.hashtags(m.Title),
+		"to":                 []any{Public},
+		"cc":                 []any{actor + "/followers"},
+	}
+	if !r.UpdatedAt.IsZero() && r.UpdatedAt.After(r.CreatedAt) {
+		note["updated"] = r.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	if r.WatchMedium != nil {
+		note["watchMedium"] = string(*r.WatchMedium)
+	}
+	if m.PosterPath != nil && *m.PosterPath != "" {
+		poster := u.Image(*m.PosterPath)
+		note["posterUrl"] = poster
+		note["attachment"] = []any{Object{"type": "Image", "url": poster, "mediaType": mediaType(*m.PosterPath), "name": m.Title}}
+	}
+	return note
+}
+
+// WatchlistNote is a watchlist entry as a Note.
+func (u URLs) WatchlistNote(e domain.WatchlistEntryAdded) Object {
+	actor := u.Actor(e.UserID)
+	content := "📋 " + e.MovieTitle
+	if e.ReleaseYear > 0 {
+		content += fmt.Sprintf(" (%d)", e.ReleaseYear)
+	}
+	return Object{
+		"id":                 u.WatchlistEntry(e.UserID, e.MovieID),
+		"type":               "Note",
+		"attributedTo":       actor,
+		"content":            content + " — want to watch",
+		"published":          e.AddedAt.Time().UTC().Format(time.RFC3339),
+		"watchlistEntry":     true,
+		"movieTitle":         e.MovieTitle,
+		"releaseYear":        e.ReleaseYear,
+		"externalMetadataId": e.ExternalMetadataID,
+		"tag":                u.hashtags(e.MovieTitle),
+		"to":                 []any{Public},
+		"cc":                 []any{actor + "/followers"},
+	}
+}
+
+// hashtags are #MoviesDiary and the title with every non-alphanumeric character removed.
+func (u URLs) hashtags(title string) []any {
+	tags := []any{Object{"type": "Hashtag", "href": u.Base + "/tags/moviesdiary", "name": "#MoviesDiary"}}
+	norm := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, title)
+	if norm != "" {
+		tags = append(tags, Object{"type": "Hashtag", "href": u.Base + "/tags/" + strings.ToLower(norm), "name": "#" + norm})
+	}
+	return tags
+}
+
+// mediaType guesses an image's media type from its key's extension (a converted poster is AVIF
+// or WebP; the original said image/jpeg for all).
+func mediaType(key string) string {
+	switch strings.ToLower(path.Ext(key)) {
+	case ".avif":
+		return "image/avif"
+	case ".webp":
+		return "image/webp"
+	case ".png":
+		return "image/png"
+	case ".gif":
+		return "image/gif"
+	}
+	return "image/jpeg"
+}
+
+// Activity wraps object in an activity of kind by actor, with the context and the object's
+// audience (public, and the actor's followers), unless to is given.
+func Activity(id, kind, actor string, object any, to ...string) Object {
+	a := Object{"@context": contextAS, "id": id, "type": kind, "actor": actor, "object": object}
+	if len(to) > 0 {
+		a["to"] = toAny(to)
+	} else {
+		a["to"] = []any{Public}
+		a["cc"] = []any{actor + "/followers"}
+	}
+	if kind == "Create" || kind == "Update" || kind == "Delete" {
+		a["published"] = time.Now().UTC().Format(time.RFC3339)
+	}
+	return a
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// Tombstone is what a Delete carries for a deleted object.
+func Tombstone(id string) Object { return Object{"id": id, "type": "Tombstone"} }
+
+// str reads a string property; a property holding an object yields that object's id.
+func str(o Object, key string) string {
+	switch v := o[key].(type) {
+	case string:
+		return v
+	case map[string]any:
+		s, _ := v["id"].(string)
+		return s
+	case []any:
+		if len(v) > 0 {
+			return str(Object{"v": v[0]}, "v")
+		}
+	}
+	return ""
+}
+
+// obj reads an embedded object property (nil when it is only an id or absent).
+func obj(o Object, key string) Object {
+	v, _ := o[key].(map[string]any)
+	return v
+}
+
+// decodeObject parses a JSON document into an Object.
+func decodeObject(raw []byte) (Object, error) {
+	var o Object
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	return o, nil
+}

@@ -1,0 +1,367 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// remoteActorColumns are the columns scanRemoteActor reads.
+const remoteActorColumns = `url, inbox, COALESCE(shared_inbox, ''), COALESCE(outbox, ''), COALESCE(handle, ''),
+	COALESCE(display_name, ''), key_id, public_key, fetched_at`
+
+func scanRemoteActor(row interface{ Scan(...any) error }) (domain.RemoteActor, error) {
+	var (
+		a       domain.RemoteActor
+		fetched int64
+	)
+	err := row.Scan(&a.URL, &a.Inbox, &a.SharedInbox, &a.Outbox, &a.Handle, &a.DisplayName, &a.KeyID, &a.PublicKeyPEM, &fetched)
+	a.FetchedAt = time.UnixMilli(fetched).UTC()
+	return a, err
+}
+
+// RemoteActor returns the cached actor document at url.
+func (s *Store) RemoteActor(ctx context.Context, url string) (domain.RemoteActor, error) {
+	a, err := scanRemoteActor(s.read.QueryRowContext(ctx, `SELECT `+remoteActorColumns+` FROM remote_actors WHERE url = ?`, url))
+	if err != nil {
+		return a, notFound(err, "Entity not found: remote actor")
+	}
+	return a, nil
+}
+
+// RemoteActorByKeyID returns the cached actor whose public key has that id.
+func (s *Store) RemoteActorByKeyID(ctx context.Context, keyID string) (domain.RemoteActor, error) {
+	a, err := scanRemoteActor(s.read.QueryRowContext(ctx, `SELECT `+remoteActorColumns+` FROM remote_actors
+		WHERE key_id = ? ORDER BY fetched_at DESC LIMIT 1`, keyID))
+	if err != nil {
+		return a, notFound(err, "Entity not found: remote actor")
+	}
+	return a, nil
+}
+
+// SaveRemoteActor stores or refreshes a fetched actor document.
+func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO remote_actors (url, inbox, shared_inbox, outbox, handle, display_name,
+			key_id, public_key, fetched_at) VALUES (?, ?, NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?)
+			ON CONFLICT (url) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
+			outbox = excluded.outbox, handle = COALESCE(excluded.handle, remote_actors.handle),
+			display_name = excluded.display_name, key_id = excluded.key_id, public_key = excluded.public_key,
+			fetched_at = excluded.fetched_at`,
+			a.URL, a.Inbox, a.SharedInbox, a.Outbox, a.Handle, a.DisplayName, a.KeyID, a.PublicKeyPEM, millis(a.FetchedAt))
+		if err != nil {
+			return fmt.Errorf("save remote actor: %w", err)
+		}
+		return nil
+	})
+}
+
+// BlockDomain refuses an instance's traffic both ways from now on.
+func (s *Store) BlockDomain(ctx context.Context, host, reason string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO domain_blocks (domain, reason) VALUES (?, NULLIF(?, ''))
+			ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason`, strings.ToLower(host), reason)
+		if err != nil {
+			return fmt.Errorf("block domain: %w", err)
+		}
+		return nil
+	})
+}
+
+// DomainBlocked reports whether host, or a domain it is under, is blocked.
+func (s *Store) DomainBlocked(ctx context.Context, host string) (bool, error) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if h, _, ok := strings.Cut(host, ":"); ok {
+		host = h
+	}
+	var blocked bool
+	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM domain_blocks
+		WHERE domain = ?1 OR ?1 LIKE '%.' || domain)`, host).Scan(&blocked)
+	if err != nil {
+		return false, fmt.Errorf("read domain blocks: %w", err)
+	}
+	return blocked, nil
+}
+
+// HasBlocked reports whether a local user blocked the remote actor at actorURL.
+func (s *Store) HasBlocked(ctx context.Context, user uuid.UUID, actorURL string) (bool, error) {
+	var blocked bool
+	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'remote'
+		AND target_id = ?)`, user.String(), actorURL).Scan(&blocked)
+	if err != nil {
+		return false, fmt.Errorf("read blocks: %w", err)
+	}
+	return blocked, nil
+}
+
+// ReceiveActivity records an inbound activity's id and, in the same transaction, the event that
+// has it processed. It reports false, writing nothing, when the id was received before.
+func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) (bool, error) {
+	fresh := false
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO inbox_activities (activity_id, actor_url, received_at) VALUES (?, ?, ?)
+			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, millis(s.now()))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		fresh = true
+		return s.enqueue(ctx, tx, e)
+	})
+	if err != nil {
+		return false, fmt.Errorf("receive activity: %w", err)
+	}
+	return fresh, nil
+}
+
+// Publish records an outbound activity (so its id dereferences), the relation it creates, and
+// its deliveries, in one transaction. Every write is keyed by a derived id, so publishing the
+// same activity again changes nothing.
+func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO ap_activities (id, actor_id, type, object_id, activity, created_at)
+			VALUES (?, ?, ?, NULLIF(?, ''), ?, ?) ON CONFLICT (id) DO NOTHING`,
+			p.ActivityID, p.ActorID.String(), p.Type, p.ObjectID, string(p.Activity), millis(s.now()))
+		if err != nil {
+			return err
+		}
+		if r := p.Relation; r != nil {
+			if err := saveRelation(ctx, tx, *r); err != nil {
+				return err
+			}
+		}
+		events := make([]domain.Event, len(p.Deliveries))
+		for i, d := range p.Deliveries {
+			events[i] = EventWithID{ID: d.EventID, Event: d.Event}
+		}
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", p.Type, err)
+	}
+	return nil
+}
+
+func saveRelation(ctx context.Context, tx *sql.Tx, r domain.Relation) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO ap_relations (type, actor, object, activity_id) VALUES (?, ?, ?, ?)
+		ON CONFLICT (type, actor, object) DO UPDATE SET activity_id = excluded.activity_id`,
+		r.Type, r.Actor, r.Object, r.ActivityID)
+	return err
+}
+
+// Relation returns the id of the latest Follow or Block from actor to object ("" for none).
+func (s *Store) Relation(ctx context.Context, typ, actor, object string) (string, error) {
+	var id string
+	err := s.read.QueryRowContext(ctx, `SELECT activity_id FROM ap_relations WHERE type = ? AND actor = ? AND object = ?`,
+		typ, actor, object).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read relation: %w", err)
+	}
+	return id, nil
+}
+
+// RelationByID returns the relation an activity id recorded.
+func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Relation, error) {
+	r := domain.Relation{ActivityID: activityID}
+	err := s.read.QueryRowContext(ctx, `SELECT type, actor, object FROM ap_relations WHERE activity_id = ?`, activityID).
+		Scan(&r.Type, &r.Actor, &r.Object)
+	if err != nil {
+		return r, notFound(err, "Entity not found: relation")
+	}
+	return r, nil
+}
+
+// PublishedActivity returns an activity we published.
+func (s *Store) PublishedActivity(ctx context.Context, id string) ([]byte, error) {
+	var doc string
+	if err := s.read.QueryRowContext(ctx, `SELECT activity FROM ap_activities WHERE id = ?`, id).Scan(&doc); err != nil {
+		return nil, notFound(err, "Entity not found: activity")
+	}
+	return []byte(doc), nil
+}
+
+// FollowerInboxes returns where a local user's activities go: one inbox per distinct server
+// among their accepted remote followers (the shared inbox when there is one), leaving out
+// blocked domains and followers whose actor is not cached.
+func (s *Store) FollowerInboxes(ctx context.Context, user uuid.UUID) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT DISTINCT COALESCE(a.shared_inbox, a.inbox) FROM follows f
+		JOIN remote_actors a ON a.url = f.follower_id
+		WHERE f.target_kind = 'local' AND f.target_id = ? AND f.follower_kind = 'remote' AND f.status = 'accepted'
+		ORDER BY 1`, user.String())
+	if err != nil {
+		return nil, fmt.Errorf("follower inboxes: %w", err)
+	}
+	inboxes, err := scanAll(rows, func(rows *sql.Rows) (string, error) {
+		var s string
+		return s, rows.Scan(&s)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("follower inboxes: %w", err)
+	}
+	return inboxes, nil
+}
+
+// FollowStatus returns the status of follower's follow of target ("" when there is none).
+func (s *Store) FollowStatus(ctx context.Context, follower, target domain.SocialIdentity) (string, error) {
+	var status string
+	err := s.read.QueryRowContext(ctx, `SELECT status FROM follows WHERE follower_kind = ? AND follower_id = ?
+		AND target_kind = ? AND target_id = ?`, follower.Kind, follower.ID, target.Kind, target.ID).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read follow: %w", err)
+	}
+	return status, nil
+}
+
+// FederatedReview returns a local review with its movie (KindNotFound for a missing or remote
+// one).
+func (s *Store) FederatedReview(ctx context.Context, id uuid.UUID) (domain.Review, domain.Movie, error) {
+	r, err := reviewWhere(ctx, s.read, `r.id = ? AND r.remote_actor_url IS NULL`, id.String())
+	if err != nil {
+		return r, domain.Movie{}, err
+	}
+	m, err := movieWhere(ctx, s.read, `m.id = ?`, r.MovieID.String())
+	return r, m, err
+}
+
+// LocalReviewsOfMovie lists the ids of a movie's local reviews.
+func (s *Store) LocalReviewsOfMovie(ctx context.Context, movie uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id FROM reviews WHERE movie_id = ? AND remote_actor_url IS NULL ORDER BY id`,
+		movie.String())
+	if err != nil {
+		return nil, fmt.Errorf("reviews of movie: %w", err)
+	}
+	return scanAll(rows, func(rows *sql.Rows) (uuid.UUID, error) {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return uuid.Nil, err
+		}
+		return uuid.Parse(s)
+	})
+}
+
+// OutboxReviews returns a page of a user's local reviews, newest first, and their count.
+func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit int) ([]domain.Review, []domain.Movie, int, error) {
+	var total int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM reviews WHERE user_id = ? AND remote_actor_url IS NULL`,
+		user.String()).Scan(&total); err != nil {
+		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+reviewColumns+`, `+movieColumns+` FROM reviews r JOIN movies m ON m.id = r.movie_id
+		WHERE r.user_id = ? AND r.remote_actor_url IS NULL ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?`,
+		user.String(), limit, offset)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
+	}
+	var movies []domain.Movie
+	reviews, err := scanAll(rows, func(rows *sql.Rows) (domain.Review, error) {
+		var (
+			rr reviewRow
+			mr movieRow
+		)
+		if err := rows.Scan(append(rr.dest(), mr.dest()...)...); err != nil {
+			return domain.Review{}, err
+		}
+		m, err := mr.movie()
+		if err != nil {
+			return domain.Review{}, err
+		}
+		movies = append(movies, m)
+		return rr.review()
+	})
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
+	}
+	return reviews, movies, total, nil
+}
+
+// FollowCollection returns a page of the identities that follow a user (followers) or that it
+// follows, accepted only, in the order followed, and their count.
+func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers bool, offset, limit int) ([]domain.SocialIdentity, int, error) {
+	where := `f.target_kind = 'local' AND f.target_id = ?`
+	cols := `f.follower_kind, f.follower_id`
+	if !followers {
+		where, cols = `f.follower_kind = 'local' AND f.follower_id = ?`, `f.target_kind, f.target_id`
+	}
+	where += ` AND f.status = 'accepted'`
+	var total int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM follows f WHERE `+where, user.String()).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count follows: %w", err)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT `+cols+` FROM follows f WHERE `+where+
+		` ORDER BY f.created_at, 2 LIMIT ? OFFSET ?`, user.String(), limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list follows: %w", err)
+	}
+	ids, err := scanAll(rows, func(rows *sql.Rows) (domain.SocialIdentity, error) {
+		var id domain.SocialIdentity
+		return id, rows.Scan(&id.Kind, &id.ID)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list follows: %w", err)
+	}
+	return ids, total, nil
+}
+
+// NodeStats counts the local users and the local reviews, for NodeInfo.
+func (s *Store) NodeStats(ctx context.Context) (users, reviews int, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM users),
+		(SELECT count(*) FROM reviews WHERE remote_actor_url IS NULL)`).Scan(&users, &reviews)
+	if err != nil {
+		return 0, 0, fmt.Errorf("node stats: %w", err)
+	}
+	return users, reviews, nil
+}
+
+// LatestActivity returns the latest activity we published about an object (its Create, Update
+// or Delete).
+func (s *Store) LatestActivity(ctx context.Context, objectID string) ([]byte, error) {
+	var doc string
+	err := s.read.QueryRowContext(ctx, `SELECT activity FROM ap_activities WHERE object_id = ?
+		ORDER BY created_at DESC, rowid DESC LIMIT 1`, objectID).Scan(&doc)
+	if err != nil {
+		return nil, notFound(err, "Entity not found: object")
+	}
+	return []byte(doc), nil
+}
+
+// ActivityIDs maps each of objectIDs to the id of the latest activity of type typ we published
+// about it; objects without one are absent.
+func (s *Store) ActivityIDs(ctx context.Context, typ string, objectIDs []string) (map[string]string, error) {
+	out := make(map[string]string, len(objectIDs))
+	if len(objectIDs) == 0 {
+		return out, nil
+	}
+	args := []any{typ}
+	for _, id := range objectIDs {
+		args = append(args, id)
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT object_id, id FROM ap_activities WHERE type = ? AND object_id IN (?`+
+		strings.Repeat(`, ?`, len(objectIDs)-1)+`) ORDER BY created_at, rowid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("activity ids: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var obj, id string
+		if err := rows.Scan(&obj, &id); err != nil {
+			return nil, fmt.Errorf("activity ids: %w", err)
+		}
+		out[obj] = id
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,71 @@
+package domain
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// RemoteActor is what we keep of another server's actor document: where to deliver to it, where
+// its public posts are, and the key its requests are signed with.
+type RemoteActor struct {
+	URL          string
+	Inbox        string
+	SharedInbox  string // SharedInbox is empty when the server has none.
+	Outbox       string
+	Handle       string // Handle is "@user@host", when known.
+	DisplayName  string
+	KeyID        string
+	PublicKeyPEM string
+	FetchedAt    time.Time
+}
+
+// DeliveryInbox is where activities for this actor go: its server's shared inbox if it has one,
+// so one POST serves every follower there.
+func (a RemoteActor) DeliveryInbox() string {
+	if a.SharedInbox != "" {
+		return a.SharedInbox
+	}
+	return a.Inbox
+}
+
+// RemoteReview is a review published by another instance, keyed by its ActivityPub object id.
+type RemoteReview struct {
+	ID          uuid.UUID // ID derives from APID, so saving the same object twice is an update.
+	APID        string
+	ActorURL    string
+	UserID      uuid.UUID // UserID derives from ActorURL.
+	Movie       Movie     // Movie.ID derives from the external id (or title and year).
+	Rating      int
+	Comment     *string
+	WatchedAt   time.Time
+	WatchMedium *WatchMedium
+	Published   time.Time
+}
+
+// Publication is one outbound activity: the document, who it is by, the relation it records
+// (a Follow or Block, which a later Accept, Reject or Undo must reference) and its deliveries,
+// written together.
+type Publication struct {
+	ActivityID string
+	Type       string
+	ActorID    uuid.UUID
+	ObjectID   string
+	Activity   []byte
+	Relation   *Relation
+	Deliveries []Delivery
+}
+
+// Relation is the latest Follow or Block activity from one actor to another.
+type Relation struct {
+	Type       string // "Follow" or "Block"
+	Actor      string
+	Object     string
+	ActivityID string
+}
+
+// Delivery is one FederationDeliveryRequested with the outbox id its writer derived.
+type Delivery struct {
+	EventID uuid.UUID
+	Event   FederationDeliveryRequested
+}
