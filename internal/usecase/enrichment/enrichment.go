@@ -1,0 +1,125 @@
+// Package enrichment is the worker's movie and person enrichment from the metadata provider
+// (TMDb): profile, genres, keywords, cast, crew and people, and the periodic re-request of stale
+// movies.
+package enrichment
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// Freshness windows.
+const (
+	// MovieFresh is how long a movie profile is fresh: a request within it makes no TMDb call.
+	MovieFresh = 30 * 24 * time.Hour
+	// PersonFresh is how long a person's profile is fresh.
+	PersonFresh = 90 * 24 * time.Hour
+	// MissingRetry is how long a movie or person TMDb does not know is left alone.
+	MissingRetry = 30 * 24 * time.Hour
+	// MaxCast and MaxCrew bound the credits kept per movie.
+	MaxCast = 20
+	MaxCrew = 20
+)
+
+// Named is a genre or keyword with its TMDb id.
+type Named struct {
+	TMDbID int64  `json:"tmdb_id"`
+	Name   string `json:"name"`
+}
+
+// CastMember is an acting credit from the provider.
+type CastMember struct {
+	TMDbID             int64
+	Name               string
+	Character          string
+	Order              int
+	ProfilePath        string
+	KnownForDepartment string
+}
+
+// CrewMember is a crew credit from the provider.
+type CrewMember struct {
+	TMDbID             int64
+	Name               string
+	Job                string
+	Department         string
+	ProfilePath        string
+	KnownForDepartment string
+}
+
+// Movie is what the provider knows of a movie.
+type Movie struct {
+	TMDbID           int64
+	IMDbID           string
+	Title            string
+	Tagline          string
+	Overview         string
+	Runtime          *int
+	Budget           int64
+	Revenue          int64
+	VoteAverage      float64
+	VoteCount        int64
+	OriginalLanguage string
+	Collection       string
+	Genres           []Named
+	Keywords         []Named
+	Cast             []CastMember
+	Crew             []CrewMember
+}
+
+// Person is what the provider knows of a person.
+type Person struct {
+	TMDbID             int64
+	Name               string
+	Biography          string
+	Birthday           *string
+	Deathday           *string
+	PlaceOfBirth       *string
+	Homepage           *string
+	IMDbID             *string
+	KnownForDepartment string
+	ProfilePath        *string
+}
+
+// PersonRow is a person as enrichment stores them.
+type PersonRow struct {
+	ID                 uuid.UUID
+	ExternalID         string // "tmdb:N"
+	Name               string
+	KnownForDepartment *string
+	ProfilePath        *string
+}
+
+// CreditRow is one credit of the movie.
+type CreditRow struct {
+	PersonID   uuid.UUID
+	Cast       bool
+	Role       string // character or job
+	Department *string
+	Order      *int
+}
+
+// MovieEnrichment is everything one enrichment writes, in one transaction, the profile last.
+type MovieEnrichment struct {
+	MovieID          uuid.UUID
+	Genres           []string
+	Runtime          *int
+	OriginalLanguage *string
+	Overview         *string
+	Collection       *string
+	Director         *string
+	People           []PersonRow
+	Credits          []CreditRow
+	Profile          json.RawMessage // the GET /movies/{id}/profile document
+	EnrichedAt       time.Time
+}
+
+// PersonID is the id of the person with TMDb id n: UUIDv5 of "tmdb:N", so every instance agrees.
+func PersonID(tmdbID int64) uuid.UUID { return domain.MovieIDFor(personExternalID(tmdbID)) }
+
+func personExternalID(tmdbID int64) string { return "tmdb:" + strconv.FormatInt(tmdbID, 10) }
