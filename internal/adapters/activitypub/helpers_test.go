@@ -26,6 +26,7 @@ import (
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/app"
+	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
 
@@ -117,6 +118,7 @@ type remote struct {
 	status   func(inbox string, n int) int // answer to the n-th POST (from 1) at inbox; nil: 202
 	attempts map[string]int
 	outbox   map[string][]any // username → outbox items
+	noShared bool             // noShared: actors advertise no shared inbox
 }
 
 // post is one inbox POST the remote accepted.
@@ -182,14 +184,17 @@ func (r *remote) actorDoc(w http.ResponseWriter, req *http.Request) {
 	}
 	pub, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
 	id := r.actorURL(name)
-	w.Header().Set("Content-Type", "application/activity+json")
-	json.NewEncoder(w).Encode(map[string]any{
+	doc := map[string]any{
 		"@context": []string{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"},
 		"id":       id, "type": "Person", "preferredUsername": name, "inbox": id + "/inbox", "outbox": id + "/outbox",
-		"endpoints": map[string]string{"sharedInbox": r.base + "/inbox"},
 		"publicKey": map[string]string{"id": id + "#main-key", "owner": id,
 			"publicKeyPem": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}))},
-	})
+	}
+	if !r.noShared {
+		doc["endpoints"] = map[string]string{"sharedInbox": r.base + "/inbox"}
+	}
+	w.Header().Set("Content-Type", "application/activity+json")
+	json.NewEncoder(w).Encode(doc)
 }
 
 func (r *remote) outboxDoc(w http.ResponseWriter, req *http.Request) {
@@ -308,4 +313,95 @@ func (r *remote) signedPost(url, name string, activity any, date time.Time, muta
 	}
 	resp.Body.Close()
 	return resp
+}
+
+// startWorker runs the worker's federation handlers over the instance's outbox until the test
+// ends, with a 1 ms backoff base so retries come quickly.
+func (in *instance) startWorker() {
+	in.t.Helper()
+	engine, err := delivery.NewEngine(delivery.Config{BackoffBase: time.Millisecond, Logger: quietLog()},
+		in.store.Ledger(), in.fed.Handlers()...)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	queue := in.store.Queue(sqlite.QueueConfig{MaxAttempts: 5, Logger: quietLog()})
+	pump := delivery.NewPump(queue, engine, delivery.PumpConfig{Grace: time.Second, Logger: quietLog()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = pump.Run(ctx); close(done) }()
+	in.t.Cleanup(func() { cancel(); <-done; queue.Close() })
+}
+
+// eventually waits, up to a deadline, for cond to hold.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval of the wait, not a synchronisation
+	}
+}
+
+// dump logs the outbox, for a failing test.
+func (in *instance) dump() {
+	rows, err := in.db.Query(`SELECT event_type, status, attempts, COALESCE(last_error, '') FROM event_queue ORDER BY id`)
+	if err != nil {
+		in.t.Log(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, status, lastErr string
+		var attempts int
+		rows.Scan(&typ, &status, &attempts, &lastErr)
+		in.t.Logf("outbox: %s %s attempts=%d %s", typ, status, attempts, lastErr)
+	}
+}
+
+// settled reports whether the outbox has no pending or processing row.
+func (in *instance) settled() bool {
+	return in.count(`SELECT count(*) FROM event_queue WHERE status IN ('pending', 'processing')`) == 0
+}
+
+// acceptRemoteFollower makes the remote actor an accepted follower of u, as an inbound Follow
+// and the user's acceptance would.
+func (in *instance) acceptRemoteFollower(u domain.User, actorURL string) {
+	in.t.Helper()
+	ctx := context.Background()
+	if _, err := in.fed.Actor(ctx, actorURL, true); err != nil {
+		in.t.Fatal(err)
+	}
+	if err := in.store.AddRemoteFollower(ctx, u.ID, actorURL, actorURL+"/follows/1", in.actor(u)); err != nil {
+		in.t.Fatal(err)
+	}
+	if err := in.store.AcceptFollower(ctx, u.ID, domain.RemoteIdentity(actorURL)); err != nil {
+		in.t.Fatal(err)
+	}
+}
+
+// logReview logs a review of The Matrix (tt0133093) by u through the store, with its events.
+func (in *instance) logReview(u domain.User, rating int) uuid.UUID {
+	in.t.Helper()
+	ext := "tt0133093"
+	comment := "mind-bending"
+	r := domain.Review{ID: uuid.New(), UserID: u.ID, Rating: rating, Comment: &comment,
+		WatchedAt: time.Date(2024, 3, 1, 20, 0, 0, 0, time.UTC), CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	m := domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: &ext, Title: "The Matrix", ReleaseYear: 1999}
+	if _, err := in.store.LogReview(context.Background(), r, m, nil); err != nil {
+		in.t.Fatal(err)
+	}
+	return r.ID
+}
+
+// postsOf returns the remote's accepted posts of activity type typ.
+func (r *remote) postsOf(typ string) []post {
+	var out []post
+	for _, p := range r.received() {
+		if p.Activity["type"] == typ {
+			out = append(out, p)
+		}
+	}
+	return out
 }
