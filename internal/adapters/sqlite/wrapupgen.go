@@ -1,0 +1,153 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/wrapup"
+)
+
+// StartWrapUp moves a wrap-up to Generating: a Pending one, a Failed one being retried, and a
+// Generating one left by a crash (resumed). Gone, Ready, or a Failed one superseded by a newer
+// live request of the same range (the live-range index refuses it) is nothing to do.
+func (s *Store) StartWrapUp(ctx context.Context, id uuid.UUID) (domain.WrapUp, bool, error) {
+	var (
+		w  domain.WrapUp
+		ok bool
+	)
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		w, err = wrapUpWhere(ctx, tx, `id = ?`, id.String())
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch w.Status {
+		case domain.WrapUpReady:
+			return nil
+		case domain.WrapUpGenerating:
+			ok = true
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Generating', error_message = NULL WHERE id = ?`, id.String())
+		if isUnique(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		w.Status, w.ErrorMessage, ok = domain.WrapUpGenerating, nil, true
+		return nil
+	})
+	if err != nil {
+		return domain.WrapUp{}, false, fmt.Errorf("start wrap-up: %w", err)
+	}
+	return w, ok, nil
+}
+
+// WrapUpViewings returns the local reviews watched in [start, end] (of one user, or of everyone
+// when user is nil), oldest first, with their movies and top-billed cast.
+func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end domain.Date) ([]wrapup.Viewing, error) {
+	var uid any
+	if user != nil {
+		uid = user.String()
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT r.watched_at, r.rating, r.watch_medium, m.id, m.title, m.director,
+			m.genres, m.runtime_minutes,
+			ifnull((SELECT json_group_array(name) FROM (SELECT p.name FROM movie_credits c JOIN people p ON p.id = c.person_id
+				WHERE c.movie_id = m.id AND c.kind = 'cast' AND ifnull(c.billing_order, 99) < 5 ORDER BY c.billing_order)), '[]')
+		FROM reviews r JOIN movies m ON m.id = r.movie_id
+		WHERE r.remote_actor_url IS NULL AND (?1 IS NULL OR r.user_id = ?1)
+			AND r.watched_at >= ?2 AND r.watched_at < ?3
+		ORDER BY r.watched_at, r.id`, uid, start.String(), end.Time().AddDate(0, 0, 1).Format("2006-01-02"))
+	if err != nil {
+		return nil, fmt.Errorf("wrap-up viewings: %w", err)
+	}
+	return scanAll(rows, func(rows *sql.Rows) (wrapup.Viewing, error) {
+		var (
+			v                wrapup.Viewing
+			watched, id      string
+			genres, cast     string
+			medium, director sql.Null[string]
+			runtime          sql.Null[int]
+		)
+		if err := rows.Scan(&watched, &v.Rating, &medium, &id, &v.Title, &director, &genres, &runtime, &cast); err != nil {
+			return v, err
+		}
+		var err error
+		if v.WatchedAt, err = parseTime(watched); err != nil {
+			return v, err
+		}
+		if v.MovieID, err = uuid.Parse(id); err != nil {
+			return v, err
+		}
+		v.Medium, v.Director, v.Runtime = ptr(medium), ptr(director), ptr(runtime)
+		_ = json.Unmarshal([]byte(genres), &v.Genres)
+		_ = json.Unmarshal([]byte(cast), &v.Cast)
+		return v, nil
+	})
+}
+
+// CompleteWrapUp stores the report, marks the wrap-up Ready and enqueues WrapUpCompleted in one
+// transaction, only if it is Generating: a second completion changes nothing and emits nothing.
+func (s *Store) CompleteWrapUp(ctx context.Context, id uuid.UUID, report json.RawMessage, at time.Time) (bool, error) {
+	done := false
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Ready', report = ?, completed_at = ?, error_message = NULL
+			WHERE id = ? AND status = 'Generating'`, string(report), formatTime(at), id.String())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		done = true
+		return s.enqueue(ctx, tx, domain.WrapUpCompleted{WrapUpID: id})
+	})
+	if err != nil {
+		return false, fmt.Errorf("complete wrap-up: %w", err)
+	}
+	return done, nil
+}
+
+// FailWrapUp marks a Generating wrap-up Failed with msg.
+func (s *Store) FailWrapUp(ctx context.Context, id uuid.UUID, msg string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Failed', error_message = ? WHERE id = ? AND status = 'Generating'`,
+			msg, id.String())
+		return err
+	})
+}
+
+// CleanupWrapUps deletes Failed wrap-ups created before failedBefore, and fails the Pending or
+// Generating ones created before stuckBefore (their event was dead-lettered or their generation
+// never finished), so the range can be requested again. It returns both counts.
+func (s *Store) CleanupWrapUps(ctx context.Context, failedBefore, stuckBefore time.Time) (deleted, failed int64, err error) {
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE status = 'Failed' AND created_at < ?`, formatTime(failedBefore))
+		if err != nil {
+			return err
+		}
+		deleted, _ = res.RowsAffected()
+		res, err = tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Failed', error_message = 'generation did not finish'
+			WHERE status IN ('Pending', 'Generating') AND created_at < ?`, formatTime(stuckBefore))
+		if err != nil {
+			return err
+		}
+		failed, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("clean up wrap-ups: %w", err)
+	}
+	return deleted, failed, nil
+}
