@@ -405,3 +405,68 @@ func (r *remote) postsOf(typ string) []post {
 	}
 	return out
 }
+
+// call makes an API request with a bearer token (none when empty) and returns the status and
+// body.
+func (in *instance) call(method, path, token string, body any) (int, []byte) {
+	in.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			in.t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, in.base+path, rd)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+// must makes an API request and fails the test unless it answers want.
+func (in *instance) must(want int, method, path, token string, body any) []byte {
+	in.t.Helper()
+	status, out := in.call(method, path, token, body)
+	if status != want {
+		in.t.Fatalf("%s %s = %d %s, want %d", method, path, status, out, want)
+	}
+	return out
+}
+
+// register creates a user through the API and returns it with an access token.
+func (in *instance) register(name string) (domain.User, string) {
+	in.t.Helper()
+	email := name + "@example.test"
+	in.must(201, "POST", "/api/v1/auth/register", "", map[string]string{"email": email, "username": name, "password": "password-" + name})
+	var login struct {
+		Token  string    `json:"token"`
+		UserID uuid.UUID `json:"user_id"`
+	}
+	if err := json.Unmarshal(in.must(200, "POST", "/api/v1/auth/login", "", map[string]string{"email": email, "password": "password-" + name}), &login); err != nil {
+		in.t.Fatal(err)
+	}
+	u, err := in.store.UserByID(context.Background(), login.UserID)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	return u, login.Token
+}
+
+// host is the instance's host:port, the host part of its users' handles.
+func (in *instance) host() string { return strings.TrimPrefix(in.base, "http://") }
+
+func (r *remote) host() string { return strings.TrimPrefix(r.base, "http://") }
