@@ -196,3 +196,44 @@ func TestDeliveryFailures(t *testing.T) {
 		t.Errorf("the 410 server was tried %d times for the Accept and %d for the Create, want once each", accept, create)
 	}
 }
+
+// TestCrashBetweenFanOutAndDelivery: the fan-out of a review committed, then the worker died
+// before marking the event done and before any delivery. After a restart the event is handled
+// again: its fan-out writes nothing new, and each inbox receives the activity exactly once.
+func TestCrashBetweenFanOutAndDelivery(t *testing.T) {
+	t.Parallel()
+	a := newInstance(t, nil)
+	alice := a.user("alice")
+	r1, r2 := newRemote(t), newRemote(t)
+	a.acceptRemoteFollower(alice, r1.addUser("bob"))
+	a.acceptRemoteFollower(alice, r2.addUser("carol"))
+	// Only the review's event is left to handle (the Accepts are not what this test is about).
+	if _, err := a.db.Exec(`UPDATE event_queue SET status = 'done'`); err != nil {
+		t.Fatal(err)
+	}
+	a.logReview(alice, 3)
+	var eventID string
+	var payload []byte
+	if err := a.db.QueryRow(`SELECT event_id, payload FROM event_queue WHERE event_type = 'ReviewLogged'`).Scan(&eventID, &payload); err != nil {
+		t.Fatal(err)
+	}
+	e, err := domain.Decode("ReviewLogged", payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, a, activitypub.OutboundHandler, eventID, e) // the fan-out before the crash
+	rows := a.count(`SELECT count(*) FROM event_queue`)
+
+	a.startWorker() // the restart: ReviewLogged is still pending
+	eventually(t, "the outbox settles", a.settled)
+	if after := a.count(`SELECT count(*) FROM event_queue`); after != rows {
+		t.Errorf("the replayed fan-out wrote %d new outbox rows, want 0", after-rows)
+	}
+	want := activitypub.ActivityID(a.base, eventID, "Create")
+	for _, r := range []*remote{r1, r2} {
+		got := r.postsOf("Create")
+		if len(got) != 1 || got[0].Activity["id"] != want {
+			t.Errorf("%s received %d Creates, want exactly one with id %s", r.base, len(got), want)
+		}
+	}
+}
