@@ -4,12 +4,63 @@ import (
 	"context"
 	"log/slog"
 
+	"moviesdiary/internal/adapters/imaging"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/storage"
+	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/enrichment"
+	"moviesdiary/internal/usecase/image"
+	"moviesdiary/internal/usecase/poster"
+	"moviesdiary/internal/usecase/search"
+	"moviesdiary/internal/usecase/wrapup"
 )
 
-// mediaHandlers are the posters, images, search, enrichment and wrap-up handlers.
+// mediaHandlers are the posters, images, search, enrichment and wrap-up handlers. Without
+// TMDB_API_KEY the poster sync and the enrichments are not registered (said once here); without
+// IMAGE_CONVERSION_ENABLED the conversion is not. It also starts the media periodic jobs, which
+// run until ctx ends.
 func mediaHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
-	return nil, nil
+	// The image directory is open for the process's life, like the store.
+	images, err := storage.OpenLocal(cfg.ImageDir())
+	if err != nil {
+		return nil, err
+	}
+	idx := search.NewHandlers(store)
+	hs := []delivery.Handler{
+		handler(image.CleanupName, image.CleanupTypes, image.NewCleanup(store, images, log).Handle),
+		handler(search.IndexName, search.IndexTypes, idx.Index),
+		handler(search.CleanupName, search.CleanupTypes, idx.Cleanup),
+		handler(search.ReindexName, search.ReindexTypes, idx.Reindex),
+		handler(wrapup.GeneratorName, wrapup.GeneratorTypes, wrapup.NewGenerator(store, nil, log).Handle),
+	}
+	tmdbOn := cfg.TMDBAPIKey != ""
+	if tmdbOn {
+		client := tmdb.NewClient(tmdb.Config{APIURL: cfg.TMDBAPIURL, ImageURL: cfg.TMDBImageURL, APIKey: cfg.TMDBAPIKey,
+			Timeout: cfg.TMDBTimeout, ImageTimeout: cfg.ImageFetchTimeout, MaxImageBytes: cfg.ImageMaxBytes})
+		src := tmdb.Enrichment{C: client}
+		hs = append(hs,
+			handler(poster.Name, poster.Types, poster.New(store, images, client, log).Handle),
+			handler(enrichment.MovieName, enrichment.MovieTypes, enrichment.NewMovies(store, src, nil, log).Handle),
+			handler(enrichment.PersonName, enrichment.PersonTypes, enrichment.NewPeople(store, src, nil, log).Handle),
+		)
+	} else {
+		log.Info("TMDB_API_KEY is not set: poster sync and movie/person enrichment are off")
+	}
+	if cfg.ImageConversionEnabled {
+		enc := imaging.WebP{Quality: cfg.ImageConversionQuality}
+		hs = append(hs, handler(image.ConversionName, image.ConversionTypes, image.NewConversion(store, images, enc.Encode, log).Handle))
+	}
+	jobs := newMediaJobs(store, log, cfg.JobInterval, tmdbOn, cfg.EnrichmentBatch)
+	go jobs.run(ctx)
+	return hs, nil
+}
+
+// handler adapts a use-case handler (it sees the event only) to the delivery engine.
+func handler(name string, types []string, handle func(context.Context, domain.Event) error) delivery.Handler {
+	return delivery.Handler{Name: name, Types: types, Handle: func(ctx context.Context, e delivery.Envelope) error {
+		return handle(ctx, e.Event)
+	}}
 }

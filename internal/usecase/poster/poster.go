@@ -12,6 +12,7 @@ import (
 	_ "image/jpeg" // decoders DecodeConfig checks a download with
 	_ "image/png"
 	"log/slog"
+	"sync"
 
 	"github.com/google/uuid"
 	_ "golang.org/x/image/webp"
@@ -75,11 +76,43 @@ type Sync struct {
 	objects Objects
 	source  Source
 	log     *slog.Logger
+	// locks serialises this process's syncs of one movie: a new movie's MovieDiscovered and
+	// MovieEnrichmentRequested arrive together, and the second should find the first's poster
+	// instead of downloading it again. Across processes the transaction still decides alone.
+	mu    sync.Mutex
+	locks map[uuid.UUID]*movieLock
+}
+
+type movieLock struct {
+	sync.Mutex
+	users int
+}
+
+// lock takes the movie's lock and returns its release.
+func (s *Sync) lock(id uuid.UUID) func() {
+	s.mu.Lock()
+	l := s.locks[id]
+	if l == nil {
+		l = &movieLock{}
+		s.locks[id] = l
+	}
+	l.users++
+	s.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		s.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(s.locks, id)
+		}
+		s.mu.Unlock()
+	}
 }
 
 // New builds the handler.
 func New(store Store, objects Objects, source Source, log *slog.Logger) *Sync {
-	return &Sync{store: store, objects: objects, source: source, log: cmp.Or(log, slog.Default())}
+	return &Sync{store: store, objects: objects, source: source, log: cmp.Or(log, slog.Default()),
+		locks: map[uuid.UUID]*movieLock{}}
 }
 
 // Handle syncs the poster of the event's movie. Each step is safe to repeat and a crash between
@@ -106,6 +139,7 @@ func (s *Sync) Handle(ctx context.Context, e domain.Event) error {
 	default:
 		return domain.Permanent(fmt.Errorf("poster sync: unexpected event %s", e.EventType()))
 	}
+	defer s.lock(id)()
 	m, err := s.store.MovieByID(ctx, id)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil // deleted since: nothing to sync

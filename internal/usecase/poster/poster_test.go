@@ -143,19 +143,23 @@ func TestSyncKilledBetweenSteps(t *testing.T) {
 }
 
 // TestConcurrentSyncsOfOneMovie: MovieDiscovered and MovieEnrichmentRequested of a new movie are
-// separate events, so their syncs run at once; only one emits.
+// separate events, so their syncs run at once, in one worker or in several (each goroutine here
+// has its own Sync, as separate processes would); only one emits.
 func TestConcurrentSyncsOfOneMovie(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
+	client := tmdb.NewClient(tmdb.Config{APIURL: b.TMDb.APIURL(), ImageURL: b.TMDb.ImageURL(), APIKey: tmdbtest.Key,
+		HTTP: b.TMDb.Server.Client()})
 	var wg sync.WaitGroup
 	for i := range 6 {
+		worker := poster.New(b.Store, b.Objects, client, b.Log)
 		wg.Go(func() {
 			e := b.discovered()
 			if i%2 == 1 {
 				e = domain.MovieEnrichmentRequested{MovieID: b.movie, ExternalMetadataID: mediatest.BladeRunner}
 			}
-			if err := b.sync.Handle(ctx, e); err != nil {
+			if err := worker.Handle(ctx, e); err != nil {
 				t.Error(err)
 			}
 		})
@@ -167,6 +171,17 @@ func TestConcurrentSyncsOfOneMovie(t *testing.T) {
 	if got := b.String(`SELECT poster_path FROM movies WHERE id = ?`, b.movie.String()); got != b.key {
 		t.Errorf("poster_path = %q", got)
 	}
+	// One worker serialises its syncs of a movie: the second finds the poster stored.
+	one := setup(t)
+	for range 2 {
+		wg.Go(func() {
+			if err := one.sync.Handle(ctx, one.discovered()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	one.done(t)
 }
 
 func TestSyncSkipsWhatIsNotToDo(t *testing.T) {

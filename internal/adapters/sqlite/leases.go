@@ -1,0 +1,31 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// AcquireLease takes or renews the lease name for holder until now+ttl. It succeeds when nobody
+// holds the lease, when its holder's lease expired, or when holder already holds it; it fails
+// (false) while another holder's lease runs.
+func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error) {
+	var got bool
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
+			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+			WHERE job_leases.expires_at <= ?4 OR job_leases.holder = excluded.holder`,
+			name, holder, millis(now.Add(ttl)), millis(now))
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		got = n > 0
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("acquire lease %s: %w", name, err)
+	}
+	return got, nil
+}
