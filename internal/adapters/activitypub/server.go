@@ -110,7 +110,10 @@ func wantsAP(r *http.Request) bool {
 
 func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) {
 	res := r.URL.Query().Get("resource")
-	var username string
+	var (
+		u   domain.User
+		err error
+	)
 	switch {
 	case strings.HasPrefix(res, "acct:"):
 		name, host, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(res, "acct:"), "@"), "@")
@@ -118,24 +121,18 @@ func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusNotFound, "not an account of this instance")
 			return
 		}
-		username = name
+		u, err = f.store.UserByUsername(r.Context(), name)
 	case strings.HasPrefix(res, f.urls.Base+"/users/"):
 		id, ok := f.localUser(res)
 		if !ok {
 			fail(w, http.StatusNotFound, "not an actor of this instance")
 			return
 		}
-		u, err := f.store.UserByID(r.Context(), id)
-		if err != nil {
-			f.failErr(w, r, err)
-			return
-		}
-		username = u.Username
+		u, err = f.store.UserByID(r.Context(), id)
 	default:
 		fail(w, http.StatusBadRequest, "resource must be acct:user@host or an actor URL")
 		return
 	}
-	u, err := f.store.UserByUsername(r.Context(), username)
 	if err != nil {
 		f.failErr(w, r, err)
 		return

@@ -27,6 +27,7 @@ var subjects = map[string]string{
 	"ActorUnblocked":              "actor.unblocked",
 	"BackfillFollower":            "backfill.follower",
 	"FederationDeliveryRequested": "federation.delivery.requested",
+	"ActivityReceived":            "federation.activity.received",
 	"WatchEventIngested":          "watch.event.ingested",
 	"WrapUpRequested":             "wrapup.requested",
 	"WrapUpCompleted":             "wrapup.completed",
