@@ -4,46 +4,30 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/app"
+	"moviesdiary/internal/usecase/mediatest"
 )
 
 // imageServer is the API with an image directory; dir is that directory.
 func imageServer(t *testing.T) (srv *httptest.Server, images *storage.Local, dir string) {
 	t.Helper()
-	ctx := context.Background()
-	base := t.TempDir()
-	store, err := sqlite.Open(ctx, filepath.Join(base, "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := store.Migrate(ctx, log); err != nil {
-		t.Fatal(err)
-	}
-	dir = filepath.Join(base, "images")
-	images, err = storage.OpenLocal(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { images.Close() })
-	api, err := app.NewAPI(store, app.Options{Log: log, BaseURL: "http://diary.test", Secret: testSecret, Hasher: fastHasher, Images: images})
+	env := mediatest.New(t)
+	api, err := app.NewAPI(env.Store, app.Options{Log: env.Log, BaseURL: "http://diary.test", Secret: testSecret,
+		Hasher: fastHasher, Images: env.Local})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv = httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
-	return srv, images, dir
+	return srv, env.Local, env.Local.Dir()
 }
 
 func TestImagesServesStoredImages(t *testing.T) {

@@ -134,132 +134,136 @@ func matchExpr(text string) (expr string, ok bool) {
 	return strings.Join(words, " ") + "*", true
 }
 
-// SearchMovies pages the movies matching q's text and filters, best match first.
-func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[search.MovieHit], error) {
-	out := domain.Paged[search.MovieHit]{Page: q.Page, Items: []search.MovieHit{}}
-	from := ` FROM search_movies s JOIN movies m ON m.id = s.movie_id`
-	order := ` ORDER BY m.title COLLATE NOCASE, m.id`
-	var where []string
-	var args []any
-	if strings.TrimSpace(q.Text) != "" {
-		expr, ok := matchExpr(q.Text)
-		if !ok {
-			return out, nil
-		}
-		from = ` FROM movies_fts JOIN search_movies s ON s.id = movies_fts.rowid JOIN movies m ON m.id = s.movie_id`
-		where, args = append(where, `movies_fts MATCH ?`), append(args, expr)
-		order = ` ORDER BY bm25(movies_fts, 10, 4, 1, 2, 2, 3, 1), m.title COLLATE NOCASE, m.id`
+// searchSQL is one search being built: its tables, conditions and order.
+type searchSQL struct {
+	from, order string
+	where       []string
+	args        []any
+}
+
+// newSearchSQL starts a search over plain (all documents, ordered by plain order) or, when text
+// has words, over fts matching them, ordered by rank then plain order. ok is false when the text
+// is not blank but has no word: nothing can match.
+func newSearchSQL(text, plain, fts, ftsTable, rank, order string) (q searchSQL, ok bool) {
+	q = searchSQL{from: plain, order: ` ORDER BY ` + order}
+	if strings.TrimSpace(text) == "" {
+		return q, true
 	}
-	if q.Genre != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM json_each(m.genres) WHERE value = ? COLLATE NOCASE)`)
-		args = append(args, q.Genre)
+	expr, ok := matchExpr(text)
+	if !ok {
+		return q, false
 	}
-	if q.Year != nil {
-		where, args = append(where, `m.release_year = ?`), append(args, *q.Year)
-	}
-	if q.Language != "" {
-		where, args = append(where, `m.original_language = ? COLLATE NOCASE`), append(args, q.Language)
-	}
-	if q.PersonID != nil {
-		where = append(where, `EXISTS (SELECT 1 FROM movie_credits c WHERE c.movie_id = m.id AND c.person_id = ?)`)
-		args = append(args, q.PersonID.String())
-	}
+	q.from, q.order = fts, ` ORDER BY `+rank+`, `+order
+	q.filter(ftsTable+` MATCH ?`, expr)
+	return q, true
+}
+
+func (q *searchSQL) filter(cond string, arg any) {
+	q.where, q.args = append(q.where, cond), append(q.args, arg)
+}
+
+// searchPage counts the matches of q and returns the page's rows of cols, scanned by scan.
+func searchPage[T any](ctx context.Context, db *sql.DB, q searchSQL, cols string, p domain.Page,
+	scan func(*sql.Rows) (T, error)) (domain.Paged[T], error) {
+	out := domain.Paged[T]{Page: p, Items: []T{}}
 	w := ""
-	if len(where) > 0 {
-		w = ` WHERE ` + strings.Join(where, ` AND `)
+	if len(q.where) > 0 {
+		w = ` WHERE ` + strings.Join(q.where, ` AND `)
 	}
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+from+w, args...).Scan(&out.Total); err != nil {
-		return out, fmt.Errorf("search movies: %w", err)
+	if err := db.QueryRowContext(ctx, `SELECT count(*)`+q.from+w, q.args...).Scan(&out.Total); err != nil {
+		return out, err
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT m.id, m.title, m.release_year, m.director, m.poster_path, m.genres`+from+w+order+
-		` LIMIT ? OFFSET ?`, append(args, q.Page.Limit, q.Page.Offset)...)
+	rows, err := db.QueryContext(ctx, `SELECT `+cols+q.from+w+q.order+` LIMIT ? OFFSET ?`, append(q.args, p.Limit, p.Offset)...)
 	if err != nil {
-		return out, fmt.Errorf("search movies: %w", err)
+		return out, err
 	}
-	items, err := scanAll(rows, func(rows *sql.Rows) (search.MovieHit, error) {
-		var (
-			h                search.MovieHit
-			id, genres       string
-			year             sql.Null[int]
-			director, poster sql.Null[string]
-		)
-		if err := rows.Scan(&id, &h.Title, &year, &director, &poster, &genres); err != nil {
-			return h, err
-		}
-		var err error
-		if h.ID, err = uuid.Parse(id); err != nil {
-			return h, err
-		}
-		h.ReleaseYear, h.Director, h.PosterPath, h.Genres = year.V, ptr(director), ptr(poster), []string{}
-		if genres != "" {
-			_ = json.Unmarshal([]byte(genres), &h.Genres)
-		}
-		return h, nil
-	})
-	if err != nil {
-		return out, fmt.Errorf("search movies: %w", err)
-	}
+	items, err := scanAll(rows, scan)
 	if items != nil {
 		out.Items = items
+	}
+	return out, err
+}
+
+// SearchMovies pages the movies matching q's text and filters, best match first.
+func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[search.MovieHit], error) {
+	sq, ok := newSearchSQL(q.Text, ` FROM search_movies s JOIN movies m ON m.id = s.movie_id`,
+		` FROM movies_fts JOIN search_movies s ON s.id = movies_fts.rowid JOIN movies m ON m.id = s.movie_id`,
+		`movies_fts`, `bm25(movies_fts, 10, 4, 1, 2, 2, 3, 1)`, `m.title COLLATE NOCASE, m.id`)
+	if !ok {
+		return domain.Paged[search.MovieHit]{Page: q.Page, Items: []search.MovieHit{}}, nil
+	}
+	if q.Genre != "" {
+		sq.filter(`EXISTS (SELECT 1 FROM json_each(m.genres) WHERE value = ? COLLATE NOCASE)`, q.Genre)
+	}
+	if q.Year != nil {
+		sq.filter(`m.release_year = ?`, *q.Year)
+	}
+	if q.Language != "" {
+		sq.filter(`m.original_language = ? COLLATE NOCASE`, q.Language)
+	}
+	if q.PersonID != nil {
+		sq.filter(`EXISTS (SELECT 1 FROM movie_credits c WHERE c.movie_id = m.id AND c.person_id = ?)`, q.PersonID.String())
+	}
+	out, err := searchPage(ctx, s.read, sq, `m.id, m.title, m.release_year, m.director, m.poster_path, m.genres`, q.Page,
+		func(rows *sql.Rows) (search.MovieHit, error) {
+			var (
+				h                search.MovieHit
+				id, genres       string
+				year             sql.Null[int]
+				director, poster sql.Null[string]
+			)
+			if err := rows.Scan(&id, &h.Title, &year, &director, &poster, &genres); err != nil {
+				return h, err
+			}
+			var err error
+			if h.ID, err = uuid.Parse(id); err != nil {
+				return h, err
+			}
+			h.ReleaseYear, h.Director, h.PosterPath, h.Genres = year.V, ptr(director), ptr(poster), []string{}
+			if genres != "" {
+				_ = json.Unmarshal([]byte(genres), &h.Genres)
+			}
+			return h, nil
+		})
+	if err != nil {
+		return out, fmt.Errorf("search movies: %w", err)
 	}
 	return out, nil
 }
 
 // SearchPeople pages the people matching q's text and department, best match first.
 func (s *Store) SearchPeople(ctx context.Context, q search.Query) (domain.Paged[search.PersonHit], error) {
-	out := domain.Paged[search.PersonHit]{Page: q.Page, Items: []search.PersonHit{}}
-	from := ` FROM search_people s JOIN people p ON p.id = s.person_id`
-	order := ` ORDER BY p.name COLLATE NOCASE, p.id`
-	var where []string
-	var args []any
-	if strings.TrimSpace(q.Text) != "" {
-		expr, ok := matchExpr(q.Text)
-		if !ok {
-			return out, nil
-		}
-		from = ` FROM people_fts JOIN search_people s ON s.id = people_fts.rowid JOIN people p ON p.id = s.person_id`
-		where, args = append(where, `people_fts MATCH ?`), append(args, expr)
-		order = ` ORDER BY people_fts.rank, p.name COLLATE NOCASE, p.id`
+	sq, ok := newSearchSQL(q.Text, ` FROM search_people s JOIN people p ON p.id = s.person_id`,
+		` FROM people_fts JOIN search_people s ON s.id = people_fts.rowid JOIN people p ON p.id = s.person_id`,
+		`people_fts`, `people_fts.rank`, `p.name COLLATE NOCASE, p.id`)
+	if !ok {
+		return domain.Paged[search.PersonHit]{Page: q.Page, Items: []search.PersonHit{}}, nil
 	}
 	if q.Department != "" {
-		where, args = append(where, `p.known_for_department = ? COLLATE NOCASE`), append(args, q.Department)
+		sq.filter(`p.known_for_department = ? COLLATE NOCASE`, q.Department)
 	}
-	w := ""
-	if len(where) > 0 {
-		w = ` WHERE ` + strings.Join(where, ` AND `)
-	}
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+from+w, args...).Scan(&out.Total); err != nil {
-		return out, fmt.Errorf("search people: %w", err)
-	}
-	rows, err := s.read.QueryContext(ctx, `SELECT p.id, p.name, p.known_for_department, p.profile_path,
+	out, err := searchPage(ctx, s.read, sq, `p.id, p.name, p.known_for_department, p.profile_path,
 		(SELECT json_group_array(title) FROM (SELECT m.title FROM movie_credits c JOIN movies m ON m.id = c.movie_id
-			WHERE c.person_id = p.id GROUP BY m.id ORDER BY min(c.billing_order) IS NULL, m.release_year DESC, m.title LIMIT 3))`+
-		from+w+order+` LIMIT ? OFFSET ?`, append(args, q.Page.Limit, q.Page.Offset)...)
+			WHERE c.person_id = p.id GROUP BY m.id ORDER BY min(c.billing_order) IS NULL, m.release_year DESC, m.title LIMIT 3))`,
+		q.Page, func(rows *sql.Rows) (search.PersonHit, error) {
+			var (
+				h             search.PersonHit
+				id, titles    string
+				dept, profile sql.Null[string]
+			)
+			if err := rows.Scan(&id, &h.Name, &dept, &profile, &titles); err != nil {
+				return h, err
+			}
+			var err error
+			if h.ID, err = uuid.Parse(id); err != nil {
+				return h, err
+			}
+			h.KnownForDepartment, h.ProfilePath, h.KnownForTitles = ptr(dept), ptr(profile), []string{}
+			_ = json.Unmarshal([]byte(titles), &h.KnownForTitles)
+			return h, nil
+		})
 	if err != nil {
 		return out, fmt.Errorf("search people: %w", err)
-	}
-	items, err := scanAll(rows, func(rows *sql.Rows) (search.PersonHit, error) {
-		var (
-			h             search.PersonHit
-			id, titles    string
-			dept, profile sql.Null[string]
-		)
-		if err := rows.Scan(&id, &h.Name, &dept, &profile, &titles); err != nil {
-			return h, err
-		}
-		var err error
-		if h.ID, err = uuid.Parse(id); err != nil {
-			return h, err
-		}
-		h.KnownForDepartment, h.ProfilePath, h.KnownForTitles = ptr(dept), ptr(profile), []string{}
-		_ = json.Unmarshal([]byte(titles), &h.KnownForTitles)
-		return h, nil
-	})
-	if err != nil {
-		return out, fmt.Errorf("search people: %w", err)
-	}
-	if items != nil {
-		out.Items = items
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ package enrichment
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -123,3 +124,40 @@ type MovieEnrichment struct {
 func PersonID(tmdbID int64) uuid.UUID { return domain.MovieIDFor(personExternalID(tmdbID)) }
 
 func personExternalID(tmdbID int64) string { return "tmdb:" + strconv.FormatInt(tmdbID, 10) }
+
+// State is what the store knows of a movie's or person's enrichment.
+type State struct {
+	EnrichedAt *time.Time
+	MissingAt  *time.Time // TMDb said it does not know it
+}
+
+// fresh reports whether state needs no provider call at now.
+func (s State) fresh(now time.Time, freshFor time.Duration) bool {
+	return s.EnrichedAt != nil && now.Sub(*s.EnrichedAt) < freshFor ||
+		s.MissingAt != nil && now.Sub(*s.MissingAt) < MissingRetry
+}
+
+// enrich is one enrichment run: nothing for an entity that is gone (state is KindNotFound) or
+// fresh at now; otherwise the provider's answer is saved, or the entity marked missing when the
+// provider does not know it.
+func enrich[T any](now time.Time, freshFor time.Duration, state func() (State, error), fetch func() (T, error),
+	save func(T) error, markMissing func() error) error {
+	st, err := state()
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.fresh(now, freshFor) {
+		return nil
+	}
+	data, err := fetch()
+	if errors.Is(err, domain.ErrNotFound) {
+		return markMissing()
+	}
+	if err != nil {
+		return err
+	}
+	return save(data)
+}

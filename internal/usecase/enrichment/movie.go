@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -19,18 +18,6 @@ const MovieName = "movie-enrichment"
 
 // MovieTypes are the events the movie enrichment handles.
 var MovieTypes = []string{domain.MovieEnrichmentRequested{}.EventType()}
-
-// State is what the store knows of a movie's or person's enrichment.
-type State struct {
-	EnrichedAt *time.Time
-	MissingAt  *time.Time // TMDb said it does not know it
-}
-
-// fresh reports whether state needs no provider call at now.
-func (s State) fresh(now time.Time, freshFor time.Duration) bool {
-	return s.EnrichedAt != nil && now.Sub(*s.EnrichedAt) < freshFor ||
-		s.MissingAt != nil && now.Sub(*s.MissingAt) < MissingRetry
-}
 
 // MovieStore is the database side of the movie enrichment.
 type MovieStore interface {
@@ -74,31 +61,22 @@ func (m *Movies) Handle(ctx context.Context, e domain.Event) error {
 	if !ok {
 		return domain.Permanent(fmt.Errorf("movie enrichment: unexpected event %s", e.EventType()))
 	}
-	st, err := m.store.MovieEnrichmentState(ctx, ev.MovieID)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
 	now := m.now().UTC()
-	if st.fresh(now, MovieFresh) {
-		return nil
-	}
-	data, err := m.source.Movie(ctx, ev.ExternalMetadataID)
-	if errors.Is(err, domain.ErrNotFound) {
-		m.log.InfoContext(ctx, "movie enrichment: TMDb does not know the movie; not asked again for 30 days",
-			"movie_id", ev.MovieID, "external_id", ev.ExternalMetadataID)
-		return m.store.MarkMovieMissing(ctx, ev.MovieID, now)
-	}
-	if err != nil {
-		return err
-	}
-	enr, err := BuildMovie(ev.MovieID, data, now)
-	if err != nil {
-		return err
-	}
-	return m.store.SaveMovieEnrichment(ctx, enr)
+	return enrich(now, MovieFresh,
+		func() (State, error) { return m.store.MovieEnrichmentState(ctx, ev.MovieID) },
+		func() (Movie, error) { return m.source.Movie(ctx, ev.ExternalMetadataID) },
+		func(d Movie) error {
+			enr, err := BuildMovie(ev.MovieID, d, now)
+			if err != nil {
+				return err
+			}
+			return m.store.SaveMovieEnrichment(ctx, enr)
+		},
+		func() error {
+			m.log.InfoContext(ctx, "movie enrichment: TMDb does not know the movie; not asked again for 30 days",
+				"movie_id", ev.MovieID, "external_id", ev.ExternalMetadataID)
+			return m.store.MarkMovieMissing(ctx, ev.MovieID, now)
+		})
 }
 
 type castDoc struct {

@@ -3,7 +3,6 @@ package enrichment
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -64,24 +63,13 @@ func (p *People) Handle(ctx context.Context, e domain.Event) error {
 	if !ok || err != nil || tmdbID <= 0 {
 		return domain.Permanent(fmt.Errorf("person enrichment: external id %q is not tmdb:N", ev.ExternalPersonID))
 	}
-	st, err := p.store.PersonEnrichmentState(ctx, ev.PersonID)
-	if errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
 	now := p.now().UTC()
-	if st.fresh(now, PersonFresh) {
-		return nil
-	}
-	data, err := p.source.Person(ctx, tmdbID)
-	if errors.Is(err, domain.ErrNotFound) {
-		p.log.InfoContext(ctx, "person enrichment: TMDb does not know the person", "person_id", ev.PersonID)
-		return p.store.MarkPersonMissing(ctx, ev.PersonID, now)
-	}
-	if err != nil {
-		return err
-	}
-	return p.store.SavePersonEnrichment(ctx, ev.PersonID, data, now)
+	return enrich(now, PersonFresh,
+		func() (State, error) { return p.store.PersonEnrichmentState(ctx, ev.PersonID) },
+		func() (Person, error) { return p.source.Person(ctx, tmdbID) },
+		func(d Person) error { return p.store.SavePersonEnrichment(ctx, ev.PersonID, d, now) },
+		func() error {
+			p.log.InfoContext(ctx, "person enrichment: TMDb does not know the person", "person_id", ev.PersonID)
+			return p.store.MarkPersonMissing(ctx, ev.PersonID, now)
+		})
 }
