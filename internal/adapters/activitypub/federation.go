@@ -28,6 +28,7 @@ type Store interface {
 	RemoteActorByKeyID(ctx context.Context, keyID string) (domain.RemoteActor, error)
 	SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error
 	DomainBlocked(ctx context.Context, host string) (bool, error)
+	BlockedDomains(ctx context.Context) ([]string, error)
 	HasBlocked(ctx context.Context, user uuid.UUID, actorURL string) (bool, error)
 
 	ReceiveActivity(ctx context.Context, e domain.ActivityReceived) (bool, error)
@@ -157,6 +158,16 @@ func (f *Federation) refuseHost(ctx context.Context, raw string) error {
 		return domain.Permanent(fmt.Errorf("%w: %s", ErrDomainBlocked, host))
 	}
 	return nil
+}
+
+// blockedIn reports whether host is one of domains or under one of them.
+func blockedIn(host string, domains []string) bool {
+	for _, d := range domains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrDomainBlocked marks traffic refused because its instance is blocked.

@@ -158,18 +158,16 @@ func (f *Federation) publish(ctx context.Context, user uuid.UUID, activity Objec
 	id := str(activity, "id")
 	p := domain.Publication{ActivityID: id, Type: str(activity, "type"), ActorID: user, ObjectID: objectID, Activity: raw,
 		Relation: rel}
+	blocked, err := f.store.BlockedDomains(ctx)
+	if err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, inbox := range inboxes {
-		if seen[inbox] {
+		if seen[inbox] || blockedIn(hostOf(inbox), blocked) {
 			continue
 		}
 		seen[inbox] = true
-		if err := f.refuseHost(ctx, inbox); err != nil {
-			if errors.Is(err, ErrDomainBlocked) {
-				continue
-			}
-			return err
-		}
 		p.Deliveries = append(p.Deliveries, domain.Delivery{EventID: DeliveryID(id, inbox), Event: domain.FederationDeliveryRequested{
 			InboxURL: inbox, ActivityJSON: raw, SigningActorID: user,
 		}})

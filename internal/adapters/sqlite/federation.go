@@ -90,6 +90,18 @@ func (s *Store) DomainBlocked(ctx context.Context, host string) (bool, error) {
 	return blocked, nil
 }
 
+// BlockedDomains lists the blocked domains (a fan-out checks its inboxes against them at once).
+func (s *Store) BlockedDomains(ctx context.Context) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT lower(domain) FROM domain_blocks ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("read domain blocks: %w", err)
+	}
+	return scanAll(rows, func(rows *sql.Rows) (string, error) {
+		var d string
+		return d, rows.Scan(&d)
+	})
+}
+
 // HasBlocked reports whether a local user blocked the remote actor at actorURL.
 func (s *Store) HasBlocked(ctx context.Context, user uuid.UUID, actorURL string) (bool, error) {
 	var blocked bool
@@ -194,7 +206,7 @@ func (s *Store) PublishedActivity(ctx context.Context, id string) ([]byte, error
 
 // FollowerInboxes returns where a local user's activities go: one inbox per distinct server
 // among their accepted remote followers (the shared inbox when there is one), leaving out
-// blocked domains and followers whose actor is not cached.
+// followers whose actor is not cached.
 func (s *Store) FollowerInboxes(ctx context.Context, user uuid.UUID) ([]string, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT DISTINCT COALESCE(a.shared_inbox, a.inbox) FROM follows f
 		JOIN remote_actors a ON a.url = f.follower_id
