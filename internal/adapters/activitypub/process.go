@@ -45,6 +45,11 @@ func (f *Federation) inbound(ctx context.Context, env delivery.Envelope) error {
 		if !ok {
 			return nil
 		}
+		if _, err := f.store.UserByID(ctx, user); errors.Is(err, domain.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
 		if _, err := f.Actor(ctx, actor, false); err != nil {
 			return err
 		}
