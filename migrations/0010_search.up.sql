@@ -18,7 +18,7 @@ CREATE TABLE search_movies (
 
 CREATE VIRTUAL TABLE movies_fts USING fts5(
     title, director, overview, genres, keywords, cast_names, crew_names,
-    content = 'search_movies', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+    content = 'search_movies', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 
 CREATE TRIGGER search_movies_ai AFTER INSERT ON search_movies BEGIN
@@ -45,7 +45,7 @@ CREATE TABLE search_people (
 );
 
 CREATE VIRTUAL TABLE people_fts USING fts5(
-    name, content = 'search_people', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+    name, content = 'search_people', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 
 CREATE TRIGGER search_people_ai AFTER INSERT ON search_people BEGIN

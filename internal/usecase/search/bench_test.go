@@ -11,7 +11,7 @@ import (
 )
 
 // seed stores n movies with two credits each and indexes them all.
-func seed(b *testing.B, n int) *bundle {
+func seed(b testing.TB, n int) *bundle {
 	env := mediatest.New(b)
 	bd := &bundle{Env: env, h: search.NewHandlers(env.Store), svc: search.NewService(env.Store, env.Store)}
 	tx, err := env.DB.Begin()
@@ -87,3 +87,5 @@ func BenchmarkReindex(b *testing.B) {
 		}
 	}
 }
+
+func seedT(t *testing.T) *bundle { return seed(t, 2000) }
