@@ -61,7 +61,8 @@ func BenchmarkInbox(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		act := map[string]any{"id": eve + "/a/" + strconv.Itoa(i), "type": "Like", "actor": eve, "object": a.actor(u)}
+		act := map[string]any{"id": eve + "/a/" + strconv.Itoa(i), "type": "Update", "actor": eve,
+			"object": map[string]any{"id": eve + "/notes/1", "type": "Note", "content": "hello"}}
 		if resp := r.signedPost(a.base+"/inbox", "eve", act, time.Now(), nil); resp.StatusCode != 202 {
 			b.Fatalf("status %d", resp.StatusCode)
 		}

@@ -59,6 +59,11 @@ func (f *Federation) inbox(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "the activity id is not on its actor's host")
 		return
 	}
+	if !handled[str(activity, "type")] {
+		// Likes, Announces and the rest: accepted, as a peer expects, but not stored.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	if recipient != nil {
 		blocked, err := f.store.HasBlocked(r.Context(), *recipient, actor)
 		if err != nil {
@@ -82,6 +87,10 @@ func (f *Federation) inbox(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusAccepted)
 }
+
+// handled are the activity types the inbound handler acts on.
+var handled = map[string]bool{"Follow": true, "Undo": true, "Accept": true, "Reject": true, "Create": true, "Update": true,
+	"Delete": true, "Block": true}
 
 // verify checks a request's HTTP signature and returns the actor whose key made it. The key is
 // looked up in the cache first; when the signature fails with a cached key the actor is fetched
