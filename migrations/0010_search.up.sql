@@ -21,6 +21,10 @@ CREATE VIRTUAL TABLE movies_fts USING fts5(
     content = 'search_movies', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 
+-- Rank by BM25 weighting the columns: title, director, overview, genres, keywords, cast, crew.
+-- Ordering by the rank column alone lets FTS5 sort and stop at the page.
+INSERT INTO movies_fts (movies_fts, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 2.0, 2.0, 3.0, 1.0)');
+
 CREATE TRIGGER search_movies_ai AFTER INSERT ON search_movies BEGIN
     INSERT INTO movies_fts (rowid, title, director, overview, genres, keywords, cast_names, crew_names)
     VALUES (new.id, new.title, new.director, new.overview, new.genres, new.keywords, new.cast_names, new.crew_names);

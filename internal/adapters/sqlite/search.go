@@ -139,12 +139,16 @@ type searchSQL struct {
 	from, order string
 	where       []string
 	args        []any
+	// fts is the FTS5 table when the text has words; with no other condition the count comes
+	// from it alone (every document has its row and its movie or person: triggers and cascades).
+	fts string
 }
 
-// newSearchSQL starts a search over plain (all documents, ordered by plain order) or, when text
-// has words, over fts matching them, ordered by rank then plain order. ok is false when the text
-// is not blank but has no word: nothing can match.
-func newSearchSQL(text, plain, fts, ftsTable, rank, order string) (q searchSQL, ok bool) {
+// newSearchSQL starts a search over plain (all documents, ordered by order) or, when text has
+// words, over withFTS matching them in the FTS5 table fts, ordered by its rank only: FTS5 then
+// sorts itself and the joins stop at the page. ok is false when the text is not blank but has
+// no word: nothing can match.
+func newSearchSQL(text, plain, withFTS, fts, order string) (q searchSQL, ok bool) {
 	q = searchSQL{from: plain, order: ` ORDER BY ` + order}
 	if strings.TrimSpace(text) == "" {
 		return q, true
@@ -153,8 +157,8 @@ func newSearchSQL(text, plain, fts, ftsTable, rank, order string) (q searchSQL, 
 	if !ok {
 		return q, false
 	}
-	q.from, q.order = fts, ` ORDER BY `+rank+`, `+order
-	q.filter(ftsTable+` MATCH ?`, expr)
+	q.from, q.order, q.fts = withFTS, ` ORDER BY `+fts+`.rank`, fts
+	q.filter(fts+` MATCH ?`, expr)
 	return q, true
 }
 
@@ -170,7 +174,11 @@ func searchPage[T any](ctx context.Context, db *sql.DB, q searchSQL, cols string
 	if len(q.where) > 0 {
 		w = ` WHERE ` + strings.Join(q.where, ` AND `)
 	}
-	if err := db.QueryRowContext(ctx, `SELECT count(*)`+q.from+w, q.args...).Scan(&out.Total); err != nil {
+	count := `SELECT count(*)` + q.from + w
+	if q.fts != "" && len(q.where) == 1 {
+		count = `SELECT count(*) FROM ` + q.fts + w
+	}
+	if err := db.QueryRowContext(ctx, count, q.args...).Scan(&out.Total); err != nil {
 		return out, err
 	}
 	rows, err := db.QueryContext(ctx, `SELECT `+cols+q.from+w+q.order+` LIMIT ? OFFSET ?`, append(q.args, p.Limit, p.Offset)...)
@@ -188,7 +196,7 @@ func searchPage[T any](ctx context.Context, db *sql.DB, q searchSQL, cols string
 func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[search.MovieHit], error) {
 	sq, ok := newSearchSQL(q.Text, ` FROM search_movies s JOIN movies m ON m.id = s.movie_id`,
 		` FROM movies_fts JOIN search_movies s ON s.id = movies_fts.rowid JOIN movies m ON m.id = s.movie_id`,
-		`movies_fts`, `bm25(movies_fts, 10, 4, 1, 2, 2, 3, 1)`, `m.title COLLATE NOCASE, m.id`)
+		`movies_fts`, `m.title COLLATE NOCASE, m.id`)
 	if !ok {
 		return domain.Paged[search.MovieHit]{Page: q.Page, Items: []search.MovieHit{}}, nil
 	}
@@ -235,7 +243,7 @@ func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[
 func (s *Store) SearchPeople(ctx context.Context, q search.Query) (domain.Paged[search.PersonHit], error) {
 	sq, ok := newSearchSQL(q.Text, ` FROM search_people s JOIN people p ON p.id = s.person_id`,
 		` FROM people_fts JOIN search_people s ON s.id = people_fts.rowid JOIN people p ON p.id = s.person_id`,
-		`people_fts`, `people_fts.rank`, `p.name COLLATE NOCASE, p.id`)
+		`people_fts`, `p.name COLLATE NOCASE, p.id`)
 	if !ok {
 		return domain.Paged[search.PersonHit]{Page: q.Page, Items: []search.PersonHit{}}, nil
 	}

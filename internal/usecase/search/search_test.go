@@ -250,3 +250,23 @@ func TestReindexRequestIsForAdmins(t *testing.T) {
 		t.Errorf("admin: %v, %d events", err, b.Events("SearchReindexRequested"))
 	}
 }
+
+// TestRanking: a title match outranks a cast match, and the count matches the list.
+func TestRanking(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	br := b.AddMovie(mediatest.BladeRunner, "Blade Runner", 1982)
+	b.addCredit(br, "3", "Harrison Ford", "cast", "Rick Deckard", "Acting")
+	b.AddMovie("tt1950186", "Ford v Ferrari", 2019)
+	if err := b.Store.Reindex(context.Background(), 500); err != nil {
+		t.Fatal(err)
+	}
+	r := b.find(search.Query{Text: "ford"})
+	if got := titles(r); len(got) != 2 || got[0] != "Ford v Ferrari" || r.Movies.Total != 2 {
+		t.Errorf("q=ford: %v (total %d), want the title match first", got, r.Movies.Total)
+	}
+	if r := b.find(search.Query{Text: "ford", Page: domain.Page{Limit: 1, Offset: 1}}); r.Movies.Total != 2 ||
+		len(r.Movies.Items) != 1 || r.Movies.Items[0].Title != "Blade Runner" {
+		t.Errorf("second page: %+v", r.Movies)
+	}
+}
