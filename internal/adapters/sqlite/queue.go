@@ -189,8 +189,10 @@ func (q *Queue) settleRows(ctx context.Context, tx *sql.Tx, now time.Time, resul
 	// if another claimer took the row over meanwhile (it will find the ledger done).
 	for start := 0; start < len(acked); start += claimChunk {
 		chunk := acked[start:min(start+claimChunk, len(acked))]
+		// The unary + keeps the planner on the primary key: left to itself it walks the status
+		// index, i.e. every pending row, once per settle (quadratic in the backlog).
 		q := `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL
-			WHERE status IN ('pending', 'processing') AND id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+			WHERE +status IN ('pending', 'processing') AND id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
 		if _, err := tx.ExecContext(ctx, q, chunk...); err != nil {
 			return fmt.Errorf("settle events: mark done: %w", err)
 		}
