@@ -37,14 +37,29 @@ func openDB(t *testing.T, path string) *sql.DB {
 // TestMediaEndToEnd: a review of tt0083658 logged through the API, with the worker running on
 // the same database and the fake TMDb: the poster is fetched and converted to WebP, the movie
 // and its cast are enriched and indexed, search finds it and its profile has the cast.
-func TestMediaEndToEnd(t *testing.T) {
-	fake := tmdbtest.New(t)
-	data := t.TempDir()
-	for k, v := range map[string]string{
-		"DATA_DIR": data, "DATABASE_URL": "", "TMDB_API_KEY": tmdbtest.Key, "TMDB_API_URL": fake.APIURL(),
-		"TMDB_IMAGE_URL": fake.ImageURL(), "IMAGE_CONVERSION_ENABLED": "true", "WORKER_METRICS_ADDR": "",
+// mediaWorld is a server (in process, over HTTP) and a worker on one database, with the fake
+// TMDb; extra sets more environment.
+type mediaWorld struct {
+	fake   *tmdbtest.Server
+	srv    *httptest.Server
+	db     *sql.DB
+	done   chan error
+	cancel context.CancelFunc
+	token  string
+}
+
+func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
+	t.Helper()
+	w := &mediaWorld{fake: tmdbtest.New(t), done: make(chan error, 1)}
+	env := map[string]string{
+		"DATA_DIR": t.TempDir(), "DATABASE_URL": "", "TMDB_API_KEY": tmdbtest.Key, "TMDB_API_URL": w.fake.APIURL(),
+		"TMDB_IMAGE_URL": w.fake.ImageURL(), "IMAGE_CONVERSION_ENABLED": "true", "WORKER_METRICS_ADDR": "",
 		"EVENT_BUS_BACKEND": "db", "EVENT_QUEUE_BACKOFF_BASE": "10ms", "LOG_LEVEL": "error", "IMAGE_STORAGE_PATH": "",
-	} {
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	for k, v := range env {
 		t.Setenv(k, v)
 	}
 	cfg, err := config.Load()
@@ -52,15 +67,13 @@ func TestMediaEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	// The server, in process, on the same files.
+	w.cancel = cancel
 	path, _ := cfg.DatabasePath()
 	store, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(func() { store.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := store.Migrate(ctx, log); err != nil {
 		t.Fatal(err)
@@ -69,53 +82,83 @@ func TestMediaEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer images.Close()
+	t.Cleanup(func() { images.Close() })
 	api, err := app.NewAPI(store, app.Options{Log: log, BaseURL: "http://diary.test", Secret: []byte("media end-to-end test secret!!!!"),
 		AllowRegistration: true, Hasher: auth.Hasher{Memory: 64, Time: 1, Threads: 1},
-		Metadata: tmdb.New(fake.APIURL(), tmdbtest.Key, nil), Images: images})
+		Metadata: tmdb.New(w.fake.APIURL(), tmdbtest.Key, nil), Images: images})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.Handler())
-	defer srv.Close()
-
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, cfg, discard()) }()
-
-	call := func(method, path, token, body string, want int) []byte {
-		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if want != 0 && resp.StatusCode != want {
-			t.Fatalf("%s %s = %d %s, want %d", method, path, resp.StatusCode, b, want)
-		}
-		return b
-	}
-	call("POST", "/api/v1/auth/register", "", `{"email":"m@example.test","username":"media","password":"password-media"}`, 201)
+	w.srv = httptest.NewServer(api.Handler())
+	t.Cleanup(w.srv.Close)
+	go func() { w.done <- run(ctx, cfg, discard()) }()
+	t.Cleanup(w.stop(t))
+	w.db = openDB(t, path)
+	w.call(t, "POST", "/api/v1/auth/register", `{"email":"m@example.test","username":"media","password":"password-media"}`, 201)
 	var login struct {
 		Token string `json:"token"`
 	}
-	_ = json.Unmarshal(call("POST", "/api/v1/auth/login", "", `{"email":"m@example.test","password":"password-media"}`, 200), &login)
+	_ = json.Unmarshal(w.call(t, "POST", "/api/v1/auth/login", `{"email":"m@example.test","password":"password-media"}`, 200), &login)
+	w.token = login.Token
+	return w
+}
+
+// stop returns the clean-up that stops the worker and checks it stopped cleanly.
+func (w *mediaWorld) stop(t *testing.T) func() {
+	return func() {
+		w.cancel()
+		select {
+		case err := <-w.done:
+			if err != nil {
+				t.Errorf("worker: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("worker did not stop")
+		}
+	}
+}
+
+// call sends a request (with the user's token once logged in) and checks the status (0: any).
+func (w *mediaWorld) call(t *testing.T, method, path, body string, want int) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(method, w.srv.URL+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if w.token != "" {
+		req.Header.Set("Authorization", "Bearer "+w.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if want != 0 && resp.StatusCode != want {
+		t.Fatalf("%s %s = %d %s, want %d", method, path, resp.StatusCode, b, want)
+	}
+	return b
+}
+
+// logReview logs a review of tt0083658 and returns the movie id.
+func (w *mediaWorld) logReview(t *testing.T) string {
+	t.Helper()
 	var logged struct {
 		Movie struct {
 			ID uuid.UUID `json:"id"`
 		} `json:"movie"`
 	}
-	_ = json.Unmarshal(call("POST", "/api/v1/reviews", login.Token, `{"external_metadata_id":"tt0083658","rating":5,"watched_at":"2024-03-01"}`, 201), &logged)
-	movie := logged.Movie.ID.String()
+	_ = json.Unmarshal(w.call(t, "POST", "/api/v1/reviews", `{"external_metadata_id":"tt0083658","rating":5,"watched_at":"2024-03-01"}`, 201), &logged)
+	return logged.Movie.ID.String()
+}
 
-	db := openDB(t, path)
+// TestMediaEndToEnd: a review of tt0083658 logged through the API, with the worker running on
+// the same database and the fake TMDb: the poster is fetched and converted to WebP, the movie
+// and its cast are enriched and indexed, search finds it and its profile has the cast.
+func TestMediaEndToEnd(t *testing.T) {
+	w := newMediaWorld(t, nil)
+	fake, db := w.fake, w.db
+	movie := w.logReview(t)
 	poster := "posters/" + movie + ".webp"
 	waitFor(t, "poster fetched and converted, movie enriched and indexed", func() bool {
 		var p sql.Null[string]
@@ -137,12 +180,12 @@ func TestMediaEndToEnd(t *testing.T) {
 			TotalCount int `json:"total_count"`
 		} `json:"people"`
 	}
-	_ = json.Unmarshal(call("GET", "/api/v1/search?q=blade", "", "", 200), &found)
+	_ = json.Unmarshal(w.call(t, "GET", "/api/v1/search?q=blade", "", 200), &found)
 	if len(found.Movies.Items) != 1 || found.Movies.Items[0].MovieID != movie || found.Movies.Items[0].PosterPath == nil ||
 		*found.Movies.Items[0].PosterPath != poster {
 		t.Errorf("search q=blade = %+v", found)
 	}
-	_ = json.Unmarshal(call("GET", "/api/v1/search?q=harrison", "", "", 200), &found)
+	_ = json.Unmarshal(w.call(t, "GET", "/api/v1/search?q=harrison", "", 200), &found)
 	if found.People.TotalCount != 1 {
 		t.Errorf("search q=harrison: %d people", found.People.TotalCount)
 	}
@@ -152,15 +195,15 @@ func TestMediaEndToEnd(t *testing.T) {
 		} `json:"cast"`
 		Keywords []any `json:"keywords"`
 	}
-	_ = json.Unmarshal(call("GET", "/api/v1/movies/"+movie+"/profile", "", "", 200), &profile)
+	_ = json.Unmarshal(w.call(t, "GET", "/api/v1/movies/"+movie+"/profile", "", 200), &profile)
 	if len(profile.Cast) != 4 || profile.Cast[0].Name != "Harrison Ford" || len(profile.Keywords) != 4 {
 		t.Errorf("profile = %+v", profile)
 	}
-	img := call("GET", "/images/"+poster, "", "", 200)
+	img := w.call(t, "GET", "/images/"+poster, "", 200)
 	if !bytes.HasPrefix(img, []byte("RIFF")) || http.DetectContentType(img) != "image/webp" {
 		t.Errorf("/images/%s is %s", poster, http.DetectContentType(img))
 	}
-	call("GET", "/images/posters/"+movie, "", "", 404) // the original is gone
+	w.call(t, "GET", "/images/posters/"+movie, "", 404) // the original is gone
 	waitFor(t, "every event done", func() bool {
 		var open int
 		_ = db.QueryRow(`SELECT count(*) FROM event_queue WHERE status <> 'done'`).Scan(&open)
@@ -176,15 +219,67 @@ func TestMediaEndToEnd(t *testing.T) {
 	if n := fake.Count("/t/p/w500/63N9uy8nd9j7Eog2axPQ8lbr3Wj.jpg"); n != 1 {
 		t.Errorf("poster downloaded %d times, want once", n)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("worker: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("worker did not stop")
+}
+
+// TestBadUpstreamIsRetriedOrDeadLettered: a poster that is not an image dead-letters the event at
+// its first delivery with the reason kept, and stores nothing; a TMDb that answers the worker
+// too slowly is retried with backoff (transient) until the attempts run out, writing nothing.
+func TestBadUpstreamIsRetriedOrDeadLettered(t *testing.T) {
+	row := func(w *mediaWorld, typ string) (status string, attempts int, lastErr string) {
+		_ = w.db.QueryRow(`SELECT status, attempts, ifnull(last_error, '') FROM event_queue WHERE event_type = ?`, typ).
+			Scan(&status, &attempts, &lastErr)
+		return
 	}
+	t.Run("a poster that is not an image", func(t *testing.T) {
+		w := newMediaWorld(t, nil)
+		w.fake.SetOverride(func(rw http.ResponseWriter, r *http.Request) bool {
+			if !strings.HasPrefix(r.URL.Path, "/t/p/") {
+				return false
+			}
+			_, _ = rw.Write([]byte("<html>not a poster</html>"))
+			return true
+		})
+		movie := w.logReview(t)
+		waitFor(t, "MovieDiscovered dead-lettered", func() bool { s, _, _ := row(w, "MovieDiscovered"); return s == "dead_lettered" })
+		if _, attempts, lastErr := row(w, "MovieDiscovered"); attempts > 1 || !strings.Contains(lastErr, "not an image") {
+			t.Errorf("MovieDiscovered: %d attempts, last_error %q; want dead-lettered at once with the reason", attempts, lastErr)
+		}
+		var posters int
+		_ = w.db.QueryRow(`SELECT count(*) FROM movies WHERE poster_path IS NOT NULL`).Scan(&posters)
+		if posters != 0 {
+			t.Error("a poster was set")
+		}
+		w.call(t, "GET", "/images/posters/"+movie, "", 404)
+	})
+	t.Run("a TMDb slower than TMDB_TIMEOUT", func(t *testing.T) {
+		w := newMediaWorld(t, map[string]string{"TMDB_TIMEOUT": "200ms", "EVENT_QUEUE_MAX_ATTEMPTS": "3"})
+		release := make(chan struct{})
+		defer close(release)
+		w.fake.SetOverride(func(rw http.ResponseWriter, r *http.Request) bool {
+			// Only the worker's enrichment call hangs (the server's lookup asks for credits only).
+			if !strings.HasPrefix(r.URL.Path, "/3/movie/") || r.URL.Query().Get("append_to_response") != "credits,keywords" {
+				return false
+			}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return true
+		})
+		w.logReview(t)
+		waitFor(t, "MovieEnrichmentRequested out of attempts", func() bool {
+			s, _, _ := row(w, "MovieEnrichmentRequested")
+			return s == "dead_lettered"
+		})
+		if _, attempts, lastErr := row(w, "MovieEnrichmentRequested"); attempts != 3 || !strings.Contains(lastErr, "deadline") {
+			t.Errorf("MovieEnrichmentRequested: %d attempts, last_error %q; want 3 timed-out attempts", attempts, lastErr)
+		}
+		var profiles int
+		_ = w.db.QueryRow(`SELECT count(*) FROM movie_profiles`).Scan(&profiles)
+		if profiles != 0 {
+			t.Error("a profile was written")
+		}
+	})
 }
 
 // TestWithoutTMDbKeyPostersAndEnrichmentAreOff: the handlers that need TMDb are not registered,
