@@ -188,18 +188,23 @@ func (f *Federation) actor(w http.ResponseWriter, r *http.Request) {
 	writeAP(w, http.StatusOK, f.urls.ActorDocument(u, nil, pub))
 }
 
-// page reads ?page=N (0 when absent: the collection itself).
-func page(w http.ResponseWriter, r *http.Request) (int, bool) {
+// userPage reads the user of a collection path and ?page=N (0 when absent: the collection
+// itself); false when it wrote an error.
+func (f *Federation) userPage(w http.ResponseWriter, r *http.Request) (domain.User, int, bool) {
+	u, ok := f.pathUser(w, r)
+	if !ok {
+		return u, 0, false
+	}
 	p := r.URL.Query().Get("page")
 	if p == "" {
-		return 0, true
+		return u, 0, true
 	}
 	n, err := strconv.Atoi(p)
 	if err != nil || n < 1 {
 		fail(w, http.StatusBadRequest, "page must be a positive integer")
-		return 0, false
+		return u, 0, false
 	}
-	return n, true
+	return u, n, true
 }
 
 // collection writes an OrderedCollection (n == 0, with its first page) or its page n.
@@ -227,11 +232,7 @@ func collection(w http.ResponseWriter, id string, n, total int, items []any) {
 }
 
 func (f *Federation) outbox(w http.ResponseWriter, r *http.Request) {
-	u, ok := f.pathUser(w, r)
-	if !ok {
-		return
-	}
-	n, ok := page(w, r)
+	u, n, ok := f.userPage(w, r)
 	if !ok {
 		return
 	}
@@ -278,11 +279,7 @@ func (f *Federation) followCollection(followers bool) http.HandlerFunc {
 		name = "/followers"
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		u, ok := f.pathUser(w, r)
-		if !ok {
-			return
-		}
-		n, ok := page(w, r)
+		u, n, ok := f.userPage(w, r)
 		if !ok {
 			return
 		}
