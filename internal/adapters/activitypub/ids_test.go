@@ -11,7 +11,7 @@ import (
 )
 
 // TestEveryActivityIDDerivesFromTheEvent: each kind of outbound activity (Create, Update,
-// Delete, Follow, Undo, Accept, Reject, Block, Move) gets the id {BASE_URL}/activities/
+// Delete, Follow, Undo, Accept, Reject, Block, Move, and the actor's Update and Delete) gets the id {BASE_URL}/activities/
 // UUIDv5(event id/kind), and handling the same event again writes no new outbox row.
 func TestEveryActivityIDDerivesFromTheEvent(t *testing.T) {
 	t.Parallel()
@@ -47,6 +47,8 @@ func TestEveryActivityIDDerivesFromTheEvent(t *testing.T) {
 		{"Block", domain.ActorBlocked{BlockerID: alice.ID, Target: domain.RemoteIdentity(eve)}},
 		{"Undo", domain.ActorUnblocked{BlockerID: alice.ID, Target: domain.RemoteIdentity(eve)}},
 		{"Move", domain.UserAccountMoved{UserID: alice.ID, NewActorURL: "https://elsewhere.example/users/alice"}},
+		{"Update", domain.UserUpdated{UserID: alice.ID}},
+		{"Delete", domain.UserDeleted{UserID: alice.ID}},
 	}
 	for _, c := range cases {
 		eventID, err := uuid.NewV7()

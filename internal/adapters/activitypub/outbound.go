@@ -30,7 +30,7 @@ func (f *Federation) Handlers() []delivery.Handler {
 		{Name: OutboundHandler, Handle: f.outbound, Types: []string{
 			"ReviewLogged", "ReviewUpdated", "ReviewDeleted", "PosterSynced", "WatchlistEntryAdded", "WatchlistEntryRemoved",
 			"FollowRequested", "Unfollowed", "FollowAccepted", "FollowRejected", "FollowerRemoved",
-			"ActorBlocked", "ActorUnblocked", "UserAccountMoved",
+			"ActorBlocked", "ActorUnblocked", "UserAccountMoved", "UserUpdated", "UserDeleted",
 		}},
 		{Name: DeliverHandler, Handle: f.deliver, Types: []string{"FederationDeliveryRequested"}},
 		{Name: InboundHandler, Handle: f.inbound, Types: []string{"ActivityReceived"}},
@@ -87,6 +87,25 @@ func (f *Federation) outbound(ctx context.Context, env delivery.Envelope) error 
 		move := Activity(ActivityID(f.urls.Base, key, "Move"), "Move", actor, actor)
 		move["target"] = e.NewActorURL
 		return f.toFollowers(ctx, e.UserID, move, actor)
+	case domain.UserUpdated:
+		u, err := f.store.UserByID(ctx, e.UserID)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, pub, err := f.store.ActorKey(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		doc := f.urls.ActorDocument(u, nil, pub)
+		delete(doc, "@context")
+		actor := f.urls.Actor(u.ID)
+		return f.toFollowers(ctx, u.ID, Activity(ActivityID(f.urls.Base, key, "Update"), "Update", actor, doc), actor)
+	case domain.UserDeleted:
+		actor := f.urls.Actor(e.UserID)
+		return f.toFollowers(ctx, e.UserID, Activity(ActivityID(f.urls.Base, key, "Delete"), "Delete", actor, actor), actor)
 	case domain.FollowRequested:
 		return f.relate(ctx, key, "Follow", e.FollowerID, e.Target, false)
 	case domain.Unfollowed:
