@@ -1,0 +1,85 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// TestEnqueueEventWithIDIsIdempotent: an event with a writer-chosen id keeps that id, and
+// enqueuing the same id again (a replayed fan-out) inserts nothing, in the same or a later
+// transaction.
+func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	id := uuid.MustParse("5e0f7a1c-1111-5222-8333-444455556666")
+	d := EventWithID{ID: id, Event: domain.FederationDeliveryRequested{InboxURL: "https://r.example/inbox",
+		ActivityJSON: []byte(`{"id":"x","type":"Create"}`), SigningActorID: uuid.New()}}
+	for range 2 {
+		if err := s.inTx(ctx, func(tx *sql.Tx) error { return EnqueueEvents(ctx, tx, d, d, domain.SearchReindexRequested{}) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := s.read.QueryRow(`SELECT count(*) FROM event_queue WHERE event_id = ?`, id.String()).Scan(&n); err != nil || n != 1 {
+		t.Errorf("%d rows with the chosen id (%v), want 1", n, err)
+	}
+	if err := s.read.QueryRow(`SELECT count(*) FROM event_queue`).Scan(&n); err != nil || n != 3 {
+		t.Errorf("%d rows in all (%v), want 3: one delivery, two minted-id events", n, err)
+	}
+	var typ string
+	if err := s.read.QueryRow(`SELECT event_type FROM event_queue WHERE event_id = ?`, id.String()).Scan(&typ); err != nil ||
+		typ != "FederationDeliveryRequested" {
+		t.Errorf("event_type %q (%v)", typ, err)
+	}
+}
+
+// TestRemoteReviewsWithoutLocalUser: after migration 0021 a remote review needs no local user,
+// a local review still does, and deleting a user deletes their reviews but no remote one.
+func TestRemoteReviewsWithoutLocalUser(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	u, err := s.CreateUser(ctx, domain.User{ID: uuid.New(), Username: "alice", Email: "a@example.test", PasswordHash: "x",
+		CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := "tt0133093"
+	m := domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: &ext, Title: "The Matrix", ReleaseYear: 1999}
+	remote := domain.RemoteReview{ID: uuid.New(), APID: "https://r.example/reviews/1", ActorURL: "https://r.example/users/bob",
+		UserID: uuid.New(), Movie: m, Rating: 4, WatchedAt: time.Now(), Published: time.Now()}
+	if err := s.SaveRemoteReview(ctx, remote); err != nil {
+		t.Fatalf("remote review refused: %v", err)
+	}
+	orphan := domain.Review{ID: uuid.New(), UserID: uuid.New(), Rating: 3, WatchedAt: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if _, err := s.LogReview(ctx, orphan, m, nil); err == nil {
+		t.Error("a local review of an unknown user was stored")
+	}
+	local := domain.Review{ID: uuid.New(), UserID: u.ID, Rating: 5, WatchedAt: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if _, err := s.LogReview(ctx, local, m, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`DELETE FROM users WHERE id = ?`, u.ID.String())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	rows, err := s.read.Query(`SELECT COALESCE(remote_actor_url, 'local') FROM reviews`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err = scanAll(rows, func(rows *sql.Rows) (string, error) {
+		var v string
+		return v, rows.Scan(&v)
+	})
+	if err != nil || len(left) != 1 || left[0] != remote.ActorURL {
+		t.Errorf("reviews left after deleting the user: %v (%v), want only the remote one", left, err)
+	}
+}
