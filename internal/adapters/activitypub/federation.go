@@ -180,12 +180,15 @@ func (f *Federation) Actor(ctx context.Context, actorURL string, refresh bool) (
 	if err := f.refuseHost(ctx, actorURL); err != nil {
 		return domain.RemoteActor{}, err
 	}
+	var stale *domain.RemoteActor
 	if !refresh {
 		a, err := f.store.RemoteActor(ctx, actorURL)
 		if err == nil && f.now().Sub(a.FetchedAt) < f.actorTTL {
 			return a, nil
 		}
-		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		if err == nil {
+			stale = &a
+		} else if !errors.Is(err, domain.ErrNotFound) {
 			return domain.RemoteActor{}, err
 		}
 	}
@@ -194,6 +197,11 @@ func (f *Federation) Actor(ctx context.Context, actorURL string, refresh bool) (
 		return domain.RemoteActor{}, err
 	}
 	body, err := f.client.Get(ctx, actorURL, ContentType+`, application/ld+json; profile="https://www.w3.org/ns/activitystreams"`, signer)
+	if err != nil && stale != nil && !domain.IsPermanent(err) {
+		// The server is unreachable for now: its last known inbox beats no delivery.
+		f.log.WarnContext(ctx, "remote actor refresh failed; using the cached document", "actor", actorURL, "error", err)
+		return *stale, nil
+	}
 	if err != nil {
 		return domain.RemoteActor{}, err
 	}
