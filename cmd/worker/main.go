@@ -97,10 +97,6 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	queue := store.Queue(sqlite.QueueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log})
 	defer queue.Close()
 
-	pruneCtx, stopPrune := context.WithCancel(ctx)
-	defer stopPrune()
-	go pruneLedger(pruneCtx, store.Ledger(), log)
-
 	names := make([]string, len(handlers))
 	for i, h := range handlers {
 		names[i] = h.Name
@@ -120,24 +116,4 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	err = pump.Run(ctx)
 	log.Info("worker stopped")
 	return err
-}
-
-// pruneLedger deletes ledger rows past retention at start-up and then hourly.
-func pruneLedger(ctx context.Context, l *sqlite.Ledger, log *slog.Logger) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		n, err := l.Prune(ctx, time.Now(), ledgerRetention)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			log.Error("ledger prune failed", "error", err)
-		case n > 0:
-			log.Info("pruned ledger rows", "rows", n, "older_than", ledgerRetention)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
