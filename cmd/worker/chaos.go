@@ -27,6 +27,8 @@ func chaosRecording(ctx context.Context, path string, hs []delivery.Handler) ([]
 	}
 	for _, q := range []string{
 		`CREATE TABLE IF NOT EXISTS chaos_recordings (event_id TEXT, handler TEXT, pid INTEGER, started_us INTEGER, ended_us INTEGER)`,
+		// The harness joins executions by (event, handler); without this its checks are quadratic.
+		`CREATE INDEX IF NOT EXISTS chaos_recordings_key ON chaos_recordings (event_id, handler)`,
 		`CREATE TABLE IF NOT EXISTS chaos_handlers (handler TEXT, event_type TEXT, PRIMARY KEY (handler, event_type))`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
