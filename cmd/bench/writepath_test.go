@@ -12,9 +12,6 @@ import (
 )
 
 func TestWritePathReportsBothModes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("serves HTTP for a few seconds")
-	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// WRITEPATH_DURATION=5s and WRITEPATH_CLIENTS=16 turn this into a measurement (see the rows with -v).
 	d, clients := 200*time.Millisecond, 2

@@ -35,9 +35,6 @@ func buildBinaries(t *testing.T) string {
 // kills, pauses and (nats) outages must show no violation, and the same harness against a build
 // without the ledger must show violations, so the checker itself is known to work.
 func TestChaos(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the binaries for about a minute")
-	}
 	bin := buildBinaries(t)
 	seed := uint64(time.Now().UnixNano() % 1_000_000)
 	t.Logf("seed %d", seed)

@@ -25,9 +25,6 @@ import (
 // TestEndToEnd builds the real server and worker binaries, runs them on one database, registers
 // and logs a review over HTTP, and reads the worker's debug log: ReviewLogged is delivered, once.
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs both binaries")
-	}
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin+string(filepath.Separator),
 		"moviesdiary/cmd/server", "moviesdiary/cmd/worker")

@@ -69,9 +69,6 @@ var recordingHandlers = []string{"rec-a", "rec-b", "rec-c"}
 // handler may have started for an event after its ledger row was done, and no two executions
 // of one (event, handler) may have overlapped.
 func TestWorkerSurvivesSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns and kills processes")
-	}
 	const events = 2000
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("CRASH_SEED"); s != "" {

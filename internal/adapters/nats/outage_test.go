@@ -31,9 +31,6 @@ func (k *killingOutbox) Claim(ctx context.Context, max int) ([]delivery.Message,
 // the bus was gone, restarts the server on the same port and store, and expects every event to
 // reach every handler exactly once. Connection loss and recovery are logged once each.
 func TestOutageSpendsNoAttemptAndLosesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns and kills a nats-server process")
-	}
 	srv := newServerProcess(t)
 	srv.start()
 	log, sink := newLogger(t)

@@ -69,9 +69,6 @@ func TestMigrateFreshDatabase(t *testing.T) {
 // TestConcurrentMigrationProcesses starts 8 processes migrating one empty database at the same
 // moment, five times over: all must succeed and the version must be the latest, never dirty.
 func TestConcurrentMigrationProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
 	const procs, rounds = 8, 5
 	latest, err := LatestVersion()
 	if err != nil {
