@@ -7,10 +7,14 @@ import (
 	"time"
 )
 
-// watchInterval is how often the watcher asks SQLite whether another connection committed. The
-// question (PRAGMA data_version) reads shared memory only, so asking often is cheap, and it
-// bounds how long a committed event waits before a claim.
-const watchInterval = time.Millisecond
+// The watcher asks SQLite whether another connection committed (PRAGMA data_version reads shared
+// memory only) every watchMin right after activity, slowing by a quarter per quiet poll to
+// watchMax: a busy worker notices a commit within a millisecond, and an idle one costs well under
+// 1 % of a CPU instead of the 7 % a steady 1 ms poll cost, while still noticing within watchMax.
+const (
+	watchMin = time.Millisecond
+	watchMax = 8 * time.Millisecond
+)
 
 // watcher wakes the consumer when any other connection — the server process, another worker, or
 // this process's own writer — commits to the database.
@@ -18,6 +22,7 @@ type watcher struct {
 	s    *Store
 	mu   sync.Mutex
 	db   *sql.DB
+	stmt *sql.Stmt
 	last int64
 }
 
@@ -33,14 +38,20 @@ func (w *watcher) wait(ctx context.Context, max time.Duration) error {
 		if err != nil {
 			return err
 		}
-		w.db = db
+		stmt, err := db.PrepareContext(ctx, "PRAGMA data_version")
+		if err != nil {
+			db.Close()
+			return err
+		}
+		w.db, w.stmt = db, stmt
 		if w.last, err = w.version(ctx); err != nil {
 			return err
 		}
 	}
 	deadline := time.NewTimer(max)
 	defer deadline.Stop()
-	tick := time.NewTicker(watchInterval)
+	interval := watchMin
+	tick := time.NewTimer(interval)
 	defer tick.Stop()
 	for {
 		select {
@@ -57,13 +68,15 @@ func (w *watcher) wait(ctx context.Context, max time.Duration) error {
 				w.last = v
 				return nil
 			}
+			interval = min(interval+interval/4+1, watchMax)
+			tick.Reset(interval)
 		}
 	}
 }
 
 func (w *watcher) version(ctx context.Context) (int64, error) {
 	var v int64
-	err := w.db.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	err := w.stmt.QueryRowContext(ctx).Scan(&v)
 	return v, err
 }
 
@@ -73,6 +86,7 @@ func (w *watcher) close() error {
 	if w.db == nil {
 		return nil
 	}
+	w.stmt.Close()
 	return w.db.Close()
 }
 
