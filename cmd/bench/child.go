@@ -31,14 +31,11 @@ type workerResult struct {
 // run as `bench worker-child`), as the real worker would, so its peak RSS is the worker's alone.
 func dbBacklogInChild(ctx context.Context, dir string, o options, log *slog.Logger) (workerResult, error) {
 	path := filepath.Join(dir, "backlog.db")
-	s, err := sqlite.Open(ctx, path)
+	s, err := sqlite.OpenMigrated(ctx, path, log)
 	if err != nil {
 		return workerResult{}, err
 	}
 	defer s.Close()
-	if err := s.Migrate(ctx, log); err != nil {
-		return workerResult{}, err
-	}
 	if err := enqueueBacklog(ctx, s, o.events, o.payload); err != nil {
 		return workerResult{}, err
 	}

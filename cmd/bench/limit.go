@@ -22,12 +22,8 @@ import (
 // shown as a fraction of the matching limit.
 func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (full, delivery float64, err error) {
 	path := filepath.Join(dir, "limit.db")
-	s, err := sqlite.Open(ctx, path)
+	s, err := sqlite.OpenMigrated(ctx, path, log)
 	if err != nil {
-		return 0, 0, err
-	}
-	if err := s.Migrate(ctx, log); err != nil {
-		s.Close()
 		return 0, 0, err
 	}
 	s.Close()

@@ -49,10 +49,7 @@ func newNATSPipeline(ctx context.Context, dir, name string, o options, log *slog
 		return nil, fmt.Errorf("embedded nats-server not ready")
 	}
 	path := filepath.Join(dir, name+".db")
-	if p.prod, err = sqlite.Open(ctx, path); err != nil {
-		return nil, err
-	}
-	if err = p.prod.Migrate(ctx, log); err != nil {
+	if p.prod, err = sqlite.OpenMigrated(ctx, path, log); err != nil {
 		return nil, err
 	}
 	if p.worker, err = sqlite.Open(ctx, path); err != nil {

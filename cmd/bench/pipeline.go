@@ -39,12 +39,8 @@ type dbPipeline struct {
 
 func newDBPipeline(ctx context.Context, dir, name string, o options, log *slog.Logger, hs []delivery.Handler) (pipeline, error) {
 	path := filepath.Join(dir, name+".db")
-	prod, err := sqlite.Open(ctx, path)
+	prod, err := sqlite.OpenMigrated(ctx, path, log)
 	if err != nil {
-		return nil, err
-	}
-	if err := prod.Migrate(ctx, log); err != nil {
-		prod.Close()
 		return nil, err
 	}
 	worker, err := sqlite.Open(ctx, path)

@@ -83,14 +83,11 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, listening cha
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.Open(ctx, path)
+	store, err := sqlite.OpenMigrated(ctx, path, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if err := store.Migrate(ctx, log); err != nil {
-		return err
-	}
 	latest, err := sqlite.LatestVersion()
 	if err != nil {
 		return err

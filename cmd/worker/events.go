@@ -47,16 +47,12 @@ func eventsCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		fmt.Fprintln(stderr, "worker events:", err)
 		return 2
 	}
-	store, err := sqlite.Open(ctx, path)
+	store, err := sqlite.OpenMigrated(ctx, path, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		fmt.Fprintln(stderr, "worker events:", err)
 		return 1
 	}
 	defer store.Close()
-	if err := store.Migrate(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-		fmt.Fprintln(stderr, "worker events:", err)
-		return 1
-	}
 	cmd := eventsCmd{store: store, out: stdout}
 	switch args[0] {
 	case "stats":

@@ -53,14 +53,11 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.Open(ctx, path)
+	store, err := sqlite.OpenMigrated(ctx, path, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if err := store.Migrate(ctx, log); err != nil {
-		return err
-	}
 
 	obs := metrics.NewWorker(store, log)
 	if err := serveMetrics(ctx, cfg.WorkerMetricsAddr, obs.Handler(), log); err != nil {

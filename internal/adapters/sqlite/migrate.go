@@ -154,3 +154,17 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 		}
 	}
 }
+
+// OpenMigrated opens the database at path and applies every pending migration: what each
+// process does at start-up.
+func OpenMigrated(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
+	s, err := Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx, log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
