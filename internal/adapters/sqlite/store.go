@@ -13,8 +13,18 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3"
 )
+
+// driverName is go-sqlite3 with the per-connection settings no DSN parameter offers.
+const driverName = "sqlite3-moviesdiary"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec("PRAGMA temp_store = MEMORY", nil)
+		return err
+	}})
+}
 
 // Store is one process's handle on the database. Writes go through a single connection whose
 // transactions start with BEGIN IMMEDIATE: SQLite allows one writer at a time anyway, and taking
@@ -41,7 +51,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	write, err := sql.Open("sqlite3", dsn(path, "immediate"))
+	write, err := sql.Open(driverName, dsn(path, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -49,7 +59,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	read, err := sql.Open("sqlite3", dsn(path, "deferred")+"&_query_only=1")
+	read, err := sql.Open(driverName, dsn(path, "deferred")+"&_query_only=1")
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open database: %w", err)
@@ -73,6 +83,7 @@ func dsn(path, txlock string) string {
 	v.Set("_busy_timeout", "10000")
 	v.Set("_foreign_keys", "on")
 	v.Set("_txlock", txlock)
+	v.Set("_stmt_cache_size", "64")
 	return "file:" + path + "?" + v.Encode()
 }
 
