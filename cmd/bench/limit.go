@@ -27,12 +27,20 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		return 0, 0, err
 	}
 	s.Close()
-	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_txlock=immediate")
+	// The connection is set up as the store's writer is: cached prepared statements, and WAL
+	// checkpoints left to a second connection every 100 ms instead of run inside commits.
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_stmt_cache_size=64"
+	db, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
 	if err != nil {
 		return 0, 0, err
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		return 0, 0, err
+	}
+	stop := checkpointEvery(dsn, 100*time.Millisecond)
+	defer stop()
 	// The writes go to a copy of the outbox table (same columns, defaults and indexes): the
 	// outbox itself is written only through sqlite.EnqueueEvents.
 	if err := copyOutboxSchema(db, "bench_queue"); err != nil {
@@ -165,4 +173,29 @@ func copyOutboxSchema(db *sql.DB, name string) error {
 		}
 	}
 	return nil
+}
+
+// checkpointEvery runs a PASSIVE checkpoint of the database every d from a connection of its own
+// until the returned func is called.
+func checkpointEvery(dsn string, d time.Duration) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		db, err := sql.Open("sqlite3", dsn)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_, _ = db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

@@ -19,9 +19,17 @@ import (
 // driverName is go-sqlite3 with the per-connection settings no DSN parameter offers.
 const driverName = "sqlite3-moviesdiary"
 
+// writerDriverName is driverName for the writer connection, which leaves checkpoints to the
+// checkpointer.
+const writerDriverName = "sqlite3-moviesdiary-writer"
+
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		_, err := c.Exec("PRAGMA temp_store = MEMORY", nil)
+		return err
+	}})
+	sql.Register(writerDriverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec("PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0", nil)
 		return err
 	}})
 }
@@ -39,6 +47,7 @@ type Store struct {
 	enqueue EnqueueFunc
 	// group commits the repositories' concurrent writes together (writeTx).
 	group groupCommit
+	ckpt  *checkpointer
 }
 
 // Open opens (creating if needed) the database file at path. It does not migrate; call Migrate.
@@ -51,7 +60,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	write, err := sql.Open(driverName, dsn(path, "immediate"))
+	write, err := sql.Open(writerDriverName, dsn(path, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -66,7 +75,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(4)
-	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents}
+	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents, ckpt: newCheckpointer(path)}
 	if err := s.enableWAL(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -115,6 +124,7 @@ func (s *Store) enableWAL(ctx context.Context) error {
 // Close closes both pools.
 func (s *Store) Close() error {
 	s.group.close()
+	s.ckpt.close()
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 
@@ -143,6 +153,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.ckpt.committed()
 	return nil
 }
 

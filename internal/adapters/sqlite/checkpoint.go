@@ -1,0 +1,80 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"time"
+)
+
+// checkpointDelay is how long the checkpointer lets commits gather before copying them into the
+// database file: one checkpoint per delay at most while writes keep coming.
+const checkpointDelay = 100 * time.Millisecond
+
+// checkpointer copies the WAL into the database file from a connection of its own, so no
+// commit waits for it. The writer connection never checkpoints (wal_autocheckpoint = 0): with
+// SQLite's default, the commit that crosses 1,000 WAL pages copies them all before it returns,
+// stalling every write queued behind it for tens of milliseconds. A PASSIVE checkpoint takes no
+// write lock, so the writer keeps committing while it runs.
+type checkpointer struct {
+	path string
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+func newCheckpointer(path string) *checkpointer {
+	c := &checkpointer{path: path, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go c.run()
+	return c
+}
+
+// committed tells the checkpointer that the WAL grew.
+func (c *checkpointer) committed() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (c *checkpointer) run() {
+	defer close(c.done)
+	var db *sql.DB
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	for {
+		select {
+		case <-c.kick:
+		case <-c.stop:
+			return
+		}
+		t := time.NewTimer(checkpointDelay)
+		select {
+		case <-t.C:
+		case <-c.stop:
+			t.Stop()
+			return
+		}
+		if db == nil {
+			var err error
+			if db, err = sql.Open(driverName, dsn(c.path, "deferred")); err != nil {
+				continue
+			}
+			db.SetMaxOpenConns(1)
+		}
+		// A failure (another process checkpointing, a reader pinning the WAL) only delays the
+		// copy to the next round; the WAL stays correct meanwhile.
+		_, _ = db.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
+	}
+}
+
+func (c *checkpointer) close() {
+	c.once.Do(func() {
+		close(c.stop)
+		<-c.done
+	})
+}
