@@ -7,25 +7,37 @@ import (
 	"time"
 )
 
-// checkpointDelay is how long the checkpointer lets commits gather before copying them into the
-// database file: one checkpoint per delay at most while writes keep coming.
-const checkpointDelay = 100 * time.Millisecond
+const (
+	// checkpointDelay is how long the checkpointer lets commits gather before copying them into
+	// the database file: one checkpoint per delay at most while writes keep coming.
+	checkpointDelay = 100 * time.Millisecond
+	// restartFrames is the WAL length (4 MiB of pages) past which the checkpointer also makes the
+	// WAL start over.
+	restartFrames = 1000
+)
 
 // checkpointer copies the WAL into the database file from a connection of its own, so no
 // commit waits for it. The writer connection never checkpoints (wal_autocheckpoint = 0): with
 // SQLite's default, the commit that crosses 1,000 WAL pages copies them all before it returns,
 // stalling every write queued behind it for tens of milliseconds. A PASSIVE checkpoint takes no
 // write lock, so the writer keeps committing while it runs.
+//
+// SQLite only starts the WAL over when a write transaction begins with every frame copied, which
+// under steady writes never happens after a checkpoint from another connection: the WAL would
+// grow without end. So once it is past restartFrames, the checkpointer runs a second, short
+// checkpoint on the writer connection between two transactions; it copies only what was committed
+// since the first, and the writer's next transaction rewinds the WAL.
 type checkpointer struct {
-	path string
+	path   string
+	writer *sql.DB
 	kick chan struct{}
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
 }
 
-func newCheckpointer(path string) *checkpointer {
-	c := &checkpointer{path: path, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newCheckpointer(path string, writer *sql.DB) *checkpointer {
+	c := &checkpointer{path: path, writer: writer, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -68,8 +80,18 @@ func (c *checkpointer) run() {
 		}
 		// A failure (another process checkpointing, a reader pinning the WAL) only delays the
 		// copy to the next round; the WAL stays correct meanwhile.
-		_, _ = db.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
+		frames, err := checkpoint(db)
+		if err == nil && frames >= restartFrames {
+			_, _ = checkpoint(c.writer)
+		}
 	}
+}
+
+// checkpoint runs a PASSIVE checkpoint and returns the WAL's length in frames.
+func checkpoint(db *sql.DB) (int, error) {
+	var busy, frames, copied int
+	err := db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	return frames, err
 }
 
 func (c *checkpointer) close() {

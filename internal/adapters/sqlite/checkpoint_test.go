@@ -49,3 +49,32 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// Under writes that never pause, the WAL still starts over instead of growing with every commit:
+// its file (which keeps its largest size) ends far smaller than what went through it.
+func TestCheckpointerKeepsTheWALBounded(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	blob := strings.Repeat("y", 16<<10)
+	deadline := time.Now().Add(10 * time.Second)
+	written := int64(0)
+	for i := 0; ; i++ {
+		if err := s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM job_leases`); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at) VALUES (?, ?, 0)`, strconv.Itoa(i), blob)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		written += int64(len(blob))
+		wal := fileSize(t, s.Path()+"-wal")
+		if written >= 64<<20 && wal*4 < written {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("WAL is %d MiB after %d MiB of rows: it does not start over", wal>>20, written>>20)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(4)
-	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents, ckpt: newCheckpointer(path)}
+	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents, ckpt: newCheckpointer(path, write)}
 	if err := s.enableWAL(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
