@@ -30,10 +30,10 @@ const (
 type checkpointer struct {
 	path   string
 	writer *sql.DB
-	kick chan struct{}
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	kick   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
 }
 
 func newCheckpointer(path string, writer *sql.DB) *checkpointer {
