@@ -39,7 +39,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 	if _, err := db.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
 		return 0, 0, err
 	}
-	stop := checkpointEvery(dsn, 100*time.Millisecond)
+	stop := checkpointEvery(dsn, db, 100*time.Millisecond)
 	defer stop()
 	// The writes go to a copy of the outbox table (same columns, defaults and indexes): the
 	// outbox itself is written only through sqlite.EnqueueEvents.
@@ -176,8 +176,9 @@ func copyOutboxSchema(db *sql.DB, name string) error {
 }
 
 // checkpointEvery runs a PASSIVE checkpoint of the database every d from a connection of its own
-// until the returned func is called.
-func checkpointEvery(dsn string, d time.Duration) (stop func()) {
+// until the returned func is called, and, as the store's checkpointer does, a second one on the
+// writer once the WAL passes 1,000 frames so that it starts over.
+func checkpointEvery(dsn string, writer *sql.DB, d time.Duration) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -191,7 +192,11 @@ func checkpointEvery(dsn string, d time.Duration) (stop func()) {
 		for {
 			select {
 			case <-t.C:
-				_, _ = db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+				var busy, frames, copied int
+				err := db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+				if err == nil && frames >= 1000 {
+					_, _ = writer.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+				}
 			case <-done:
 				return
 			}
