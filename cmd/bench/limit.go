@@ -76,7 +76,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		var rowIDs []any
 		if err := inTx(db, func(tx *sql.Tx) error {
 			rows, err := tx.Query(`UPDATE bench_queue SET status = 'processing', claimed_at = ?1 WHERE id IN (
-				SELECT id FROM bench_queue WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, id LIMIT ?2)
+				SELECT id FROM bench_queue WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, id LIMIT CAST(?2 AS INTEGER))
 				RETURNING id, event_id, event_type, payload, attempts`, now+1000, n)
 			if err != nil {
 				return err

@@ -86,7 +86,7 @@ func (s *Store) Stats(ctx context.Context) (QueueStats, error) {
 // newest first, without payloads.
 func (s *Store) ListEvents(ctx context.Context, status, eventType string, limit int) ([]EventRow, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT id, event_id, event_type, status, attempts, created_at, next_attempt_at, claimed_at, last_error, ''
-		FROM event_queue WHERE (?1 = '' OR status = ?1) AND (?2 = '' OR event_type = ?2) ORDER BY id DESC LIMIT ?3`,
+		FROM event_queue WHERE (?1 = '' OR status = ?1) AND (?2 = '' OR event_type = ?2) ORDER BY id DESC LIMIT CAST(?3 AS INTEGER)`,
 		status, eventType, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)

@@ -33,7 +33,7 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+w, args...).Scan(&out.Total); err != nil {
 		return out, fmt.Errorf("count movies: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+movieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT ? OFFSET ?`,
+	rows, err := s.read.QueryContext(ctx, `SELECT `+movieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
@@ -76,7 +76,7 @@ func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '')
 		FROM reviews r LEFT JOIN users u ON u.id = r.user_id WHERE r.movie_id = ?
-		ORDER BY r.watched_at DESC, r.id DESC LIMIT ? OFFSET ?`, id.String(), p.Limit, p.Offset)
+		ORDER BY r.watched_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, id.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("movie reviews: %w", err)
 	}

@@ -75,7 +75,7 @@ func (s *Store) entries(ctx context.Context, where string, args []any, sort revi
 	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+entryFrom+where, args...).Scan(&out.Total); err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT ? OFFSET ?`,
+	rows, err := s.read.QueryContext(ctx, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)

@@ -170,7 +170,7 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 				AND (p.enriched_at IS NULL OR p.enriched_at < ?1)
 				AND (m.tmdb_missing_at IS NULL OR m.tmdb_missing_at < ?2)
 				AND (m.enrichment_requested_at IS NULL OR m.enrichment_requested_at < ?3)
-			ORDER BY p.enriched_at IS NOT NULL, p.enriched_at, m.id LIMIT ?4`,
+			ORDER BY p.enriched_at IS NOT NULL, p.enriched_at, m.id LIMIT CAST(?4 AS INTEGER)`,
 			formatTime(now.Add(-freshFor)), formatTime(now.Add(-missingRetry)), formatTime(now.Add(-requestedWithin)), limit)
 		if err != nil {
 			return err

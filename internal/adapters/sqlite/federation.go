@@ -274,7 +274,7 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+reviewColumns+`, `+movieColumns+` FROM reviews r JOIN movies m ON m.id = r.movie_id
-		WHERE r.user_id = ? AND r.remote_actor_url IS NULL ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?`,
+		WHERE r.user_id = ? AND r.remote_actor_url IS NULL ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		user.String(), limit, offset)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
@@ -315,7 +315,7 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 		return nil, 0, fmt.Errorf("count follows: %w", err)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+cols+` FROM follows f WHERE `+where+
-		` ORDER BY f.created_at, 2 LIMIT ? OFFSET ?`, user.String(), limit, offset)
+		` ORDER BY f.created_at, 2 LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list follows: %w", err)
 	}

@@ -57,9 +57,9 @@ func (s *Store) UserTrends(ctx context.Context, id uuid.UUID, limit int) (user.T
 		args  []any
 	}{
 		{&tr.TopDirectors, `SELECT m.director, count(*) FROM reviews r JOIN movies m ON m.id = r.movie_id
-			WHERE r.user_id = ? AND m.director IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?`, []any{uid, limit}},
+			WHERE r.user_id = ? AND m.director IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT CAST(? AS INTEGER)`, []any{uid, limit}},
 		{&tr.TopGenres, `SELECT g.value, count(*) FROM reviews r JOIN movies m ON m.id = r.movie_id, json_each(m.genres) g
-			WHERE r.user_id = ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ?`, []any{uid, limit}},
+			WHERE r.user_id = ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT CAST(? AS INTEGER)`, []any{uid, limit}},
 		{&tr.Media, `SELECT watch_medium, count(*) FROM reviews WHERE user_id = ? AND watch_medium IS NOT NULL
 			GROUP BY 1 ORDER BY 2 DESC, 1`, []any{uid}},
 	}

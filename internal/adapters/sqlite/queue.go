@@ -74,13 +74,13 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 					SELECT id, due FROM (
 						SELECT id, next_attempt_at AS due FROM event_queue
 						WHERE status = 'pending' AND next_attempt_at <= ?1
-						ORDER BY next_attempt_at, id LIMIT ?3)
+						ORDER BY next_attempt_at, id LIMIT CAST(?3 AS INTEGER))
 					UNION ALL
 					SELECT id, due FROM (
 						SELECT id, claimed_at AS due FROM event_queue
 						WHERE status = 'processing' AND claimed_at <= ?2
-						ORDER BY claimed_at, id LIMIT ?3)
-				) ORDER BY due, id LIMIT ?3)
+						ORDER BY claimed_at, id LIMIT CAST(?3 AS INTEGER))
+				) ORDER BY due, id LIMIT CAST(?3 AS INTEGER))
 			RETURNING id, event_id, event_type, payload, attempts`,
 			now, now-q.lease.Milliseconds(), max)
 		if err != nil {

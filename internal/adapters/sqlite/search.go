@@ -94,7 +94,7 @@ func (s *Store) Reindex(ctx context.Context, page int) error {
 		for {
 			var first, last sql.Null[string]
 			err := s.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM (SELECT id FROM `+t.table+`
-				WHERE id > ? ORDER BY id LIMIT ?)`, after, page).Scan(&first, &last)
+				WHERE id > ? ORDER BY id LIMIT CAST(? AS INTEGER))`, after, page).Scan(&first, &last)
 			if err != nil {
 				return fmt.Errorf("reindex %s: %w", t.table, err)
 			}
@@ -181,7 +181,7 @@ func searchPage[T any](ctx context.Context, db *sql.DB, q searchSQL, cols string
 	if err := db.QueryRowContext(ctx, count, q.args...).Scan(&out.Total); err != nil {
 		return out, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+cols+q.from+w+q.order+` LIMIT ? OFFSET ?`, append(q.args, p.Limit, p.Offset)...)
+	rows, err := db.QueryContext(ctx, `SELECT `+cols+q.from+w+q.order+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, append(q.args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, err
 	}

@@ -75,7 +75,7 @@ func (s *Store) Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) 
 		return out, fmt.Errorf("count watchlist: %w", err)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT `+movieColumns+`, w.added_at FROM watchlist w
-		JOIN movies m ON m.id = w.movie_id WHERE w.user_id = ? ORDER BY w.added_at DESC, m.id LIMIT ? OFFSET ?`,
+		JOIN movies m ON m.id = w.movie_id WHERE w.user_id = ? ORDER BY w.added_at DESC, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		userID.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("list watchlist: %w", err)
