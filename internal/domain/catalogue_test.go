@@ -91,6 +91,9 @@ func TestRoundTripEveryVariant(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Encode: %v", err)
 			}
+			if want := marshalEnvelope(t, e); string(b) != string(want) {
+				t.Errorf("Encode writes %s, the envelope marshalled is %s", b, want)
+			}
 			if want, ok := wantJSON[name]; ok && string(b) != want {
 				t.Errorf("Encode:\n got %s\nwant %s", b, want)
 			}
@@ -249,4 +252,22 @@ func TestDateAndUnixTime(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back != u {
 		t.Errorf("UnixTime round trip %s: %v, %v", b, back, err)
 	}
+}
+
+// marshalEnvelope is the payload as encoding/json writes the envelope, which Encode writes by hand.
+func marshalEnvelope(t *testing.T, e Event) []byte {
+	t.Helper()
+	env := envelope{Type: e.EventType()}
+	if _, unit := e.(unitEvent); !unit {
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Data = data
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

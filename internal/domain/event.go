@@ -28,15 +28,21 @@ type envelope struct {
 
 // Encode returns the payload stored in event_queue.payload and published on the bus.
 func Encode(e Event) ([]byte, error) {
-	env := envelope{Type: e.EventType()}
+	typ, err := json.Marshal(e.EventType())
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", e.EventType(), err)
+	}
+	// The envelope is written by hand: marshalling it would scan the data a second time, and
+	// this runs inside every write transaction.
+	out := append([]byte(`{"type":`), typ...)
 	if _, unit := e.(unitEvent); !unit {
 		data, err := json.Marshal(e)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", e.EventType(), err)
 		}
-		env.Data = data
+		out = append(append(out, `,"data":`...), data...)
 	}
-	return json.Marshal(env)
+	return append(out, '}'), nil
 }
 
 // Decode parses a payload. eventType is the event_type column (or bus subject) it came with; an
