@@ -22,28 +22,16 @@ import (
 // shown as a fraction of the matching limit.
 func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (full, delivery float64, err error) {
 	path := filepath.Join(dir, "limit.db")
+	// The writes go through the store's own writer connection (its settings and checkpoints), to a
+	// copy of the outbox table (same columns, defaults and indexes): the outbox itself is written
+	// only through sqlite.EnqueueEvents.
 	s, err := sqlite.OpenMigrated(ctx, path, log)
 	if err != nil {
 		return 0, 0, err
 	}
-	s.Close()
-	// The connection is set up as the store's writer is: cached prepared statements, and WAL
-	// checkpoints left to a second connection every 100 ms instead of run inside commits.
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_stmt_cache_size=64"
-	db, err := sql.Open("sqlite3", dsn+"&_txlock=immediate")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
-		return 0, 0, err
-	}
-	stop := checkpointEvery(dsn, db, 100*time.Millisecond)
-	defer stop()
-	// The writes go to a copy of the outbox table (same columns, defaults and indexes): the
-	// outbox itself is written only through sqlite.EnqueueEvents.
-	if err := copyOutboxSchema(db, "bench_queue"); err != nil {
+	defer s.Close()
+	inTx := func(fn func(*sql.Tx) error) error { return s.WriteTx(ctx, fn) }
+	if err := inTx(func(tx *sql.Tx) error { return copyOutboxSchema(tx, "bench_queue") }); err != nil {
 		return 0, 0, err
 	}
 
@@ -65,7 +53,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 			args = append(args, ids[i], "PosterSynced", payload)
 		}
 		t0 := time.Now()
-		if err := inTx(db, func(tx *sql.Tx) error {
+		if err := inTx(func(tx *sql.Tx) error {
 			_, err := tx.Exec(`INSERT INTO bench_queue (event_id, event_type, payload) VALUES `+values(n, 3), args...)
 			return err
 		}); err != nil {
@@ -74,7 +62,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		t1 := time.Now()
 		now := time.Now().UnixMilli()
 		var rowIDs []any
-		if err := inTx(db, func(tx *sql.Tx) error {
+		if err := inTx(func(tx *sql.Tx) error {
 			rows, err := tx.Query(`UPDATE bench_queue SET status = 'processing', claimed_at = ?1 WHERE id IN (
 				SELECT id FROM bench_queue WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, id LIMIT CAST(?2 AS INTEGER))
 				RETURNING id, event_id, event_type, payload, attempts`, now+1000, n)
@@ -104,7 +92,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		}); err != nil {
 			return 0, 0, fmt.Errorf("claim: %w", err)
 		}
-		if err := inTx(db, func(tx *sql.Tx) error {
+		if err := inTx(func(tx *sql.Tx) error {
 			dargs := []any{now}
 			for _, id := range ids {
 				for h := range o.handlers {
@@ -130,18 +118,6 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 // limitEvents caps the events the limit is measured with.
 const limitEvents = 50_000
 
-func inTx(db *sql.DB, fn func(*sql.Tx) error) error {
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
 // values is "(?, ?, ?), (?, ?, ?)…": rows tuples of cols placeholders.
 func values(rows, cols int) string {
 	tuple := "(" + strings.Repeat("?, ", cols-1) + "?)"
@@ -149,8 +125,8 @@ func values(rows, cols int) string {
 }
 
 // copyOutboxSchema creates table name with event_queue's definition and indexes.
-func copyOutboxSchema(db *sql.DB, name string) error {
-	rows, err := db.Query(`SELECT sql FROM sqlite_master WHERE tbl_name = 'event_queue' AND sql IS NOT NULL ORDER BY type DESC`)
+func copyOutboxSchema(tx *sql.Tx, name string) error {
+	rows, err := tx.Query(`SELECT sql FROM sqlite_master WHERE tbl_name = 'event_queue' AND sql IS NOT NULL ORDER BY type DESC`)
 	if err != nil {
 		return err
 	}
@@ -168,39 +144,9 @@ func copyOutboxSchema(db *sql.DB, name string) error {
 		q = strings.ReplaceAll(q, "idx_event_queue", "idx_"+name)
 		q = strings.Replace(q, `"event_queue"`, name, 1)
 		q = strings.Replace(q, "event_queue", name, 1)
-		if _, err := db.Exec(q); err != nil {
+		if _, err := tx.Exec(q); err != nil {
 			return fmt.Errorf("copy outbox schema: %w", err)
 		}
 	}
 	return nil
-}
-
-// checkpointEvery runs a PASSIVE checkpoint of the database every d from a connection of its own
-// until the returned func is called, and, as the store's checkpointer does, a second one on the
-// writer once the WAL passes 1,000 frames so that it starts over.
-func checkpointEvery(dsn string, writer *sql.DB, d time.Duration) (stop func()) {
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		db, err := sql.Open("sqlite3", dsn)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				var busy, frames, copied int
-				err := db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
-				if err == nil && frames >= 1000 {
-					_, _ = writer.Exec("PRAGMA wal_checkpoint(PASSIVE)")
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }

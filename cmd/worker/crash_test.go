@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
@@ -80,14 +80,7 @@ func TestWorkerSurvivesSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "crash.db")
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.Migrate(ctx, discard()); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, path)
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/domain"
 )
 
@@ -14,14 +14,7 @@ import (
 // runs, the holder renews it, and another takes over once it expired.
 func TestMediaJobsRunOnOneWorkerAtATime(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "jobs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.Migrate(ctx, discard()); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, filepath.Join(t.TempDir(), "jobs.db"))
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := newMediaJobs(store, discard(), time.Hour, true, 10)
 	b := newMediaJobs(store, discard(), time.Hour, true, 10)
@@ -50,14 +43,7 @@ func TestMediaJobsRunOnOneWorkerAtATime(t *testing.T) {
 func TestMediaJobsRequestStaleEnrichmentBounded(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "jobs.db")
-	store, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.Migrate(ctx, discard()); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, path)
 	db := openDB(t, path)
 	for i := range 25 {
 		ext := "tt00000" + string(rune('a'+i))

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
@@ -69,15 +69,8 @@ func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	path, _ := cfg.DatabasePath()
-	store, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := store.Migrate(ctx, log); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, path)
 	images, err := storage.OpenLocal(cfg.ImageDir())
 	if err != nil {
 		t.Fatal(err)
@@ -288,14 +281,7 @@ func TestWithoutTMDbKeyPostersAndEnrichmentAreOff(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	data := t.TempDir()
-	store, err := sqlite.Open(ctx, data+"/x.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.Migrate(ctx, discard()); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, data+"/x.db")
 	var logs bytes.Buffer
 	cfg := config.Config{DataDir: data, Media: config.Media{JobInterval: time.Hour, EnrichmentBatch: 1}}
 	hs, err := mediaHandlers(ctx, cfg, store, slog.New(slog.NewTextHandler(&logs, nil)))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
@@ -57,14 +57,7 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- run(ctx, cfg, discard(), record) }()
 
-			store, err := sqlite.Open(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
-			if err := store.Migrate(context.Background(), discard()); err != nil {
-				t.Fatal(err)
-			}
+			store := sqlitetest.Open(t, path)
 			if mode == "core" {
 				// Core NATS loses what is published before the worker subscribes: wait until it
 				// has taken a first event.

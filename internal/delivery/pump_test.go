@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
@@ -29,13 +30,7 @@ type worker struct {
 func startWorker(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger, hs ...delivery.Handler) *worker {
 	t.Helper()
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Migrate(ctx, discard()); err != nil {
-		t.Fatal(err)
-	}
+	s := sqlitetest.Open(t, path)
 	var l delivery.Ledger = s.Ledger()
 	if ledger != nil {
 		l = ledger(s)
@@ -55,7 +50,6 @@ func startWorker(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delive
 		w.pump.Stop()
 		<-w.done
 		w.queue.Close()
-		s.Close()
 	})
 	return w
 }

@@ -25,6 +25,7 @@ import (
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
@@ -46,18 +47,10 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // newInstance starts an instance; now, when set, is its federation clock.
 func newInstance(t testing.TB, now func() time.Time) *instance {
 	t.Helper()
-	ctx := context.Background()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	path := filepath.Join(t.TempDir(), "test.db")
-	store, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := store.Migrate(ctx, quietLog()); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, path)
 	fed, err := activitypub.New(store, activitypub.Config{
 		BaseURL: base, Client: activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true}),
 		Logger: quietLog(), Now: now, AllowRegistration: true,

@@ -20,6 +20,7 @@ import (
 
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/domain"
@@ -61,17 +62,9 @@ func setup(t testing.TB, opts ...options) *bundle {
 	if o.baseURL == "" {
 		o.baseURL = "http://diary.test"
 	}
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "test.db")
-	store, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := store.Migrate(ctx, log); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, path)
 	b := &bundle{t: t, store: store}
 	store.SetEnqueueFunc(func(ctx context.Context, tx *sql.Tx, events ...domain.Event) error {
 		if b.failEnqueue.Load() && len(events) > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
@@ -23,14 +24,7 @@ import (
 func TestWorkerMetricsAfterASmallRun(t *testing.T) {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Migrate(ctx, log); err != nil {
-		t.Fatal(err)
-	}
+	s := sqlitetest.Open(t, filepath.Join(t.TempDir(), "m.db"))
 	m := metrics.NewWorker(s, log)
 	m.Handlers("ok", "bad")
 	e, err := delivery.NewEngine(delivery.Config{Logger: log, Observer: m}, s.Ledger(),

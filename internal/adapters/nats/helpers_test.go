@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
@@ -230,21 +231,7 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 // openStore opens and migrates a SQLite database in a temporary directory.
 func openStore(t testing.TB) *sqlite.Store {
 	t.Helper()
-	return openStoreAt(t, filepath.Join(t.TempDir(), "md.db"))
-}
-
-func openStoreAt(t testing.TB, path string) *sqlite.Store {
-	t.Helper()
-	ctx := context.Background()
-	s, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(ctx, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return sqlitetest.Open(t, filepath.Join(t.TempDir(), "md.db"))
 }
 
 // rawDB is a plain connection to the store's file, for assertions and foreign-writer rows.

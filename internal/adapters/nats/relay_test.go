@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
 )
 
@@ -98,7 +99,7 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 
 	// Second life, once the dead relay's lease has run out: the rows are claimed again and
 	// republished under the same ids.
-	restarted := openStoreAt(t, store.Path())
+	restarted := sqlitetest.Open(t, store.Path())
 	restarted.SetClock(func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) })
 	startRelay(t, conn, restarted, RelayConfig{Logger: log})
 	eventually(t, 10*time.Second, "restarted relay marked every row done", func() bool {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,14 +18,7 @@ func BenchmarkLogReview(b *testing.B) {
 	for _, outbox := range []bool{true, false} {
 		b.Run(map[bool]string{true: "outbox", false: "no-enqueue"}[outbox], func(b *testing.B) {
 			ctx := context.Background()
-			s, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			if err := s.Migrate(ctx, discard()); err != nil {
-				b.Fatal(err)
-			}
+			s := newStore(b)
 			if !outbox {
 				s.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return nil })
 			}

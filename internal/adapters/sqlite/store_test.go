@@ -11,7 +11,7 @@ import (
 )
 
 // newStore opens and migrates a fresh database file in t.TempDir().
-func newStore(t *testing.T) *Store {
+func newStore(t testing.TB) *Store {
 	t.Helper()
 	s := openStore(t, filepath.Join(t.TempDir(), "test.db"))
 	if err := s.Migrate(context.Background(), discard()); err != nil {
@@ -20,7 +20,7 @@ func newStore(t *testing.T) *Store {
 	return s
 }
 
-func openStore(t *testing.T, path string) *Store {
+func openStore(t testing.TB, path string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), path)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/domain"
@@ -41,18 +42,10 @@ type Env struct {
 // New builds an Env.
 func New(t testing.TB) *Env {
 	t.Helper()
-	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "test.db")
-	store, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := store.Migrate(ctx, log); err != nil {
-		t.Fatal(err)
-	}
+	store := sqlitetest.Open(t, path)
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000&_foreign_keys=on")
 	if err != nil {
 		t.Fatal(err)

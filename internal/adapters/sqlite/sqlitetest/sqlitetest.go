@@ -1,0 +1,22 @@
+// Package sqlitetest opens migrated stores for the tests of other packages.
+package sqlitetest
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"moviesdiary/internal/adapters/sqlite"
+)
+
+// Open opens the database at path, migrated, closes it when the test ends, and fails the test
+// on any error.
+func Open(t testing.TB, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.OpenMigrated(context.Background(), path, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
