@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/domain"
@@ -30,8 +30,8 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		return 0, 0, err
 	}
 	defer s.Close()
-	inTx := func(fn func(*sql.Tx) error) error { return s.WriteTx(ctx, fn) }
-	if err := inTx(func(tx *sql.Tx) error { return copyOutboxSchema(tx, "bench_queue") }); err != nil {
+	inTx := func(fn func(*sqlx.Tx) error) error { return s.WriteTx(ctx, fn) }
+	if err := inTx(func(tx *sqlx.Tx) error { return copyOutboxSchema(tx, "bench_queue") }); err != nil {
 		return 0, 0, err
 	}
 
@@ -53,7 +53,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 			args = append(args, ids[i], "PosterSynced", payload)
 		}
 		t0 := time.Now()
-		if err := inTx(func(tx *sql.Tx) error {
+		if err := inTx(func(tx *sqlx.Tx) error {
 			_, err := tx.Exec(`INSERT INTO bench_queue (event_id, event_type, payload) VALUES `+values(n, 3), args...)
 			return err
 		}); err != nil {
@@ -62,7 +62,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		t1 := time.Now()
 		now := time.Now().UnixMilli()
 		var rowIDs []any
-		if err := inTx(func(tx *sql.Tx) error {
+		if err := inTx(func(tx *sqlx.Tx) error {
 			rows, err := tx.Query(`UPDATE bench_queue SET status = 'processing', claimed_at = ?1 WHERE id IN (
 				SELECT id FROM bench_queue WHERE status = 'pending' AND next_attempt_at <= ?1 ORDER BY next_attempt_at, id LIMIT CAST(?2 AS INTEGER))
 				RETURNING id, event_id, event_type, payload, attempts`, now+1000, n)
@@ -92,7 +92,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 		}); err != nil {
 			return 0, 0, fmt.Errorf("claim: %w", err)
 		}
-		if err := inTx(func(tx *sql.Tx) error {
+		if err := inTx(func(tx *sqlx.Tx) error {
 			dargs := []any{now}
 			for _, id := range ids {
 				for h := range o.handlers {
@@ -125,7 +125,7 @@ func values(rows, cols int) string {
 }
 
 // copyOutboxSchema creates table name with event_queue's definition and indexes.
-func copyOutboxSchema(tx *sql.Tx, name string) error {
+func copyOutboxSchema(tx *sqlx.Tx, name string) error {
 	rows, err := tx.Query(`SELECT sql FROM sqlite_master WHERE tbl_name = 'event_queue' AND sql IS NOT NULL ORDER BY type DESC`)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +19,8 @@ import (
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/auth"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // writePathRounds is how many back-to-back pairs (outbox, no enqueue) are measured. Each pair's
@@ -77,7 +78,7 @@ func writePathRun(ctx context.Context, path string, outbox bool, clients int, d 
 		return 0, err
 	}
 	if !outbox {
-		store.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return nil })
+		store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return nil })
 	}
 	api, err := app.NewAPI(store, app.Options{
 		Log: log, BaseURL: "http://127.0.0.1", Secret: []byte("bench secret, thirty-two bytes!!"),

@@ -2,7 +2,6 @@ package activitypub_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -10,6 +9,8 @@ import (
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/domain"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // TestRemoteFollowAndBlockAtomicWithEvents: a remote follow or block whose event cannot be
@@ -20,7 +21,7 @@ func TestRemoteFollowAndBlockAtomicWithEvents(t *testing.T) {
 	a := newInstance(t, nil)
 	alice := a.user("alice")
 	bob := domain.RemoteIdentity("https://remote.test/users/bob")
-	a.store.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return errors.New("injected enqueue failure") })
+	a.store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return errors.New("injected enqueue failure") })
 	if err := a.store.Follow(ctx, alice.ID, bob); err == nil {
 		t.Fatal("follow succeeded although its event could not be written")
 	}

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"testing"
 
 	"moviesdiary/internal/domain"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // BenchmarkLogReview measures POST /api/v1/reviews over loopback HTTP with parallel clients,
@@ -34,7 +35,7 @@ func BenchmarkLogReview(b *testing.B) {
 func benchLogReview(b *testing.B, newMovie, outbox bool) {
 	bd := setup(b)
 	if !outbox {
-		bd.store.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return nil })
+		bd.store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return nil })
 	}
 	a := bd.register("alice")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}

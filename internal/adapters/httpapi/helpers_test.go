@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
@@ -66,7 +67,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store := sqlitetest.Open(t, path)
 	b := &bundle{t: t, store: store}
-	store.SetEnqueueFunc(func(ctx context.Context, tx *sql.Tx, events ...domain.Event) error {
+	store.SetEnqueueFunc(func(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error {
 		if b.failEnqueue.Load() && len(events) > 0 {
 			return errors.New("injected enqueue failure")
 		}

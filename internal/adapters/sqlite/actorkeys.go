@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 )
 
 // actorKeyBits is the size of the actors' RSA keys, what Mastodon and its peers use.
@@ -36,7 +37,7 @@ func newActorKey() (privatePEM, publicPEM string, err error) {
 }
 
 // insertActorKey stores a key pair for owner unless it has one.
-func insertActorKey(ctx context.Context, tx *sql.Tx, owner uuid.UUID, priv, pub string, nowMs int64) error {
+func insertActorKey(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, priv, pub string, nowMs int64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO actor_keys (owner_id, private_key_pem, public_key_pem, created_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT (owner_id) DO NOTHING`, owner.String(), priv, pub, nowMs)
 	if err != nil {
@@ -61,7 +62,7 @@ func (s *Store) ActorKey(ctx context.Context, owner uuid.UUID) (privatePEM, publ
 	if err != nil {
 		return "", "", err
 	}
-	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+	err = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		if err := insertActorKey(ctx, tx, owner, priv, pub, millis(s.now())); err != nil {
 			return err
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // Operator tooling over the outbox: what `worker events …` shows and changes. Every change is a
@@ -148,7 +150,7 @@ func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEnt
 func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string) (int64, error) {
 	now := millis(s.now())
 	var n int64
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		const set = `UPDATE event_queue SET status = 'pending', attempts = 0, next_attempt_at = ?, claimed_at = NULL
 			WHERE status = 'dead_lettered' AND `
 		if len(ids) == 0 {
@@ -186,7 +188,7 @@ func (s *Store) PurgeDone(ctx context.Context, olderThan time.Duration) (int64, 
 	var total int64
 	for {
 		var n int64
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 			res, err := tx.ExecContext(ctx, `DELETE FROM event_queue WHERE id IN (
 				SELECT id FROM event_queue WHERE status = 'done' AND created_at < ? LIMIT 5000)`, cutoff)
 			if err != nil {

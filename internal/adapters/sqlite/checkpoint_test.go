@@ -2,12 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // The writer never checkpoints; the checkpointer copies the WAL into the database file soon after
@@ -25,7 +26,7 @@ func TestCheckpointerCopiesTheWALInTheBackground(t *testing.T) {
 	before := fileSize(t, s.Path())
 	blob := strings.Repeat("x", 64<<10)
 	for i := range 32 { // 2 MiB over 32 commits
-		if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at) VALUES (?, 'test', 0)`, blob+strconv.Itoa(i))
 			return err
 		}); err != nil {
@@ -59,7 +60,7 @@ func TestCheckpointerKeepsTheWALBounded(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	written := int64(0)
 	for i := 0; ; i++ {
-		if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM job_leases`); err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/enrichment"
@@ -60,7 +61,7 @@ func enrichmentState(enriched, missing sql.Null[string]) (enrichment.State, erro
 // documents built from them. Being one transaction, a crash at any statement leaves none of it.
 // A movie deleted meanwhile is left alone.
 func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnrichment) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var one int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM movies WHERE id = ?`, e.MovieID.String()).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -121,7 +122,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 
 // MarkMovieMissing records that TMDb does not know the movie.
 func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = ? WHERE id = ?`, formatTime(at), id.String())
 		return err
 	})
@@ -130,7 +131,7 @@ func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time
 // SavePersonEnrichment writes a person's profile and enriched_at in one statement, and their
 // search document.
 func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrichment.Person, at time.Time) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE people SET name = ?, biography = ?, birthday = ?, deathday = ?,
 			place_of_birth = ?, homepage = ?, imdb_id = ?, known_for_department = ifnull(?, known_for_department),
 			profile_path = ifnull(?, profile_path), tmdb_missing_at = NULL, enriched_at = ? WHERE id = ?`,
@@ -151,7 +152,7 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 
 // MarkPersonMissing records that TMDb does not know the person.
 func (s *Store) MarkPersonMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = ? WHERE id = ?`, formatTime(at), id.String())
 		return err
 	})
@@ -163,7 +164,7 @@ func (s *Store) MarkPersonMissing(ctx context.Context, id uuid.UUID, at time.Tim
 // in one transaction. It returns how many it requested.
 func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, freshFor, missingRetry, requestedWithin time.Duration, limit int) (int, error) {
 	n := 0
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT m.id, m.external_metadata_id FROM movies m
 			LEFT JOIN movie_profiles p ON p.movie_id = m.id
 			WHERE m.external_metadata_id IS NOT NULL

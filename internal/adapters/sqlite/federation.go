@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -48,7 +49,7 @@ func (s *Store) RemoteActorByKeyID(ctx context.Context, keyID string) (domain.Re
 
 // SaveRemoteActor stores or refreshes a fetched actor document.
 func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO remote_actors (url, inbox, shared_inbox, outbox, handle, display_name,
 			key_id, public_key, fetched_at) VALUES (?, ?, NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?)
 			ON CONFLICT (url) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
@@ -65,7 +66,7 @@ func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error
 
 // BlockDomain refuses an instance's traffic both ways from now on.
 func (s *Store) BlockDomain(ctx context.Context, host, reason string) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO domain_blocks (domain, reason) VALUES (?, NULLIF(?, ''))
 			ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason`, strings.ToLower(host), reason)
 		if err != nil {
@@ -117,7 +118,7 @@ func (s *Store) HasBlocked(ctx context.Context, user uuid.UUID, actorURL string)
 // has it processed. It reports false, writing nothing, when the id was received before.
 func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) (bool, error) {
 	fresh := false
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO inbox_activities (activity_id, actor_url, received_at) VALUES (?, ?, ?)
 			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, millis(s.now()))
 		if err != nil {
@@ -139,7 +140,7 @@ func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) 
 // its deliveries, in one transaction. Every write is keyed by a derived id, so publishing the
 // same activity again changes nothing.
 func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO ap_activities (id, actor_id, type, object_id, activity, created_at)
 			VALUES (?, ?, ?, NULLIF(?, ''), ?, ?) ON CONFLICT (id) DO NOTHING`,
 			p.ActivityID, p.ActorID.String(), p.Type, p.ObjectID, string(p.Activity), millis(s.now()))
@@ -163,7 +164,7 @@ func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
 	return nil
 }
 
-func saveRelation(ctx context.Context, tx *sql.Tx, r domain.Relation) error {
+func saveRelation(ctx context.Context, tx *sqlx.Tx, r domain.Relation) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO ap_relations (type, actor, object, activity_id) VALUES (?, ?, ?, ?)
 		ON CONFLICT (type, actor, object) DO UPDATE SET activity_id = excluded.activity_id`,
 		r.Type, r.Actor, r.Object, r.ActivityID)

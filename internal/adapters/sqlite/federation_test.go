@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -21,7 +22,7 @@ func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
 	d := EventWithID{ID: id, Event: domain.FederationDeliveryRequested{InboxURL: "https://r.example/inbox",
 		ActivityJSON: []byte(`{"id":"x","type":"Create"}`), SigningActorID: uuid.New()}}
 	for range 2 {
-		if err := s.inTx(ctx, func(tx *sql.Tx) error { return EnqueueEvents(ctx, tx, d, d, domain.SearchReindexRequested{}) }); err != nil {
+		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error { return EnqueueEvents(ctx, tx, d, d, domain.SearchReindexRequested{}) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +65,7 @@ func TestRemoteReviewsWithoutLocalUser(t *testing.T) {
 	if _, err := s.LogReview(ctx, local, m, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.inTx(ctx, func(tx *sql.Tx) error {
+	if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.Exec(`DELETE FROM users WHERE id = ?`, u.ID.String())
 		return err
 	}); err != nil {

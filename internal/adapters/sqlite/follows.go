@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -14,7 +15,7 @@ import (
 // exists already (pending or accepted) is left alone and causes no event; a target that blocked
 // the follower refuses.
 func (s *Store) Follow(ctx context.Context, follower uuid.UUID, target domain.SocialIdentity) error {
-	return s.socialWrite(ctx, "follow", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "follow", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		if tid, ok := target.UserID(); ok {
 			var blocked bool
 			err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'local'
@@ -40,7 +41,7 @@ func (s *Store) Follow(ctx context.Context, follower uuid.UUID, target domain.So
 
 // Unfollow deletes a local user's follow of target (pending or accepted), with Unfollowed.
 func (s *Store) Unfollow(ctx context.Context, follower uuid.UUID, target domain.SocialIdentity) error {
-	return s.socialWrite(ctx, "unfollow", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "unfollow", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		err := deleteFollow(ctx, tx, domain.LocalIdentity(follower), target, "", "You do not follow this actor")
 		return []domain.Event{domain.Unfollowed{FollowerID: follower, Target: target}}, err
 	})
@@ -48,7 +49,7 @@ func (s *Store) Unfollow(ctx context.Context, follower uuid.UUID, target domain.
 
 // AcceptFollower accepts follower's pending follow of owner, with FollowAccepted.
 func (s *Store) AcceptFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
-	return s.socialWrite(ctx, "accept follower", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "accept follower", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		res, err := tx.ExecContext(ctx, `UPDATE follows SET status = 'accepted' WHERE follower_kind = ? AND follower_id = ?
 			AND target_kind = 'local' AND target_id = ? AND status = 'pending'`, follower.Kind, follower.ID, owner.String())
 		if err != nil {
@@ -63,7 +64,7 @@ func (s *Store) AcceptFollower(ctx context.Context, owner uuid.UUID, follower do
 
 // RejectFollower deletes follower's pending follow of owner, with FollowRejected.
 func (s *Store) RejectFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
-	return s.socialWrite(ctx, "reject follower", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "reject follower", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		err := deleteFollow(ctx, tx, follower, domain.LocalIdentity(owner), "pending", "No pending follow request from this actor")
 		return []domain.Event{domain.FollowRejected{OwnerID: owner, Requester: follower}}, err
 	})
@@ -71,7 +72,7 @@ func (s *Store) RejectFollower(ctx context.Context, owner uuid.UUID, follower do
 
 // RemoveFollower deletes follower's accepted follow of owner, with FollowerRemoved.
 func (s *Store) RemoveFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
-	return s.socialWrite(ctx, "remove follower", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "remove follower", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		err := deleteFollow(ctx, tx, follower, domain.LocalIdentity(owner), "accepted", "This actor does not follow you")
 		return []domain.Event{domain.FollowerRemoved{OwnerID: owner, Follower: follower}}, err
 	})
@@ -80,7 +81,7 @@ func (s *Store) RemoveFollower(ctx context.Context, owner uuid.UUID, follower do
 // Block records a block and deletes the follows between the two, with ActorBlocked; blocking an
 // actor already blocked changes nothing.
 func (s *Store) Block(ctx context.Context, blocker uuid.UUID, target domain.SocialIdentity) error {
-	return s.socialWrite(ctx, "block", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "block", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		res, err := tx.ExecContext(ctx, `INSERT INTO blocks (blocker_id, target_kind, target_id) VALUES (?, ?, ?)
 			ON CONFLICT DO NOTHING`, blocker.String(), target.Kind, target.ID)
 		if err != nil {
@@ -99,7 +100,7 @@ func (s *Store) Block(ctx context.Context, blocker uuid.UUID, target domain.Soci
 
 // Unblock deletes a block, with ActorUnblocked.
 func (s *Store) Unblock(ctx context.Context, blocker uuid.UUID, target domain.SocialIdentity) error {
-	return s.socialWrite(ctx, "unblock", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "unblock", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		res, err := tx.ExecContext(ctx, `DELETE FROM blocks WHERE blocker_id = ? AND target_kind = ? AND target_id = ?`,
 			blocker.String(), target.Kind, target.ID)
 		if err != nil {
@@ -112,9 +113,9 @@ func (s *Store) Unblock(ctx context.Context, blocker uuid.UUID, target domain.So
 	})
 }
 
-// socialWrite runs write in a transaction and enqueues the events it returns there.
-func (s *Store) socialWrite(ctx context.Context, what string, write func(*sql.Tx) ([]domain.Event, error)) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+// writeWithEvents runs write in a grouped write transaction and enqueues the events it returns there.
+func (s *Store) writeWithEvents(ctx context.Context, what string, write func(*sqlx.Tx) ([]domain.Event, error)) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		events, err := write(tx)
 		if err != nil {
 			return err
@@ -129,7 +130,7 @@ func (s *Store) socialWrite(ctx context.Context, what string, write func(*sql.Tx
 
 // deleteFollow deletes the follow of target by follower, of the given status ("" for any), and
 // reports a missing one as KindNotFound with missing.
-func deleteFollow(ctx context.Context, tx *sql.Tx, follower, target domain.SocialIdentity, status, missing string) error {
+func deleteFollow(ctx context.Context, tx *sqlx.Tx, follower, target domain.SocialIdentity, status, missing string) error {
 	res, err := tx.ExecContext(ctx, `DELETE FROM follows WHERE follower_kind = ? AND follower_id = ? AND target_kind = ?
 		AND target_id = ? AND (?5 = '' OR status = ?5)`, follower.Kind, follower.ID, target.Kind, target.ID, status)
 	if err != nil {

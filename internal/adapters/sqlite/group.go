@@ -2,10 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // maxGroup bounds how many write transactions one commit carries.
@@ -31,14 +32,14 @@ type groupCommit struct {
 
 type groupReq struct {
 	ctx context.Context
-	fn  func(*sql.Tx) error
+	fn  func(*sqlx.Tx) error
 	err chan error
 }
 
-// writeTx runs fn in a write transaction shared with concurrent writeTx calls, and returns once
-// fn's changes are committed (nil) or rolled back (fn's error, or the commit's). Like inTx, fn
-// sees a transaction; unlike inTx, it must not commit or roll back itself.
-func (s *Store) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
+// writeGrouped runs fn in a write transaction shared with concurrent writeGrouped calls, and returns once
+// fn's changes are committed (nil) or rolled back (fn's error, or the commit's). Like writeAlone, fn
+// sees a transaction; unlike writeAlone, it must not commit or roll back itself.
+func (s *Store) writeGrouped(ctx context.Context, fn func(*sqlx.Tx) error) error {
 	g := &s.group
 	g.mu.Lock()
 	if g.closed {
@@ -93,7 +94,7 @@ var errNothingToCommit = errors.New("no request of the group succeeded")
 
 func (s *Store) commitGroup(batch []*groupReq) {
 	results := make([]error, len(batch))
-	err := s.inTx(context.Background(), func(tx *sql.Tx) error {
+	err := s.writeAlone(context.Background(), func(tx *sqlx.Tx) error {
 		ok := 0
 		for i, r := range batch {
 			if err := r.ctx.Err(); err != nil {
@@ -134,7 +135,7 @@ func (s *Store) commitGroup(batch []*groupReq) {
 
 // runSafely calls fn, turning a panic into an error: the loop serves every request of the
 // process and must survive one bad request.
-func runSafely(fn func(*sql.Tx) error, tx *sql.Tx) (err error) {
+func runSafely(fn func(*sqlx.Tx) error, tx *sqlx.Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("write transaction panicked: %v", p)

@@ -2,12 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/jmoiron/sqlx"
 )
 
 func openGroupStore(t *testing.T) *Store {
@@ -38,7 +39,7 @@ func TestWriteTxIsolatesRequestsOfAGroup(t *testing.T) {
 			if i%10 == 9 {
 				ctx = cancelled
 			}
-			errs[i] = s.writeTx(ctx, func(tx *sql.Tx) error {
+			errs[i] = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 				if _, err := tx.Exec(`INSERT INTO kv (k, v) VALUES (?, 'x')`, i); err != nil {
 					return err
 				}
@@ -83,11 +84,11 @@ func TestWriteTxIsolatesRequestsOfAGroup(t *testing.T) {
 // TestWriteTxAfterClose is refused, not hung.
 func TestWriteTxAfterClose(t *testing.T) {
 	s := openGroupStore(t)
-	if err := s.writeTx(context.Background(), func(*sql.Tx) error { return nil }); err != nil {
+	if err := s.writeGrouped(context.Background(), func(*sqlx.Tx) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	if err := s.writeTx(context.Background(), func(*sql.Tx) error { return nil }); !errors.Is(err, errStoreClosed) {
-		t.Errorf("writeTx after Close = %v, want errStoreClosed", err)
+	if err := s.writeGrouped(context.Background(), func(*sqlx.Tx) error { return nil }); !errors.Is(err, errStoreClosed) {
+		t.Errorf("writeGrouped after Close = %v, want errStoreClosed", err)
 	}
 }

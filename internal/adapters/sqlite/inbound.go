@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -14,7 +15,7 @@ import (
 // user accepts) and the Follow's id, which the Accept or Reject will reference. A follow that
 // exists is left as it is; a user who blocked the actor refuses (KindForbidden).
 func (s *Store) AddRemoteFollower(ctx context.Context, user uuid.UUID, actorURL, followID, userActorURL string) error {
-	return s.socialWrite(ctx, "remote follow", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "remote follow", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		var blocked bool
 		err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'remote'
 			AND target_id = ?)`, user.String(), actorURL).Scan(&blocked)
@@ -35,7 +36,7 @@ func (s *Store) AddRemoteFollower(ctx context.Context, user uuid.UUID, actorURL,
 // RemoveRemoteFollower deletes a remote actor's follow of a local user (the actor sent
 // Undo(Follow)); a missing one is no error.
 func (s *Store) RemoveRemoteFollower(ctx context.Context, user uuid.UUID, actorURL string) error {
-	return s.socialWrite(ctx, "undo remote follow", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "undo remote follow", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		_, err := tx.ExecContext(ctx, `DELETE FROM follows WHERE follower_kind = 'remote' AND follower_id = ?
 			AND target_kind = 'local' AND target_id = ?`, actorURL, user.String())
 		return nil, err
@@ -47,7 +48,7 @@ func (s *Store) RemoveRemoteFollower(ctx context.Context, user uuid.UUID, actorU
 // the worker then imports the actor's outbox); rejected, the follow is deleted. A follow that is
 // not pending (already answered, or gone) changes nothing.
 func (s *Store) FollowAnswered(ctx context.Context, user uuid.UUID, actorURL string, accepted bool) error {
-	return s.socialWrite(ctx, "follow answered", func(tx *sql.Tx) ([]domain.Event, error) {
+	return s.writeWithEvents(ctx, "follow answered", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		query := `DELETE FROM follows`
 		if accepted {
 			query = `UPDATE follows SET status = 'accepted'`
@@ -67,7 +68,7 @@ func (s *Store) FollowAnswered(ctx context.Context, user uuid.UUID, actorURL str
 // SaveRemoteReview stores a remote review, or updates it when its object id is known already
 // (only its author can change it), with its movie if new and that movie's events.
 func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		movie, events, err := ensureMovie(ctx, tx, r.Movie)
 		if err != nil {
 			return err
@@ -100,7 +101,7 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 // with apID empty, all of them (the actor was deleted), and their movies if nothing else refers
 // to them.
 func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		rows, err := tx.QueryContext(ctx, `DELETE FROM reviews WHERE remote_actor_url = ? AND (? = '' OR ap_id = ?)
 			RETURNING movie_id`, actorURL, apID, apID)
 		if err != nil {

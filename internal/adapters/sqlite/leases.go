@@ -2,9 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // AcquireLease takes or renews the lease name for holder until now+ttl. It succeeds when nobody
@@ -12,7 +13,7 @@ import (
 // (false) while another holder's lease runs.
 func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error) {
 	var got bool
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
 			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 			WHERE job_leases.expires_at <= ?4 OR job_leases.holder = excluded.holder`,

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"moviesdiary/internal/delivery"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // Ledger is the processed_events table: one row per (event, handler), claimed in_progress before
@@ -27,7 +29,7 @@ const claimChunk = 500
 // in_progress row older than lease is taken over, and anything else is reported as it stands.
 func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
 	var claims []delivery.Claim
-	err := l.s.inTx(ctx, func(tx *sql.Tx) error {
+	err := l.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		claims, err = claimLedger(ctx, tx, now, lease, keys)
 		return err
@@ -35,7 +37,7 @@ func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, 
 	return claims, err
 }
 
-func claimLedger(ctx context.Context, tx *sql.Tx, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
+func claimLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
 	token := millis(now)
 	stale := token - lease.Milliseconds()
 	claims := make([]delivery.Claim, len(keys))
@@ -121,13 +123,13 @@ func (l *Ledger) Settle(ctx context.Context, now time.Time, marks []delivery.Mar
 	if len(marks) == 0 {
 		return nil
 	}
-	return l.s.inTx(ctx, func(tx *sql.Tx) error { return settleLedger(ctx, tx, now, marks) })
+	return l.s.writeAlone(ctx, func(tx *sqlx.Tx) error { return settleLedger(ctx, tx, now, marks) })
 }
 
 // settleLedger marks each claim done or releases it, only while the row still carries the
 // claim's token: a delivery whose claim was taken over touches nothing. Done marks, the common
 // case, go in multi-row statements.
-func settleLedger(ctx context.Context, tx *sql.Tx, now time.Time, marks []delivery.Mark) error {
+func settleLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, marks []delivery.Mark) error {
 	var done []delivery.Mark
 	var release *sql.Stmt
 	for _, m := range marks {
@@ -174,7 +176,7 @@ func settleLedger(ctx context.Context, tx *sql.Tx, now time.Time, marks []delive
 // returning how many it removed.
 func (l *Ledger) Prune(ctx context.Context, now time.Time, keep time.Duration) (int64, error) {
 	var n int64
-	err := l.s.inTx(ctx, func(tx *sql.Tx) error {
+	err := l.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM processed_events WHERE started_at < ?`, millis(now.Add(-keep)))
 		if err != nil {
 			return fmt.Errorf("prune ledger: %w", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -40,7 +41,7 @@ func (s *Store) MovieByExternalID(ctx context.Context, externalID string) (domai
 // is matched on title and year, and on the director when one is given. The year goes through a
 // CAST: compared bare to the indexed column before an ORDER BY, an integer parameter made SQLite
 // prepare the statement again at every run (measured: 17 µs against 6 µs a lookup).
-func ensureMovie(ctx context.Context, tx *sql.Tx, m domain.Movie) (domain.Movie, []domain.Event, error) {
+func ensureMovie(ctx context.Context, tx *sqlx.Tx, m domain.Movie) (domain.Movie, []domain.Event, error) {
 	var (
 		found domain.Movie
 		err   error
@@ -93,7 +94,7 @@ func ensureMovie(ctx context.Context, tx *sql.Tx, m domain.Movie) (domain.Movie,
 // deleteMovieIfOrphan deletes a movie no review and no watchlist entry refers to any more, and
 // returns events with MovieDeleted appended (with its poster key, for the worker to delete the
 // object).
-func deleteMovieIfOrphan(ctx context.Context, tx *sql.Tx, id uuid.UUID, events []domain.Event) ([]domain.Event, error) {
+func deleteMovieIfOrphan(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, events []domain.Event) ([]domain.Event, error) {
 	var poster sql.Null[string]
 	err := tx.QueryRowContext(ctx, `DELETE FROM movies WHERE id = ?1
 		AND NOT EXISTS (SELECT 1 FROM reviews WHERE movie_id = ?1)

@@ -2,10 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -15,7 +15,7 @@ import (
 // and it always sets event_id (a time-ordered UUIDv7), so every event can be deduplicated. An
 // EventWithID keeps the id its writer chose instead; an event whose id is already in the outbox
 // is skipped (ON CONFLICT DO NOTHING), so a writer that derives its ids can replay safely.
-func EnqueueEvents(ctx context.Context, tx *sql.Tx, events ...domain.Event) error {
+func EnqueueEvents(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error {
 	// Multi-row INSERTs, not a prepared statement per call: a write usually carries one to three
 	// events, and preparing costs more than the rows. Chunks keep a statement's parameters far
 	// below SQLite's limit.
@@ -47,7 +47,7 @@ type EventWithID struct {
 // EventType is the wrapped event's type.
 func (e EventWithID) EventType() string { return e.Event.EventType() }
 
-func enqueueChunkOf(ctx context.Context, tx *sql.Tx, events []domain.Event) error {
+func enqueueChunkOf(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
 	query := make([]byte, 0, len(enqueueInsert)+len(events)*(len(enqueueRow)+1))
 	query = append(query, enqueueInsert...)
 	args := make([]any, 0, 3*len(events))
@@ -79,7 +79,7 @@ func enqueueChunkOf(ctx context.Context, tx *sql.Tx, events []domain.Event) erro
 }
 
 // EnqueueFunc is the signature of EnqueueEvents.
-type EnqueueFunc func(ctx context.Context, tx *sql.Tx, events ...domain.Event) error
+type EnqueueFunc func(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error
 
 // SetEnqueueFunc replaces how the store's repositories write their events, for tests and the
 // write-path benchmark only: a failing func proves a write rolls back with its events, a no-op
@@ -94,5 +94,5 @@ func (s *Store) SetEnqueueFunc(f EnqueueFunc) {
 // Enqueue commits events on their own, for requests that change nothing but the outbox (a
 // poster sync or a search reindex request).
 func (s *Store) Enqueue(ctx context.Context, events ...domain.Event) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return s.enqueue(ctx, tx, events...) })
+	return s.writeAlone(ctx, func(tx *sqlx.Tx) error { return s.enqueue(ctx, tx, events...) })
 }

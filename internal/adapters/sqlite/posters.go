@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/poster"
@@ -17,7 +18,7 @@ import (
 // share the transaction, so of two syncs racing for one movie only one emits the events.
 func (s *Store) SetPoster(ctx context.Context, movieID uuid.UUID, key string) (poster.Outcome, error) {
 	var out poster.Outcome
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var current sql.Null[string]
 		err := tx.QueryRowContext(ctx, `SELECT poster_path FROM movies WHERE id = ?`, movieID.String()).Scan(&current)
 		switch {
@@ -49,7 +50,7 @@ func (s *Store) SetPoster(ctx context.Context, movieID uuid.UUID, key string) (p
 // changed; none is not an error. (People's profile paths are TMDb paths, not stored keys.)
 func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error) {
 	var n int64
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE movies SET poster_path = ? WHERE poster_path = ?`, new, old)
 		if err != nil {
 			return err

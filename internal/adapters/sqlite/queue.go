@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"moviesdiary/internal/delivery"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // ClaimLeaseDefault is how long a claimed row belongs to its claimer; a row still processing
@@ -63,7 +65,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	now := millis(q.s.now())
 	var msgs []delivery.Message
 	var reclaimed int
-	err := q.s.inTx(ctx, func(tx *sql.Tx) error {
+	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM event_queue
 			WHERE status = 'processing' AND claimed_at <= ?`, now-q.lease.Milliseconds()).Scan(&reclaimed); err != nil {
 			return err
@@ -121,7 +123,7 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	for _, r := range results {
 		marks = append(marks, r.Marks...)
 	}
-	return q.s.inTx(ctx, func(tx *sql.Tx) error {
+	return q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		if err := settleLedger(ctx, tx, now, marks); err != nil {
 			return err
 		}
@@ -129,7 +131,7 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	})
 }
 
-func (q *Queue) settleRows(ctx context.Context, tx *sql.Tx, now time.Time, results []delivery.Result) error {
+func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, results []delivery.Result) error {
 	stmts := map[delivery.Kind]*sql.Stmt{}
 	prepare := func(k delivery.Kind, query string) (*sql.Stmt, error) {
 		if st, ok := stmts[k]; ok {

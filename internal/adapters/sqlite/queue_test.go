@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
@@ -145,7 +146,7 @@ func posterSynced() domain.Event { return domain.PosterSynced{MovieID: uuid.New(
 func TestEnqueueRollsBackWithTransaction(t *testing.T) {
 	b := setup(t, 5)
 	boom := errors.New("boom")
-	err := b.s.inTx(context.Background(), func(tx *sql.Tx) error {
+	err := b.s.writeAlone(context.Background(), func(tx *sqlx.Tx) error {
 		if err := EnqueueEvents(context.Background(), tx, reindex, posterSynced()); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
@@ -19,7 +20,7 @@ import (
 // result and writes nothing, and one used for another request is a conflict.
 func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error) {
 	var out review.Logged
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		if idem != nil {
 			first, found, err := replay(ctx, tx, r.UserID, *idem)
 			if err != nil || found {
@@ -63,7 +64,7 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 }
 
 // replay returns the result of the request that first used an idempotency key.
-func replay(ctx context.Context, tx *sql.Tx, userID uuid.UUID, idem review.Idempotency) (review.Logged, bool, error) {
+func replay(ctx context.Context, tx *sqlx.Tx, userID uuid.UUID, idem review.Idempotency) (review.Logged, bool, error) {
 	var hash, reviewID string
 	err := tx.QueryRowContext(ctx, `SELECT request_hash, review_id FROM idempotency_keys WHERE user_id = ? AND key = ?`,
 		userID.String(), idem.Key).Scan(&hash, &reviewID)
@@ -92,7 +93,7 @@ func replay(ctx context.Context, tx *sql.Tx, userID uuid.UUID, idem review.Idemp
 	return review.Logged{Review: r, Movie: m, Replayed: true}, true, nil
 }
 
-func insertReview(ctx context.Context, tx *sql.Tx, r domain.Review) error {
+func insertReview(ctx context.Context, tx *sqlx.Tx, r domain.Review) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium,
 		watched_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, nullString(r.Comment),
@@ -122,7 +123,7 @@ func reviewWhere(ctx context.Context, q queryer, where string, args ...any) (dom
 // transaction.
 func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*domain.Review) error) (domain.Review, error) {
 	var r domain.Review
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		if r, err = reviewWhere(ctx, tx, `r.id = ?`, id.String()); err != nil {
 			return err
@@ -150,7 +151,7 @@ func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*dom
 // DeleteReview deletes a review that check allows, and its movie if nothing else refers to it,
 // with ReviewDeleted and MovieDeleted, in one transaction.
 func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domain.Review) error) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		r, err := reviewWhere(ctx, tx, `r.id = ?`, id.String())
 		if err != nil {
 			return err

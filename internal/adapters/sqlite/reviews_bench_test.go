@@ -2,11 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -20,7 +20,7 @@ func BenchmarkLogReview(b *testing.B) {
 			ctx := context.Background()
 			s := newStore(b)
 			if !outbox {
-				s.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return nil })
+				s.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return nil })
 			}
 			user := uuid.Must(uuid.NewV7())
 			if _, err := s.write.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash) VALUES (?, 'bench', 'bench@example.test', 'x')`, user.String()); err != nil {

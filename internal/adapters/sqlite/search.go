@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/search"
@@ -43,7 +44,7 @@ const deleteOrphanPeopleDocs = `DELETE FROM search_people
 	WHERE NOT EXISTS (SELECT 1 FROM movie_credits c WHERE c.person_id = search_people.person_id)`
 
 // indexMovieTx upserts a movie's document and its people's, inside tx.
-func indexMovieTx(ctx context.Context, tx *sql.Tx, id uuid.UUID) error {
+func indexMovieTx(ctx context.Context, tx *sqlx.Tx, id uuid.UUID) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(upsertMovieDocs, `m.id = ?`), id.String()); err != nil {
 		return fmt.Errorf("index movie: %w", err)
 	}
@@ -67,12 +68,12 @@ func (s *Store) IndexMovie(ctx context.Context, id uuid.UUID, onlyIfMissing bool
 			return nil
 		}
 	}
-	return s.writeTx(ctx, func(tx *sql.Tx) error { return indexMovieTx(ctx, tx, id) })
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error { return indexMovieTx(ctx, tx, id) })
 }
 
 // RemoveMovie deletes a movie's document and the documents of people left without credits.
 func (s *Store) RemoveMovie(ctx context.Context, id uuid.UUID) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM search_movies WHERE movie_id = ?`, id.String()); err != nil {
 			return fmt.Errorf("remove movie from search: %w", err)
 		}
@@ -101,7 +102,7 @@ func (s *Store) Reindex(ctx context.Context, page int) error {
 			if !last.Valid {
 				break
 			}
-			err = s.writeTx(ctx, func(tx *sql.Tx) error {
+			err = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 				_, err := tx.ExecContext(ctx, fmt.Sprintf(t.upsert, t.col+` BETWEEN ? AND ?`), first.V, last.V)
 				return err
 			})
@@ -111,7 +112,7 @@ func (s *Store) Reindex(ctx context.Context, page int) error {
 			after = last.V
 		}
 	}
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, deleteOrphanPeopleDocs)
 		return err
 	})
@@ -167,7 +168,7 @@ func (q *searchSQL) filter(cond string, arg any) {
 }
 
 // searchPage counts the matches of q and returns the page's rows of cols, scanned by scan.
-func searchPage[T any](ctx context.Context, db *sql.DB, q searchSQL, cols string, p domain.Page,
+func searchPage[T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols string, p domain.Page,
 	scan func(*sql.Rows) (T, error)) (domain.Paged[T], error) {
 	out := domain.Paged[T]{Page: p, Items: []T{}}
 	w := ""

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -28,7 +29,7 @@ func (s *Store) Settings(ctx context.Context, user uuid.UUID) (domain.Federation
 // SaveSettings replaces a user's federation settings. No event: nothing outside the database
 // reacts to them (federation reads them when it broadcasts).
 func (s *Store) SaveSettings(ctx context.Context, user uuid.UUID, fs domain.FederationSettings) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO user_settings (user_id, federate_reviews, federate_watchlist, federate_goals)
 			VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET federate_reviews = excluded.federate_reviews,
 			federate_watchlist = excluded.federate_watchlist, federate_goals = excluded.federate_goals`,

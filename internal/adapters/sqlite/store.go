@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -36,6 +37,8 @@ func register(name, pragmas string) {
 		_, err := c.Exec(pragmas, nil)
 		return err
 	}})
+	// sqlx learns the placeholder style from the driver's name: SQLite's "?".
+	sqlx.BindDriver(name, sqlx.QUESTION)
 }
 
 // Store is one process's handle on the database. Writes go through a single connection whose
@@ -44,12 +47,12 @@ func register(name, pragmas string) {
 // (SQLITE_BUSY mid-transaction). Reads use a separate pool and never wait for the writer (WAL).
 type Store struct {
 	path  string
-	write *sql.DB
-	read  *sql.DB
+	write *sqlx.DB
+	read  *sqlx.DB
 	now   func() time.Time
 	// enqueue writes a transaction's events; EnqueueEvents except where SetEnqueueFunc replaced it.
 	enqueue EnqueueFunc
-	// group commits the repositories' concurrent writes together (writeTx).
+	// group commits the repositories' concurrent writes together (writeGrouped).
 	group groupCommit
 	ckpt  *checkpointer
 }
@@ -64,7 +67,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	write, err := sql.Open(writerDriverName, dsn(path, "immediate"))
+	write, err := sqlx.Open(writerDriverName, dsn(path, "immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -72,14 +75,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	read, err := sql.Open(driverName, dsn(path, "deferred")+"&_query_only=1")
+	read, err := sqlx.Open(driverName, dsn(path, "deferred")+"&_query_only=1")
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(4)
-	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents, ckpt: newCheckpointer(path, write)}
+	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents, ckpt: newCheckpointer(path, write.DB)}
 	if err := s.enableWAL(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -152,11 +155,13 @@ func (s *Store) Ping(ctx context.Context) error {
 // WriteTx runs fn in a write transaction on the store's writer connection, with its settings and
 // checkpoints. It is for the benchmark's SQLite-limit measurement, which must write exactly as the
 // store does; everything else writes through the repositories.
-func (s *Store) WriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error { return s.inTx(ctx, fn) }
+func (s *Store) WriteTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return s.writeAlone(ctx, fn)
+}
 
-// inTx runs fn in a write transaction (BEGIN IMMEDIATE), committing if it returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
+// writeAlone runs fn in a write transaction of its own (BEGIN IMMEDIATE) and commits it if fn returns nil.
+func (s *Store) writeAlone(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.write.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

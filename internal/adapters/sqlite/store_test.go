@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // newStore opens and migrates a fresh database file in t.TempDir().
@@ -41,7 +43,7 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func TestOpenSetsPragmas(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	for _, db := range []*sql.DB{s.write, s.read} {
+	for _, db := range []*sqlx.DB{s.write, s.read} {
 		var mode string
 		var sync, fk, busy int
 		mustScan(t, db.QueryRowContext(ctx, "PRAGMA journal_mode"), &mode)

@@ -2,12 +2,12 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -20,7 +20,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}
-	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+	err = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil {
 			return err
@@ -89,7 +89,7 @@ func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.Us
 
 // CreateSession stores a refresh session.
 func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at)
 			VALUES (?, ?, ?, ?)`, tokenHash, userID.String(), millis(expires), millis(now))
 		if err != nil {
@@ -103,7 +103,7 @@ func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash s
 // same user, in one transaction: a token works once.
 func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error) {
 	var user uuid.UUID
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var id string
 		var exp int64
 		err := tx.QueryRowContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ? RETURNING user_id, expires_at`,
@@ -137,7 +137,7 @@ var errExpired = domain.Errorf(domain.KindUnauthorized, "Refresh token expired")
 
 // DeleteSession removes a refresh session if it exists.
 func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ?`, tokenHash); err != nil {
 			return fmt.Errorf("delete session: %w", err)
 		}
@@ -148,7 +148,7 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 // PruneSessions deletes expired refresh sessions and returns how many.
 func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= ?`, millis(now))
 		if err != nil {
 			return fmt.Errorf("prune sessions: %w", err)

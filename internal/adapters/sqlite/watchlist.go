@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/watchlist"
@@ -17,7 +18,7 @@ import (
 // it is and causes no event.
 func (s *Store) AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.Movie, now time.Time) (domain.Movie, error) {
 	var movie domain.Movie
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var events []domain.Event
 		var err error
 		movie, events, err = ensureMovie(ctx, tx, m)
@@ -46,7 +47,7 @@ func (s *Store) AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.M
 // RemoveFromWatchlist removes an entry with WatchlistEntryRemoved, and the movie if nothing else
 // refers to it (with MovieDeleted), in one transaction.
 func (s *Store) RemoveFromWatchlist(ctx context.Context, userID, movieID uuid.UUID) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM watchlist WHERE user_id = ? AND movie_id = ?`,
 			userID.String(), movieID.String())
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/wrapup"
@@ -22,7 +23,7 @@ func (s *Store) StartWrapUp(ctx context.Context, id uuid.UUID) (domain.WrapUp, b
 		w  domain.WrapUp
 		ok bool
 	)
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		w, err = wrapUpWhere(ctx, tx, `id = ?`, id.String())
 		if errors.Is(err, domain.ErrNotFound) {
@@ -101,7 +102,7 @@ func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end 
 // transaction, only if it is Generating: a second completion changes nothing and emits nothing.
 func (s *Store) CompleteWrapUp(ctx context.Context, id uuid.UUID, report json.RawMessage, at time.Time) (bool, error) {
 	done := false
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Ready', report = ?, completed_at = ?, error_message = NULL
 			WHERE id = ? AND status = 'Generating'`, string(report), formatTime(at), id.String())
 		if err != nil {
@@ -121,7 +122,7 @@ func (s *Store) CompleteWrapUp(ctx context.Context, id uuid.UUID, report json.Ra
 
 // FailWrapUp marks a Generating wrap-up Failed with msg.
 func (s *Store) FailWrapUp(ctx context.Context, id uuid.UUID, msg string) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Failed', error_message = ? WHERE id = ? AND status = 'Generating'`,
 			msg, id.String())
 		return err
@@ -132,7 +133,7 @@ func (s *Store) FailWrapUp(ctx context.Context, id uuid.UUID, msg string) error 
 // Generating ones created before stuckBefore (their event was dead-lettered or their generation
 // never finished), so the range can be requested again. It returns both counts.
 func (s *Store) CleanupWrapUps(ctx context.Context, failedBefore, stuckBefore time.Time) (deleted, failed int64, err error) {
-	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+	err = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE status = 'Failed' AND created_at < ?`, formatTime(failedBefore))
 		if err != nil {
 			return err

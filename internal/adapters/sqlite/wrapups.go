@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
 )
@@ -18,7 +19,7 @@ const wrapUpColumns = `id, user_id, status, start_date, end_date, created_at, co
 // record is returned and nothing is written.
 func (s *Store) RequestWrapUp(ctx context.Context, w domain.WrapUp) (domain.WrapUp, error) {
 	var out domain.WrapUp
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var user any
 		if w.UserID != nil {
 			user = w.UserID.String()
@@ -60,7 +61,7 @@ func (s *Store) WrapUps(ctx context.Context, user uuid.UUID) ([]domain.WrapUp, e
 
 // DeleteWrapUp deletes a wrap-up.
 func (s *Store) DeleteWrapUp(ctx context.Context, id uuid.UUID) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE id = ?`, id.String())
 		if err != nil {
 			return fmt.Errorf("delete wrap-up: %w", err)

@@ -2,7 +2,6 @@ package poster_test
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb"
@@ -111,7 +111,7 @@ func TestSyncKilledBetweenSteps(t *testing.T) {
 			return func() { b.Objects.FailAt("") }
 		}, 1},
 		{"in the database transaction", func(b *bundle) func() {
-			b.Store.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return mediatest.ErrInjected })
+			b.Store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return mediatest.ErrInjected })
 			return func() { b.Store.SetEnqueueFunc(nil) }
 		}, 1},
 	}

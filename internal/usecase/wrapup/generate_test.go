@@ -2,13 +2,13 @@ package wrapup_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/domain"
@@ -148,7 +148,7 @@ func TestFailureIsRecordedThenRetried(t *testing.T) {
 			if step == "computing" {
 				b.store.fail = true
 			} else {
-				b.Store.SetEnqueueFunc(func(context.Context, *sql.Tx, ...domain.Event) error { return mediatest.ErrInjected })
+				b.Store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return mediatest.ErrInjected })
 			}
 			err := b.gen.Handle(ctx, b.event())
 			if err == nil || domain.IsPermanent(err) {
