@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
@@ -22,6 +24,7 @@ import (
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/config"
+	"moviesdiary/internal/maintenance"
 	"moviesdiary/internal/usecase/movie"
 )
 
@@ -34,7 +37,8 @@ func main() {
 	log := cfg.NewLogger(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := run(ctx, cfg, log, nil); err != nil {
+	// The process's one clock: every part that reads the time gets it from here.
+	if err := run(ctx, cfg, log, time.Now, nil); err != nil {
 		log.Error("server stopped with an error", "error", err)
 		os.Exit(1)
 	}
@@ -76,9 +80,10 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	})
 }
 
-// run serves until ctx ends. When listening is non-nil it receives the bound address (tests
-// listen on port 0).
-func run(ctx context.Context, cfg config.Config, log *slog.Logger, listening chan<- string) error {
+// run serves until ctx ends or a part fails, and returns once every part has stopped, with the
+// first part's error. now is the clock of every part. When listening is non-nil it receives the
+// bound address (tests listen on port 0).
+func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time, listening chan<- string) error {
 	path, err := cfg.DatabasePath()
 	if err != nil {
 		return err
@@ -124,41 +129,39 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, listening cha
 	if listening != nil {
 		listening <- ln.Addr().String()
 	}
-	pruneCtx, stopPrune := context.WithCancel(ctx)
-	defer stopPrune()
-	go pruneSessions(pruneCtx, store, log)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// Every long-lived part runs in this group, joined before the deferred store.Close: the HTTP
+	// server and the hourly pruning of expired refresh sessions (idempotent, so every server
+	// runs it, without a lease). A part that fails cancels the others; its error is returned.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return serveHTTP(gctx, srv, ln, cfg.ShutdownGrace, log) })
+	pruner := maintenance.NewRunner(maintenance.RunnerConfig{Interval: time.Hour, Logger: log, Now: now},
+		maintenance.NewSessionPruner(store, maintenance.JobConfig{Logger: log, Now: now}))
+	g.Go(func() error { return pruner.Run(gctx) })
+	return g.Wait()
+}
+
+// serveHTTP serves srv on ln until ctx ends, then shuts it down within grace (closing the
+// connections left after it), and returns once Serve has returned.
+func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration, log *slog.Logger) error {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
 	select {
-	case err := <-errc:
+	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	log.Info("server shutting down", "grace", grace.String())
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
-	log.Info("server shutting down", "grace", cfg.ShutdownGrace.String())
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := srv.Shutdown(shutdown)
+	if err != nil {
+		_ = srv.Close()
+	}
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serr)
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
-}
-
-// pruneSessions deletes expired refresh sessions at start-up and then hourly.
-func pruneSessions(ctx context.Context, store *sqlite.Store, log *slog.Logger) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		n, err := store.PruneSessions(ctx, time.Now())
-		switch {
-		case err != nil && ctx.Err() == nil:
-			log.Error("refresh session prune failed", "error", err)
-		case n > 0:
-			log.Info("pruned expired refresh sessions", "sessions", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

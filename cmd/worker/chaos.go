@@ -17,10 +17,11 @@ import (
 const chaosRecorder = "chaos-recorder"
 
 // chaosRecording wraps every handler so each execution is recorded in chaos_recordings (event,
-// handler, pid, start and end in µs), and lists the handler registry in chaos_handlers; the
-// chaos harness checks both against the outbox and the ledger. Only CHAOS_RECORD=1 enables it.
-// Each execution takes a few milliseconds, so a SIGSTOP or SIGKILL often lands inside one.
-func chaosRecording(ctx context.Context, path string, hs []delivery.Handler) ([]delivery.Handler, func(), error) {
+// handler, pid, start and end in µs on the worker's clock), and lists the handler registry in
+// chaos_handlers; the chaos harness checks both against the outbox and the ledger. Only
+// CHAOS_RECORD=1 enables it. Each execution takes a few milliseconds, so a SIGSTOP or SIGKILL
+// often lands inside one.
+func chaosRecording(ctx context.Context, path string, now func() time.Time, hs []delivery.Handler) ([]delivery.Handler, func(), error) {
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL")
 	if err != nil {
 		return nil, nil, err
@@ -49,13 +50,13 @@ func chaosRecording(ctx context.Context, path string, hs []delivery.Handler) ([]
 		}
 		inner := h.Handle
 		h.Handle = func(ctx context.Context, e delivery.Envelope) error {
-			start := time.Now()
+			start := now()
 			if err := inner(ctx, e); err != nil {
 				return err
 			}
 			time.Sleep(time.Duration(2+rand.IntN(15)) * time.Millisecond)
 			_, err := db.ExecContext(ctx, `INSERT INTO chaos_recordings VALUES (?, ?, ?, ?, ?)`,
-				e.EventID, h.Name, pid, start.UnixMicro(), time.Now().UnixMicro())
+				e.EventID, h.Name, pid, start.UnixMicro(), now().UnixMicro())
 			return err
 		}
 		wrapped[i] = h

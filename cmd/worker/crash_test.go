@@ -14,18 +14,21 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
 
-// TestMain lets the test binary run as a real worker process (the crash test kills it).
+// TestMain lets the test binary run as a real worker process (the crash test kills it), and
+// otherwise fails the tests if a goroutine outlives them: run must join every part it starts.
 func TestMain(m *testing.M) {
 	if os.Getenv("WORKER_TEST_CHILD") == "1" {
 		os.Exit(childWorker())
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m, knownLeaks...)
 }
 
 // childWorker is the production worker plus handlers that record each execution in the
@@ -55,7 +58,7 @@ func childWorker() int {
 			return err
 		}})
 	}
-	if err := run(ctx, cfg, log, hs...); err != nil {
+	if err := run(ctx, cfg, log, time.Now, hs...); err != nil {
 		log.Error("child worker failed", "error", err)
 		return 1
 	}

@@ -12,7 +12,7 @@ import (
 // productionHandlers are the handlers this build registers: each area's set, built in its own
 // file so the areas do not tangle.
 func productionHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
-	media, err := mediaHandlers(ctx, cfg, store, log)
+	media, err := mediaHandlers(cfg, store, log)
 	if err != nil {
 		return nil, err
 	}

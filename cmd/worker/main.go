@@ -1,7 +1,7 @@
 // Command worker delivers the outbox's events to the handlers: straight from the event_queue
-// table (EVENT_BUS_BACKEND=db). It migrates the database at start-up and stops gracefully on
-// SIGTERM or SIGINT. `worker events …` is the operators' tool for the outbox (stats, list, show,
-// retry, purge).
+// table (EVENT_BUS_BACKEND=db) or relayed through NATS (EVENT_BUS_BACKEND=nats). It migrates the
+// database at start-up and stops gracefully on SIGTERM or SIGINT. `worker events …` is the
+// operators' tool for the outbox (stats, list, show, retry, purge).
 package main
 
 import (
@@ -17,10 +17,8 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
 )
-
-// ledgerRetention is how long processed_events rows are kept (the decision record's 30 days).
-const ledgerRetention = 30 * 24 * time.Hour
 
 func main() {
 	cfg, err := config.Load()
@@ -40,15 +38,17 @@ func main() {
 		fmt.Fprintf(os.Stderr, "worker: unknown command %q\n\n%s\n", os.Args[1], eventsUsage)
 		os.Exit(2)
 	}
-	if err := run(ctx, cfg, log); err != nil {
+	// The process's one clock: every part that reads the time gets it from here.
+	if err := run(ctx, cfg, log, time.Now); err != nil {
 		log.Error("worker stopped with an error", "error", err)
 		os.Exit(1)
 	}
 }
 
-// run wires the worker and delivers until ctx ends. extra handlers are added to the production
-// set (tests record deliveries with them).
-func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...delivery.Handler) error {
+// run wires the worker and delivers until ctx ends or a part fails; it returns once every part
+// has stopped, with the first part's error. now is the clock of every part; extra handlers are
+// added to the production set (tests record deliveries with them).
+func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time, extra ...delivery.Handler) error {
 	path, err := cfg.DatabasePath()
 	if err != nil {
 		return err
@@ -60,10 +60,6 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	defer store.Close()
 
 	obs := metrics.NewWorker(store, log)
-	if err := serveMetrics(ctx, cfg.WorkerMetricsAddr, obs.Handler(), log); err != nil {
-		return err
-	}
-
 	handlers, err := productionHandlers(ctx, cfg, store, log)
 	if err != nil {
 		return err
@@ -72,11 +68,14 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 	var ledger delivery.Ledger = store.Ledger()
 	if cfg.ChaosRecord {
 		var closeRec func()
-		if handlers, closeRec, err = chaosRecording(ctx, path, handlers); err != nil {
+		if handlers, closeRec, err = chaosRecording(ctx, path, now, handlers); err != nil {
 			return err
 		}
 		defer closeRec()
 		log.Warn("chaos mode: every handler execution is recorded (CHAOS_RECORD=1); not for production")
+		if cfg.BackoffBase != domain.BackoffBase {
+			log.Warn("chaos mode: the retry schedule is scaled (EVENT_QUEUE_BACKOFF_BASE)", "base", cfg.BackoffBase.String())
+		}
 		if cfg.ChaosBreakLedger {
 			ledger = brokenLedger{}
 			log.Warn("chaos mode: the ledger is disabled (CHAOS_BREAK_LEDGER=1): handlers may run twice")
@@ -86,6 +85,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 		LedgerLease: cfg.LedgerLease,
 		BackoffBase: cfg.BackoffBase,
 		Logger:      log,
+		Now:         now,
 		Observer:    obs,
 	}, ledger, handlers...)
 	if err != nil {
@@ -99,18 +99,18 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, extra ...deli
 		names[i] = h.Name
 	}
 	obs.Handlers(names...)
+	// From here every long-lived part runs in w's group; w.stop joins them all before the
+	// deferred closes above run.
+	w := startWorker(ctx, cfg, log, now, engine,
+		metricsServer{addr: cfg.WorkerMetricsAddr, handler: obs.Handler(), log: log}.Run,
+		newMaintenance(cfg, store, log, now).Run,
+	)
 	if cfg.EventBusBackend == "nats" {
-		return runNATS(ctx, cfg, log, store, engine, queue, obs, names)
+		err = runNATS(w.ctx, cfg, log, store, w, queue, obs, names)
+	} else {
+		log.Info("worker started", "backend", cfg.EventBusBackend, "database", path, "handlers", names,
+			"batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
+		err = w.serve(queue, nil, nil)
 	}
-	pump := delivery.NewPump(queue, engine, delivery.PumpConfig{
-		BatchSize:   cfg.BatchSize,
-		Concurrency: cfg.Concurrency,
-		Grace:       cfg.ShutdownGrace,
-		Logger:      log,
-	})
-	log.Info("worker started", "backend", cfg.EventBusBackend, "database", path, "handlers", names,
-		"batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
-	err = pump.Run(ctx)
-	log.Info("worker stopped")
-	return err
+	return w.stop(err)
 }

@@ -20,9 +20,8 @@ import (
 
 // mediaHandlers are the posters, images, search, enrichment and wrap-up handlers. Without
 // TMDB_API_KEY the poster sync and the enrichments are not registered (said once here); without
-// IMAGE_CONVERSION_ENABLED the conversion is not. It also starts the media periodic jobs, which
-// run until ctx ends.
-func mediaHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
+// IMAGE_CONVERSION_ENABLED the conversion is not. (Their periodic jobs are in maintenance.go.)
+func mediaHandlers(cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
 	// The image directory is open for the process's life, like the store.
 	images, err := storage.OpenLocal(cfg.ImageDir())
 	if err != nil {
@@ -36,8 +35,7 @@ func mediaHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, 
 		handler(search.ReindexName, search.ReindexTypes, idx.Reindex),
 		handler(wrapup.GeneratorName, wrapup.GeneratorTypes, wrapup.NewGenerator(store, nil, log).Handle),
 	}
-	tmdbOn := cfg.TMDBAPIKey != ""
-	if tmdbOn {
+	if cfg.TMDBAPIKey != "" {
 		client := tmdb.NewClient(tmdb.Config{APIURL: cfg.TMDBAPIURL, ImageURL: cfg.TMDBImageURL, APIKey: cfg.TMDBAPIKey,
 			Timeout: cfg.TMDBTimeout, ImageTimeout: cfg.ImageFetchTimeout, MaxImageBytes: cfg.ImageMaxBytes})
 		src := tmdb.Enrichment{C: client}
@@ -53,8 +51,6 @@ func mediaHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, 
 		enc := imaging.WebP{Quality: cfg.ImageConversionQuality}
 		hs = append(hs, handler(image.ConversionName, image.ConversionTypes, image.NewConversion(store, images, enc.Encode, log).Handle))
 	}
-	jobs := newMediaJobs(store, log, cfg.JobInterval, tmdbOn, cfg.EnrichmentBatch)
-	go jobs.run(ctx)
 	return hs, nil
 }
 

@@ -54,7 +54,7 @@ func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
 	env := map[string]string{
 		"DATA_DIR": t.TempDir(), "DATABASE_URL": "", "TMDB_API_KEY": tmdbtest.Key, "TMDB_API_URL": w.fake.APIURL(),
 		"TMDB_IMAGE_URL": w.fake.ImageURL(), "IMAGE_CONVERSION_ENABLED": "true", "WORKER_METRICS_ADDR": "",
-		"EVENT_BUS_BACKEND": "db", "EVENT_QUEUE_BACKOFF_BASE": "10ms", "LOG_LEVEL": "error", "IMAGE_STORAGE_PATH": "",
+		"EVENT_BUS_BACKEND": "db", "LOG_LEVEL": "error", "IMAGE_STORAGE_PATH": "",
 	}
 	for k, v := range extra {
 		env[k] = v
@@ -66,10 +66,13 @@ func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A test scale of the retry schedule: set on the struct, since the environment may not move
+	// it (EVENT_QUEUE_BACKOFF_BASE is refused outside the chaos harness).
+	cfg.BackoffBase = 10 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	path, _ := cfg.DatabasePath()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testLog(t)
 	store := sqlitetest.Open(t, path)
 	images, err := storage.OpenLocal(cfg.ImageDir())
 	if err != nil {
@@ -84,7 +87,7 @@ func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
 	}
 	w.srv = httptest.NewServer(api.Handler())
 	t.Cleanup(w.srv.Close)
-	go func() { w.done <- run(ctx, cfg, discard()) }()
+	go func() { w.done <- run(ctx, cfg, testLog(t), time.Now) }()
 	t.Cleanup(w.stop(t))
 	w.db = openDB(t, path)
 	w.call(t, "POST", "/api/v1/auth/register", `{"email":"m@example.test","username":"media","password":"password-media"}`, 201)
@@ -278,13 +281,11 @@ func TestBadUpstreamIsRetriedOrDeadLettered(t *testing.T) {
 // TestWithoutTMDbKeyPostersAndEnrichmentAreOff: the handlers that need TMDb are not registered,
 // and the worker says so once.
 func TestWithoutTMDbKeyPostersAndEnrichmentAreOff(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	data := t.TempDir()
 	store := sqlitetest.Open(t, data+"/x.db")
 	var logs bytes.Buffer
 	cfg := config.Config{DataDir: data, Media: config.Media{JobInterval: time.Hour, EnrichmentBatch: 1}}
-	hs, err := mediaHandlers(ctx, cfg, store, slog.New(slog.NewTextHandler(&logs, nil)))
+	hs, err := mediaHandlers(cfg, store, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,31 +10,57 @@ import (
 	"time"
 )
 
-// serveMetrics serves h at addr/metrics until ctx ends; an empty addr turns metrics off. A port
-// that cannot be bound fails start-up rather than running blind.
-func serveMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
-	if addr == "" {
-		log.Info("worker metrics off (WORKER_METRICS_ADDR is empty)")
+// metricsServer serves the worker's metrics at addr/metrics; an empty addr turns metrics off.
+type metricsServer struct {
+	addr    string
+	handler http.Handler
+	log     *slog.Logger
+}
+
+// Run listens and serves until ctx ends, then shuts the server down and returns once it has
+// stopped. A port that cannot be bound is an error naming WORKER_METRICS_ADDR, which stops the
+// worker rather than letting it run blind.
+func (m metricsServer) Run(ctx context.Context) error {
+	if m.addr == "" {
+		m.log.Info("worker metrics off (WORKER_METRICS_ADDR is empty)")
 		return nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", m.addr)
 	if err != nil {
-		return fmt.Errorf("WORKER_METRICS_ADDR: listen on %s: %w", addr, err)
+		return fmt.Errorf("WORKER_METRICS_ADDR: listen on %s: %w", m.addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
+	mux.Handle("GET /metrics", m.handler)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics server stopped", "error", err)
-		}
-	}()
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(shutdown)
-	}()
-	log.Info("worker metrics listening", "addr", ln.Addr().String(), "path", "/metrics")
+	m.log.Info("worker metrics listening", "addr", ln.Addr().String(), "path", "/metrics")
+	if err := serveHTTP(ctx, srv, ln, 2*time.Second); err != nil {
+		return fmt.Errorf("metrics server: %w", err)
+	}
+	return nil
+}
+
+// serveHTTP serves srv on ln until ctx ends, then shuts it down within grace (closing what is
+// left after it), and returns once Serve has returned.
+func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	err := srv.Shutdown(shutdown)
+	if err != nil {
+		_ = srv.Close()
+	}
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serr)
+	}
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
 	return nil
 }

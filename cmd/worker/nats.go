@@ -18,8 +18,8 @@ import (
 // runNATS is the EVENT_BUS_BACKEND=nats half of run: a relay moves outbox rows to NATS while a
 // pump consumes them back through the same engine and ledger as the db backend (a durable
 // JetStream pull consumer, or a core queue-group subscription with NATS_MODE=core). It returns
-// once ctx ends and both have drained.
-func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sqlite.Store, engine *delivery.Engine,
+// once w.serve has joined every part; ctx is the worker's.
+func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sqlite.Store, w *worker,
 	outbox *sqlite.Queue, obs *metrics.Worker, handlers []string) error {
 	conn, err := nats.Dial(nats.ConnConfig{URL: cfg.NATSURL, Logger: log, OnReconnect: obs.Reconnected})
 	if err != nil {
@@ -28,6 +28,7 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	defer conn.Close()
 
 	var src delivery.Source
+	var drain []part
 	switch nats.Mode(cfg.NATSMode) {
 	case nats.JetStream:
 		js, err := jetstream.New(conn.NATS())
@@ -39,12 +40,14 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 			return err
 		}
 		consumer := nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
-			OnRedelivery: obs.Redelivered})
+			Now: w.now, OnRedelivery: obs.Redelivered})
 		defer consumer.Close()
 		src = consumer
+		// The in-progress notices NewConsumer started run until the pump has drained.
+		drain = append(drain, func(ctx context.Context) error { <-ctx.Done(); consumer.Close(); return nil })
 	case nats.Core:
 		consumer, err := nats.SubscribeCore(conn, store.Ledger(), nats.CoreConfig{Prefix: cfg.NATSSubjectPrefix,
-			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Logger: log})
+			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Logger: log, Now: w.now})
 		if err != nil {
 			return err
 		}
@@ -55,29 +58,14 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	}
 
 	relay, err := nats.NewRelay(conn, outbox, nats.RelayConfig{Prefix: cfg.NATSSubjectPrefix,
-		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Logger: log})
+		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Logger: log, Now: w.now})
 	if err != nil {
 		return err
 	}
-	pump := delivery.NewPump(src, engine, delivery.PumpConfig{
-		BatchSize:   cfg.BatchSize,
-		Concurrency: cfg.Concurrency,
-		Grace:       cfg.ShutdownGrace,
-		Logger:      log,
-	})
-
 	log.Info("worker started", "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
 		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
-	relayDone := make(chan struct{})
-	go func() {
-		defer close(relayDone)
-		_ = relay.Run(ctx)
-	}()
-	err = pump.Run(ctx)
-	<-relayDone
-	log.Info("worker stopped")
-	return err
+	return w.serve(src, []part{relay.Run}, drain)
 }
 
 // setupStream creates or reconciles the stream and the durable consumer, retrying while NATS is

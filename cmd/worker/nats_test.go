@@ -37,6 +37,7 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 			t.Setenv("NATS_URL", ns.ClientURL())
 			t.Setenv("NATS_MODE", mode)
 			t.Setenv("DATABASE_URL", path)
+			t.Setenv("DATA_DIR", t.TempDir()) // the image directory
 			t.Setenv("WORKER_METRICS_ADDR", "")
 			t.Setenv("LOG_LEVEL", "error")
 			cfg, err := config.Load()
@@ -55,7 +56,7 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 				}}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- run(ctx, cfg, discard(), record) }()
+			go func() { done <- run(ctx, cfg, testLog(t), time.Now, record) }()
 
 			store := sqlitetest.Open(t, path)
 			if mode == "core" {

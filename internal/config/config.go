@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"moviesdiary/internal/domain"
 )
 
 // Config is every setting of the server and the worker. Each field's env variable and default are
@@ -23,11 +25,13 @@ type Config struct {
 	BaseURL         string `envconfig:"BASE_URL" default:"http://localhost:3000"`
 	EventBusBackend string `envconfig:"EVENT_BUS_BACKEND" default:"db"`
 
-	MaxAttempts   int           `envconfig:"EVENT_QUEUE_MAX_ATTEMPTS" default:"5"`
-	BatchSize     int           `envconfig:"EVENT_QUEUE_BATCH_SIZE" default:"100"`
-	Concurrency   int           `envconfig:"EVENT_QUEUE_CONCURRENCY" default:"16"`
-	ClaimLease    time.Duration `envconfig:"EVENT_QUEUE_CLAIM_LEASE" default:"600s"`
-	LedgerLease   time.Duration `envconfig:"EVENT_QUEUE_LEDGER_LEASE" default:"1800s"`
+	MaxAttempts int           `envconfig:"EVENT_QUEUE_MAX_ATTEMPTS" default:"5"`
+	BatchSize   int           `envconfig:"EVENT_QUEUE_BATCH_SIZE" default:"100"`
+	Concurrency int           `envconfig:"EVENT_QUEUE_CONCURRENCY" default:"16"`
+	ClaimLease  time.Duration `envconfig:"EVENT_QUEUE_CLAIM_LEASE" default:"600s"`
+	LedgerLease time.Duration `envconfig:"EVENT_QUEUE_LEDGER_LEASE" default:"1800s"`
+	// BackoffBase scales the retry schedule. Production keeps domain.BackoffBase (5 s doubling,
+	// capped at 300 s); another value is a test-only scale, accepted only with CHAOS_RECORD=1.
 	BackoffBase   time.Duration `envconfig:"EVENT_QUEUE_BACKOFF_BASE" default:"5s"`
 	ShutdownGrace time.Duration `envconfig:"SHUTDOWN_GRACE" default:"20s"`
 
@@ -102,6 +106,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("EVENT_QUEUE_CLAIM_LEASE: %s must be at least 1s", c.ClaimLease)
 	case c.LedgerLease < time.Second:
 		return fmt.Errorf("EVENT_QUEUE_LEDGER_LEASE: %s must be at least 1s", c.LedgerLease)
+	case c.BackoffBase != domain.BackoffBase && !c.ChaosRecord:
+		return fmt.Errorf("EVENT_QUEUE_BACKOFF_BASE: %s would move the retry schedule off %s doubling (capped at %s); "+
+			"it is a test-only scale, accepted only with CHAOS_RECORD=1", c.BackoffBase, domain.BackoffBase, domain.BackoffMax)
 	case c.BackoffBase < time.Millisecond:
 		return fmt.Errorf("EVENT_QUEUE_BACKOFF_BASE: %s must be at least 1ms", c.BackoffBase)
 	case c.ShutdownGrace < 0:

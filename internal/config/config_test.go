@@ -1,17 +1,21 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"moviesdiary/internal/domain"
 )
 
 // allVars lists every variable so each test starts from an empty environment.
 var allVars = []string{"DATA_DIR", "DATABASE_URL", "HOST", "PORT", "BASE_URL", "EVENT_BUS_BACKEND",
 	"EVENT_QUEUE_MAX_ATTEMPTS", "EVENT_QUEUE_BATCH_SIZE", "EVENT_QUEUE_CONCURRENCY", "EVENT_QUEUE_CLAIM_LEASE",
-	"EVENT_QUEUE_LEDGER_LEASE", "EVENT_QUEUE_BACKOFF_BASE", "SHUTDOWN_GRACE", "LOG_LEVEL", "LOG_FORMAT"}
+	"EVENT_QUEUE_LEDGER_LEASE", "EVENT_QUEUE_BACKOFF_BASE", "SHUTDOWN_GRACE", "LOG_LEVEL", "LOG_FORMAT",
+	"CHAOS_RECORD", "CHAOS_BREAK_LEDGER"}
 
 func clearEnv(t *testing.T) {
 	for _, v := range allVars {
@@ -67,5 +71,38 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), v+":") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s=%s: error %v; want one line starting with %q", v, val, err, v+":")
 		}
+	}
+}
+
+// TestBackoffBaseIsATestOnlyScale: the production retry schedule is 5 s doubling, capped at
+// 300 s, and no environment can move it: EVENT_QUEUE_BACKOFF_BASE other than 5s is refused unless
+// CHAOS_RECORD=1 marks the process as the chaos harness's.
+func TestBackoffBaseIsATestOnlyScale(t *testing.T) {
+	clearEnv(t)
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schedule []string
+	for n := 1; n <= 8; n++ {
+		schedule = append(schedule, domain.ScaledBackoff(c.BackoffBase, n).String())
+	}
+	if got, want := fmt.Sprint(schedule), "[5s 10s 20s 40s 1m20s 2m40s 5m0s 5m0s]"; got != want {
+		t.Errorf("default retry schedule %s, want %s", got, want)
+	}
+	t.Setenv("EVENT_QUEUE_BACKOFF_BASE", "5s")
+	if _, err := Load(); err != nil {
+		t.Errorf("EVENT_QUEUE_BACKOFF_BASE=5s (the production value): %v", err)
+	}
+	for _, v := range []string{"1s", "10s", "10ms", "1h"} {
+		t.Setenv("EVENT_QUEUE_BACKOFF_BASE", v)
+		if _, err := Load(); err == nil || !strings.HasPrefix(err.Error(), "EVENT_QUEUE_BACKOFF_BASE:") {
+			t.Errorf("EVENT_QUEUE_BACKOFF_BASE=%s without CHAOS_RECORD: error %v, want it refused", v, err)
+		}
+	}
+	t.Setenv("CHAOS_RECORD", "1")
+	t.Setenv("EVENT_QUEUE_BACKOFF_BASE", "200ms")
+	if c, err := Load(); err != nil || c.BackoffBase != 200*time.Millisecond {
+		t.Errorf("EVENT_QUEUE_BACKOFF_BASE=200ms with CHAOS_RECORD=1: %v, %v; want the test scale", c.BackoffBase, err)
 	}
 }

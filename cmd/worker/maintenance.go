@@ -1,0 +1,27 @@
+package main
+
+import (
+	"log/slog"
+	"time"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/config"
+	"moviesdiary/internal/maintenance"
+)
+
+// newMaintenance builds the worker's periodic jobs, run every WORKER_JOB_INTERVAL under the job
+// lease (one worker at a time): stale-enrichment requests (only with TMDb, whose handlers answer
+// them), the wrap-up reaper, the done-outbox purge and the ledger pruning (30 days).
+func newMaintenance(cfg config.Config, store *sqlite.Store, log *slog.Logger, now func() time.Time) *maintenance.Runner {
+	jc := maintenance.JobConfig{Logger: log, Now: now}
+	var jobs []maintenance.Job
+	if cfg.TMDBAPIKey != "" {
+		jobs = append(jobs, maintenance.NewEnrichmentRequester(store, cfg.EnrichmentBatch, jc))
+	}
+	jobs = append(jobs,
+		maintenance.NewWrapUpReaper(store, jc),
+		maintenance.NewOutboxPurger(store, jc),
+		maintenance.NewLedgerPruner(store.Ledger(), jc),
+	)
+	return maintenance.NewRunner(maintenance.RunnerConfig{Lease: store, Interval: cfg.JobInterval, Logger: log, Now: now}, jobs...)
+}

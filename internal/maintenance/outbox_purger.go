@@ -1,0 +1,42 @@
+package maintenance
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// DoneEventRetention is how long done outbox rows are kept before the purge deletes them.
+const DoneEventRetention = 7 * 24 * time.Hour
+
+// Outbox deletes done rows created more than olderThan ago, in chunks (*sqlite.Store).
+type Outbox interface {
+	PurgeDone(ctx context.Context, olderThan time.Duration) (int64, error)
+}
+
+// OutboxPurger deletes done outbox rows older than DoneEventRetention.
+type OutboxPurger struct {
+	job
+	outbox Outbox
+}
+
+// NewOutboxPurger builds the done-outbox purge. The cut-off comes from the store's clock (the
+// port takes no time), so JobConfig.Now does not reach it.
+func NewOutboxPurger(outbox Outbox, cfg JobConfig) *OutboxPurger {
+	return &OutboxPurger{job: newJob("outbox-purger", cfg), outbox: outbox}
+}
+
+// RunOnce deletes the done rows older than DoneEventRetention. The store deletes in committed
+// chunks, so a purge the timeout cuts short keeps what it deleted and resumes next interval.
+func (p *OutboxPurger) RunOnce(ctx context.Context) error {
+	var n int64
+	err := p.query(ctx, func(ctx context.Context) (err error) {
+		n, err = p.outbox.PurgeDone(ctx, DoneEventRetention)
+		return err
+	})
+	p.report(ctx, "done outbox rows purged", n)
+	if err != nil {
+		return fmt.Errorf("outbox purger: %w", err)
+	}
+	return nil
+}
