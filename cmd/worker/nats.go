@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -27,7 +29,10 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	}
 	defer conn.Close()
 
-	var src delivery.Source
+	var src interface {
+		delivery.Source
+		Run(ctx context.Context) error // the source's own background work, ended after the pump
+	}
 	switch nats.Mode(cfg.NATSMode) {
 	case nats.JetStream:
 		js, err := jetstream.New(conn.NATS())
@@ -38,17 +43,14 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 		if err != nil {
 			return err
 		}
-		consumer := nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
+		src = nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
 			OnRedelivery: obs.Redelivered})
-		defer consumer.Close()
-		src = consumer
 	case nats.Core:
 		consumer, err := nats.SubscribeCore(conn, store.Ledger(), nats.CoreConfig{Prefix: cfg.NATSSubjectPrefix,
 			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Logger: log})
 		if err != nil {
 			return err
 		}
-		defer consumer.Close()
 		src = consumer
 	default:
 		return fmt.Errorf("NATS_MODE: %q is not a mode (jetstream or core)", cfg.NATSMode)
@@ -69,15 +71,21 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	log.Info("worker started", "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
 		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
-	relayDone := make(chan struct{})
-	go func() {
-		defer close(relayDone)
-		_ = relay.Run(ctx)
-	}()
+	// The source's notices and subscription outlive the pump, which may still settle after ctx
+	// ends; a part that fails stops the others.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srcCtx, stopSrc := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	var srcErr, relayErr error
+	wg.Go(func() { defer cancel(); srcErr = src.Run(srcCtx) })
+	wg.Go(func() { defer cancel(); relayErr = relay.Run(ctx) })
 	err = pump.Run(ctx)
-	<-relayDone
+	cancel()
+	stopSrc()
+	wg.Wait()
 	log.Info("worker stopped")
-	return err
+	return errors.Join(err, relayErr, srcErr)
 }
 
 // setupStream creates or reconciles the stream and the durable consumer, retrying while NATS is
@@ -86,7 +94,8 @@ func setupStream(ctx context.Context, js jetstream.JetStream, cfg config.Config,
 	backoff := time.Second
 	for {
 		cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: cfg.NATSStreamName, Consumer: cfg.NATSConsumerName,
-			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait, Logger: log})
+			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait,
+			MaxAge: 30 * 24 * time.Hour, Logger: log}) // the ledger's 30-day retention
 		if err == nil {
 			return cons, nil
 		}
