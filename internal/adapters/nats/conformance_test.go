@@ -307,7 +307,7 @@ func (h *coreHarness) Source(t *testing.T) delivery.Source {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, "core consumer", c.Run) // registered before the suite's pump, so it stops after it
+	run(t, "core consumer", c.Run)                // registered before the suite's pump, so it stops after it
 	if err := h.conn.NATS().Flush(); err != nil { // subscribed before anything is published
 		t.Fatal(err)
 	}

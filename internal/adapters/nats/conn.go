@@ -65,7 +65,10 @@ func Dial(cfg ConnConfig) (*Conn, error) {
 				cfg.OnReconnect()
 			}
 		}),
-		natsgo.ClosedHandler(func(*natsgo.Conn) { close(c.closed) }),
+		natsgo.ClosedHandler(func(*natsgo.Conn) {
+			c.setUp(false)
+			close(c.closed)
+		}),
 		natsgo.ErrorHandler(func(_ *natsgo.Conn, sub *natsgo.Subscription, err error) {
 			subject := ""
 			if sub != nil {

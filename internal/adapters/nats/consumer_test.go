@@ -261,3 +261,31 @@ func TestSplitRepeats(t *testing.T) {
 		t.Fatalf("repeats %q", got)
 	}
 }
+
+// TestPumpOverAConsumerStopsOnceTheConnectionIsClosed: the consumer reports a closed connection
+// as final, so the pump drains and Run returns the error.
+func TestPumpOverAConsumerStopsOnceTheConnectionIsClosed(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), 5, 0, log)
+	store := openStore(t)
+	c := NewConsumer(conn, cons, store.Ledger(), ConsumerConfig{Prefix: testPrefix, WaitMax: time.Second, Logger: log})
+	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, store.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- delivery.NewPump(c, engine, delivery.PumpConfig{Logger: log}).Run(context.Background())
+	}()
+	conn.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, delivery.ErrClosed) {
+			t.Fatalf("Run returned %v, want an error wrapping delivery.ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pump did not stop after the connection was closed")
+	}
+}

@@ -117,6 +117,9 @@ func (r *Relay) Run(ctx context.Context) error {
 // Ready holds the claims while the relay is paused after a transport failure, and while the
 // connection is down: claiming then would only defer rows (the loss is logged by the connection).
 func (r *publisher) Ready(ctx context.Context) (time.Duration, error) {
+	if r.conn.IsClosed() {
+		return 0, errClosed
+	}
 	if wait := r.paused.Sub(r.now()); wait > 0 {
 		return wait, nil
 	}

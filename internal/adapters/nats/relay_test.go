@@ -184,3 +184,29 @@ func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 		t.Fatalf("last_error %q does not say why", lastError)
 	}
 }
+
+// TestRelayRunReturnsOnceTheConnectionIsClosed: a relay whose connection is closed for good
+// cannot go on; Run says so instead of waiting forever.
+func TestRelayRunReturnsOnceTheConnectionIsClosed(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	store := openStore(t)
+	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	t.Cleanup(func() { q.Close() })
+	r, err := NewRelay(conn, q, RelayConfig{Prefix: testPrefix, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(context.Background()) }()
+	conn.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, delivery.ErrClosed) {
+			t.Fatalf("Run returned %v, want an error wrapping delivery.ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the connection was closed")
+	}
+}

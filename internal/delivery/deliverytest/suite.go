@@ -155,14 +155,20 @@ func (s *suite) start(t *testing.T, src delivery.Source, cfg delivery.PumpConfig
 	return running{cancel: cancel, stop: stop}
 }
 
-// settled waits until the event's outcome satisfies ok and returns it.
+// settled waits until the event's outcome satisfies ok and returns it; on timeout it reports
+// the last outcome seen.
 func (s *suite) settled(t *testing.T, id, what string, ok func(Outcome) bool) Outcome {
 	t.Helper()
 	var o Outcome
-	Eventually(t, wait, fmt.Sprintf("event %s %s (last outcome %+v)", id, what, &o), func() bool {
-		o = s.h.Outcome(t, id)
-		return ok(o)
-	})
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for o = s.h.Outcome(t, id); !ok(o); o = s.h.Outcome(t, id) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: event %s still not %s (outcome %s)", wait, id, what, &o)
+		}
+		<-tick.C
+	}
 	return o
 }
 
