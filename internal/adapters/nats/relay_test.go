@@ -210,3 +210,48 @@ func TestRelayRunReturnsOnceTheConnectionIsClosed(t *testing.T) {
 		t.Fatal("Run did not return after the connection was closed")
 	}
 }
+
+// cancellingOutbox ends the relay's context right after the first claim that returns rows, so a
+// round is in progress when the shutdown begins.
+type cancellingOutbox struct {
+	delivery.Source
+	cancel context.CancelFunc
+}
+
+func (c *cancellingOutbox) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	msgs, err := c.Source.Claim(ctx, max)
+	if len(msgs) > 0 {
+		c.cancel()
+	}
+	return msgs, err
+}
+
+// TestRelayFinishesTheRoundInProgressAtShutdown: a round claimed before the shutdown still
+// publishes, waits for its PubAcks and marks its rows done before Run returns.
+func TestRelayFinishesTheRoundInProgressAtShutdown(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	setup(t, js, 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	enqueue(t, store, 50)
+	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	t.Cleanup(func() { q.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := NewRelay(conn, &cancellingOutbox{Source: q, cancel: cancel}, RelayConfig{Prefix: testPrefix, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(ctx); err != nil {
+		t.Fatalf("Run after a shutdown: %v", err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != 50 {
+		t.Fatalf("%d of 50 rows done after the shutdown", n)
+	}
+	if n := streamMsgs(t, js); n != 50 {
+		t.Fatalf("stream holds %d messages, want 50", n)
+	}
+}
