@@ -100,6 +100,8 @@ func drainInProcess(path string, o options) workerResult {
 	q := s.Queue(sqlite.QueueConfig{Logger: log})
 	defer q.Close()
 	pump := delivery.NewPump(q, engine, delivery.PumpConfig{BatchSize: o.batch, Concurrency: o.conc, Logger: log})
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	start, cpu0 := time.Now(), cpuTime()
 	done := make(chan struct{})
 	go func() {
@@ -109,7 +111,7 @@ func drainInProcess(path string, o options) workerResult {
 	want := int64(o.events * o.handlers)
 	err = waitDone(ctx, s, o.events, 30*time.Minute, func() bool { return rec.calls.Load() >= want })
 	r := workerResult{Elapsed: time.Since(start), CPU: cpuTime() - cpu0, PeakRSS: peakRSS()}
-	pump.Stop()
+	stop()
 	<-done
 	if err != nil {
 		r.Error = err.Error()

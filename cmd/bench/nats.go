@@ -64,7 +64,8 @@ func newNATSPipeline(ctx context.Context, dir, name string, o options, log *slog
 		return nil, err
 	}
 	const prefix = "bench.events"
-	cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: "BENCH", Consumer: "worker", Prefix: prefix, MaxDeliver: 5, Logger: log})
+	cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: "BENCH", Consumer: "worker", Prefix: prefix, MaxDeliver: 5,
+		MaxAge: 30 * 24 * time.Hour, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -84,18 +85,17 @@ func (p *natsPipeline) producer() *sqlite.Store { return p.prod }
 
 func (p *natsPipeline) start(ctx context.Context) {
 	ctx, p.cancel = context.WithCancel(ctx)
-	p.done.Add(2)
-	go func() { defer p.done.Done(); p.relay.Run(ctx) }()
-	go func() { defer p.done.Done(); p.pump.Run(ctx) }()
+	// The consumer's notices outlive the pump, which may still settle after ctx ends.
+	consCtx, stopCons := context.WithCancel(context.WithoutCancel(ctx))
+	p.done.Go(func() { p.consumer.Run(consCtx) })
+	p.done.Go(func() { p.relay.Run(ctx) })
+	p.done.Go(func() { defer stopCons(); p.pump.Run(ctx) })
 }
 
 func (p *natsPipeline) close() {
 	if p.cancel != nil {
 		p.cancel()
 		p.done.Wait()
-	}
-	if p.consumer != nil {
-		p.consumer.Close()
 	}
 	if p.conn != nil {
 		p.conn.Close()

@@ -34,6 +34,7 @@ type dbPipeline struct {
 	prod, worker *sqlite.Store
 	queue        *sqlite.Queue
 	pump         *delivery.Pump
+	cancel       context.CancelFunc
 	done         chan struct{}
 }
 
@@ -64,6 +65,7 @@ func newDBPipeline(ctx context.Context, dir, name string, o options, log *slog.L
 func (p *dbPipeline) producer() *sqlite.Store { return p.prod }
 
 func (p *dbPipeline) start(ctx context.Context) {
+	ctx, p.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(p.done)
 		p.pump.Run(ctx)
@@ -71,8 +73,10 @@ func (p *dbPipeline) start(ctx context.Context) {
 }
 
 func (p *dbPipeline) close() {
-	p.pump.Stop()
-	<-p.done
+	if p.cancel != nil {
+		p.cancel()
+		<-p.done
+	}
 	p.queue.Close()
 	p.worker.Close()
 	p.prod.Close()

@@ -69,11 +69,3 @@ func TestWorkerDefaultsMatchThePackages(t *testing.T) {
 		t.Errorf("delivery.BackoffBaseDefault %s, domain.BackoffBase %s", delivery.BackoffBaseDefault, domain.BackoffBase)
 	}
 }
-
-// TestStreamKeepsMessagesAsLongAsTheLedger: a JetStream message outliving its ledger rows would
-// be handled again, so the stream's max age is the ledger's retention.
-func TestStreamKeepsMessagesAsLongAsTheLedger(t *testing.T) {
-	if nats.StreamMaxAge != maintenance.LedgerRetention {
-		t.Errorf("stream max age %s, ledger retention %s", nats.StreamMaxAge, maintenance.LedgerRetention)
-	}
-}

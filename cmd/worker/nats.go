@@ -13,6 +13,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/maintenance"
 )
 
 // runNATS is the EVENT_BUS_BACKEND=nats half of run: a relay moves outbox rows to NATS while a
@@ -27,8 +28,10 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	}
 	defer conn.Close()
 
-	var src delivery.Source
-	var drain []part
+	var src interface {
+		delivery.Source
+		Run(ctx context.Context) error // the source's own background work, ended after the pump
+	}
 	switch nats.Mode(cfg.NATSMode) {
 	case nats.JetStream:
 		js, err := jetstream.New(conn.NATS())
@@ -39,19 +42,14 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 		if err != nil {
 			return err
 		}
-		consumer := nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
+		src = nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
 			Now: w.now, OnRedelivery: obs.Redelivered})
-		defer consumer.Close()
-		src = consumer
-		// The in-progress notices NewConsumer started run until the pump has drained.
-		drain = append(drain, func(ctx context.Context) error { <-ctx.Done(); consumer.Close(); return nil })
 	case nats.Core:
 		consumer, err := nats.SubscribeCore(conn, store.Ledger(), nats.CoreConfig{Prefix: cfg.NATSSubjectPrefix,
 			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Logger: log, Now: w.now})
 		if err != nil {
 			return err
 		}
-		defer consumer.Close()
 		src = consumer
 	default:
 		return fmt.Errorf("NATS_MODE: %q is not a mode (jetstream or core)", cfg.NATSMode)
@@ -65,7 +63,9 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	log.Info("worker started", "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
 		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
-	return w.serve(src, []part{relay.Run}, drain)
+	// The source's in-progress notices and subscription run until the pump has drained: the
+	// messages it still settles after ctx ends need them.
+	return w.serve(src, []part{relay.Run}, []part{src.Run})
 }
 
 // setupStream creates or reconciles the stream and the durable consumer, retrying while NATS is
@@ -74,7 +74,8 @@ func setupStream(ctx context.Context, js jetstream.JetStream, cfg config.Config,
 	backoff := time.Second
 	for {
 		cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: cfg.NATSStreamName, Consumer: cfg.NATSConsumerName,
-			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait, Logger: log})
+			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait,
+			MaxAge: maintenance.LedgerRetention, Logger: log})
 		if err == nil {
 			return cons, nil
 		}

@@ -9,11 +9,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/maintenance"
 )
 
 // TestRunWithNATSDeliversEveryEventOnce runs the whole worker (relay, consumer, engine, ledger)
@@ -78,6 +81,13 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 				want++
 			}
 			waitFor(t, "every event handled", func() bool { mu.Lock(); defer mu.Unlock(); return len(runs) == want })
+			if mode == "jetstream" {
+				// A message outliving its ledger rows would be handled again: the stream the
+				// worker set up keeps messages exactly as long as the ledger keeps its rows.
+				if age := streamMaxAge(t, ns.ClientURL(), cfg.NATSStreamName); age != maintenance.LedgerRetention {
+					t.Errorf("stream max age %s, ledger retention %s", age, maintenance.LedgerRetention)
+				}
+			}
 			cancel()
 			if err := <-done; err != nil {
 				t.Fatalf("run: %v", err)
@@ -114,4 +124,22 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond) // polling interval
 	}
+}
+
+func streamMaxAge(t *testing.T, url, stream string) time.Duration {
+	t.Helper()
+	nc, err := natsgo.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(context.Background(), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.CachedInfo().Config.MaxAge
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
 )
 
@@ -31,6 +32,7 @@ func message(t *testing.T, id string, e domain.Event, attempt int) delivery.Mess
 }
 
 func TestNewEngineRejectsBadRegistrations(t *testing.T) {
+	t.Parallel()
 	noop := func(context.Context, delivery.Envelope) error { return nil }
 	for name, hs := range map[string][]delivery.Handler{
 		"unnamed":   {{Types: []string{"PosterSynced"}, Handle: noop}},
@@ -46,7 +48,8 @@ func TestNewEngineRejectsBadRegistrations(t *testing.T) {
 // TestPanickingHandlerIsRetried: a panic is a transient failure with its message kept, and the
 // ledger claim is released so the next delivery runs the handler again.
 func TestPanickingHandlerIsRetried(t *testing.T) {
-	e, err := delivery.NewEngine(delivery.Config{Logger: discard()}, memLedger{}, delivery.Handler{
+	t.Parallel()
+	e, err := delivery.NewEngine(delivery.Config{Logger: deliverytest.Logger(t)}, memLedger{}, delivery.Handler{
 		Name: "boom", Types: []string{"SearchReindexRequested"},
 		Handle: func(context.Context, delivery.Envelope) error { panic("nil map") },
 	})
@@ -66,7 +69,8 @@ func TestPanickingHandlerIsRetried(t *testing.T) {
 
 // TestEventWithoutHandlersIsAcked: a known event type nobody handles is done, not retried.
 func TestEventWithoutHandlersIsAcked(t *testing.T) {
-	e, err := delivery.NewEngine(delivery.Config{Logger: discard()}, memLedger{})
+	t.Parallel()
+	e, err := delivery.NewEngine(delivery.Config{Logger: deliverytest.Logger(t)}, memLedger{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 // transient failure, error for a permanent one — each with event_id, event_type, handler and
 // attempt, and never the payload.
 func TestDeliveryLogLines(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ok := func(context.Context, delivery.Envelope) error { return nil }

@@ -3,6 +3,7 @@ package delivery
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -18,147 +19,215 @@ type Source interface {
 	Wait(ctx context.Context) error
 }
 
+// ErrClosed marks an error of a Source or a Dispatcher that can never deliver again (its
+// connection was closed for good). The Pump then stops as on a shutdown and Run returns the
+// error; any other error is retried.
+var ErrClosed = errors.New("delivery: closed")
+
+// Dispatcher delivers claimed batches somewhere other than an Engine's handlers: a relay
+// publishes them to a broker. NewPumpTo runs one.
+type Dispatcher interface {
+	// Ready reports how long to wait before the next claim, zero to claim now. It may block on
+	// its own while it cannot take work (a relay waits here for its connection). An error
+	// wrapping ErrClosed stops the pump.
+	Ready(ctx context.Context) (time.Duration, error)
+	// Dispatch delivers one claimed batch and returns one Result per message. ctx ends when the
+	// pump's grace period after a shutdown runs out.
+	Dispatch(ctx context.Context, msgs []Message) []Result
+}
+
 // PumpConfig tunes a Pump; zero fields take the defaults.
 type PumpConfig struct {
 	BatchSize   int           // messages per claim (default 100)
-	Concurrency int           // jobs run at once (default 16)
-	Grace       time.Duration // how long Stop lets running handlers finish (default 20 s)
+	Concurrency int           // handler jobs run at once (default 16); a Dispatcher runs one batch at a time
+	Grace       time.Duration // how long a shutdown lets running handlers finish (default 20 s)
 	Logger      *slog.Logger
 }
 
-// Pump claims messages from a Source, runs them through an Engine with bounded concurrency and
-// settles results in batches. At most 2×BatchSize messages are claimed and unsettled at a time,
-// so a backlog of any size drains in flat memory.
+// Pump is the one claim → dispatch → settle loop of every delivery path. It claims batches
+// from a Source, backing off while claims fail and waiting while there is nothing to claim,
+// dispatches them, and settles the results, retrying until they are written.
+//
+// NewPump dispatches to an Engine's handlers with bounded concurrency and settles results in
+// batches; at most 2×BatchSize messages are claimed and unsettled at a time, so a backlog of any
+// size drains in flat memory. NewPumpTo dispatches to a Dispatcher one batch at a time and
+// settles each batch before it claims the next.
 type Pump struct {
 	src    Source
-	engine *Engine
+	engine *Engine    // NewPump
+	to     Dispatcher // NewPumpTo
 	cfg    PumpConfig
 	log    *slog.Logger
-
-	stopping chan struct{} // closed when Stop begins: claim no more
-	done     chan struct{} // closed when Run returns
-	stopOnce sync.Once
 }
 
-// NewPump builds a Pump; call Run to start it and Stop to end it.
+// NewPump builds a Pump that runs claimed messages through engine's handlers.
 func NewPump(src Source, engine *Engine, cfg PumpConfig) *Pump {
+	return newPump(src, engine, nil, cfg)
+}
+
+// NewPumpTo builds a Pump that hands claimed batches to d.
+func NewPumpTo(src Source, d Dispatcher, cfg PumpConfig) *Pump {
+	return newPump(src, nil, d, cfg)
+}
+
+func newPump(src Source, engine *Engine, to Dispatcher, cfg PumpConfig) *Pump {
 	cfg.BatchSize = cmp.Or(cfg.BatchSize, 100)
 	cfg.Concurrency = cmp.Or(cfg.Concurrency, 16)
 	cfg.Grace = cmp.Or(cfg.Grace, 20*time.Second)
-	return &Pump{
-		src: src, engine: engine, cfg: cfg,
-		log:      cmp.Or(cfg.Logger, slog.Default()),
-		stopping: make(chan struct{}),
-		done:     make(chan struct{}),
-	}
+	return &Pump{src: src, engine: engine, to: to, cfg: cfg, log: cmp.Or(cfg.Logger, slog.Default())}
 }
 
-// Run delivers until ctx ends or Stop is called, then drains: running handlers get the grace
-// period, jobs not yet started are released back to the source, and every result is settled.
+// Run delivers until ctx ends, then drains: running handlers get the grace period, jobs not yet
+// started are released back to the source, and every result is settled. It returns once all of
+// that is done and every goroutine it started has ended: nil after ctx ended, the error after a
+// Source or Dispatcher error wrapping ErrClosed (drained the same way).
 func (p *Pump) Run(ctx context.Context) error {
-	defer close(p.done)
-	capacity := 2 * p.cfg.BatchSize
-	slots := newSlots(capacity) // one per claimed, unsettled message
-	jobs := make(chan Job, capacity)
-	results := make(chan Result, capacity)
-
-	// handlerCtx outlives ctx by the grace period so in-flight handlers can finish.
+	// stop ends the claims on a fatal error as ctx's end does; ctx.Done() is the drain signal.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	// handlerCtx outlives ctx by the grace period so in-flight work can finish.
 	handlerCtx, cancelHandlers := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelHandlers(nil)
-	claimCtx, cancelClaims := context.WithCancel(ctx)
-	defer cancelClaims()
-	go func() {
+	drained := make(chan struct{})
+	var grace sync.WaitGroup
+	grace.Go(func() {
 		select {
-		case <-p.stopping:
 		case <-ctx.Done():
-			p.stopOnce.Do(func() { close(p.stopping) })
+		case <-drained:
+			return
 		}
-		cancelClaims()
 		t := time.NewTimer(p.cfg.Grace)
 		defer t.Stop()
 		select {
 		case <-t.C:
 			p.log.Warn("shutdown grace period over: cancelling running handlers", "grace", p.cfg.Grace)
 			cancelHandlers(errStopping)
-		case <-p.done:
+		case <-drained:
 		}
-	}()
+	})
+	defer grace.Wait()
+	defer close(drained)
+
+	if p.engine != nil {
+		return p.runEngine(ctx, handlerCtx, stop)
+	}
+	return p.runDispatcher(ctx, handlerCtx, stop)
+}
+
+// runEngine claims into a queue of jobs that Concurrency workers run, and settles their results
+// from one goroutine.
+func (p *Pump) runEngine(ctx, handlerCtx context.Context, stop context.CancelCauseFunc) error {
+	capacity := 2 * p.cfg.BatchSize
+	slots := newSlots(capacity) // one per claimed, unsettled message
+	jobs := make(chan Job, capacity)
+	results := make(chan Result, capacity)
+	stopping := ctx.Done()
 
 	var workers sync.WaitGroup
 	for range p.cfg.Concurrency {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
+		workers.Go(func() {
 			for j := range jobs {
-				if isClosed(p.stopping) {
+				if isClosed(stopping) {
 					results <- p.engine.Release(j)
 					continue
 				}
-				results <- p.engine.Run(handlerCtx, j, p.stopping)
+				results <- p.engine.Run(handlerCtx, j, stopping)
 			}
-		}()
+		})
 	}
+	var settler sync.WaitGroup
+	settler.Go(func() { p.settleLoop(stopping, results, slots) })
 
-	settled := make(chan struct{})
-	go func() {
-		defer close(settled)
-		p.settleLoop(results, slots)
-	}()
-
-	p.claimLoop(claimCtx, slots, jobs)
+	err := p.claimLoop(ctx, slots, func(msgs []Message) {
+		for _, j := range p.engine.Prepare(context.WithoutCancel(ctx), msgs) {
+			jobs <- j
+		}
+	})
+	stop(err) // a fatal error drains like a shutdown: unstarted jobs are released
 	close(jobs)
 	workers.Wait()
 	close(results)
-	<-settled
-	return nil
+	settler.Wait()
+	return err
 }
 
-// Stopping is closed once the drain begins (Stop was called or Run's context ended).
-func (p *Pump) Stopping() <-chan struct{} { return p.stopping }
-
-// Stop ends Run gracefully and waits for it.
-func (p *Pump) Stop() {
-	p.stopOnce.Do(func() { close(p.stopping) })
-	<-p.done
+// runDispatcher hands each claimed batch to the Dispatcher and settles its results before the
+// next claim, so at most BatchSize messages are out at a time.
+func (p *Pump) runDispatcher(ctx, handlerCtx context.Context, stop context.CancelCauseFunc) error {
+	slots := newSlots(p.cfg.BatchSize)
+	err := p.claimLoop(ctx, slots, func(msgs []Message) {
+		p.settle(ctx.Done(), p.to.Dispatch(handlerCtx, msgs))
+		slots.give(len(msgs))
+	})
+	stop(err)
+	return err
 }
 
-func (p *Pump) claimLoop(ctx context.Context, slots *slots, jobs chan<- Job) {
-	backoff := 10 * time.Millisecond
+// claimLoop claims batches and hands them to dispatch until ctx ends or a fatal error.
+func (p *Pump) claimLoop(ctx context.Context, slots *slots, dispatch func([]Message)) error {
+	fail := func(msg string, err error, pause *Backoff) error {
+		if errors.Is(err, ErrClosed) {
+			p.log.Error(msg+"; stopping", "error", err)
+			return err
+		}
+		d := pause.Next()
+		p.log.Error(msg, "error", err, "retry_in", d.String())
+		sleep(ctx, d)
+		return nil
+	}
+	var pause Backoff
 	for ctx.Err() == nil {
 		// Claim whole batches: wait until a batch's worth of slots is free. With nothing in flight
 		// every slot is free, so an idle worker claims at once.
 		n := slots.take(ctx, p.cfg.BatchSize)
 		if n == 0 {
-			return
+			return nil
+		}
+		if p.to != nil {
+			wait, err := p.to.Ready(ctx)
+			if err != nil || wait > 0 || ctx.Err() != nil {
+				slots.give(n)
+				if err != nil {
+					if err := fail("dispatcher not ready", err, &pause); err != nil {
+						return err
+					}
+					continue
+				}
+				sleep(ctx, wait)
+				continue
+			}
 		}
 		msgs, err := p.src.Claim(ctx, n)
 		slots.give(n - len(msgs))
 		if err != nil {
 			if ctx.Err() != nil {
-				return
+				return nil
 			}
-			p.log.Error("claim failed", "error", err, "retry_in", backoff.String())
-			sleep(ctx, backoff)
-			backoff = min(2*backoff, 5*time.Second)
+			if err := fail("claim failed", err, &pause); err != nil {
+				return err
+			}
 			continue
 		}
-		backoff = 10 * time.Millisecond
 		if len(msgs) == 0 {
-			if err := p.src.Wait(ctx); err != nil && ctx.Err() == nil {
-				p.log.Error("waiting for events failed", "error", err)
-				sleep(ctx, time.Second)
+			err := p.src.Wait(ctx)
+			if err == nil {
+				pause.Reset()
+			} else if ctx.Err() == nil {
+				if err := fail("waiting for events failed", err, &pause); err != nil {
+					return err
+				}
 			}
 			continue
 		}
-		for _, j := range p.engine.Prepare(context.WithoutCancel(ctx), msgs) {
-			jobs <- j
-		}
+		pause.Reset()
+		dispatch(msgs)
 	}
+	return nil
 }
 
 // settleLoop settles results in batches: whatever has arrived by the time the previous settle
 // finished, so a quiet system settles each result at once and a busy one amortises the commit.
-func (p *Pump) settleLoop(results <-chan Result, slots *slots) {
+func (p *Pump) settleLoop(stopping <-chan struct{}, results <-chan Result, slots *slots) {
 	batch := make([]Result, 0, p.cfg.BatchSize)
 	for r := range results {
 		batch = append(batch[:0], r)
@@ -174,15 +243,16 @@ func (p *Pump) settleLoop(results <-chan Result, slots *slots) {
 				break more
 			}
 		}
-		p.settle(batch)
+		p.settle(stopping, batch)
 		slots.give(len(batch))
 	}
 }
 
 // settle retries until the results are written: dropping them would leave rows claimed until
-// their lease expires and handlers to run again.
-func (p *Pump) settle(batch []Result) {
-	backoff := 10 * time.Millisecond
+// their lease expires and handlers to run again. Once stopping is closed it gives up when the
+// pause between tries passes a second.
+func (p *Pump) settle(stopping <-chan struct{}, batch []Result) {
+	var pause Backoff
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		err := p.src.Settle(ctx, batch)
@@ -190,22 +260,13 @@ func (p *Pump) settle(batch []Result) {
 		if err == nil {
 			return
 		}
-		if isClosed(p.stopping) && backoff > time.Second {
+		d := pause.Next()
+		if isClosed(stopping) && d > time.Second {
 			p.log.Error("settle failed during shutdown; rows will be reclaimed after their lease", "error", err, "results", len(batch))
 			return
 		}
-		p.log.Error("settle failed", "error", err, "results", len(batch), "retry_in", backoff)
-		time.Sleep(backoff)
-		backoff = min(2*backoff, 5*time.Second)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
+		p.log.Error("settle failed", "error", err, "results", len(batch), "retry_in", d.String())
+		sleep(context.Background(), d)
 	}
 }
 

@@ -3,8 +3,6 @@ package delivery_test
 import (
 	"context"
 	"database/sql"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -14,41 +12,52 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
 )
-
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // worker is one process's view of a shared database: its own store, queue and pump.
 type worker struct {
 	store *sqlite.Store
 	queue *sqlite.Queue
 	pump  *delivery.Pump
+	stop  context.CancelFunc
 	done  chan struct{}
+	err   error // Run's result, once done is closed
+}
+
+// shutdown cancels the pump's context and waits for Run to return.
+func (w *worker) shutdown(t *testing.T) {
+	t.Helper()
+	w.stop()
+	<-w.done
+	if w.err != nil {
+		t.Errorf("pump: %v", w.err)
+	}
 }
 
 func startWorker(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger, hs ...delivery.Handler) *worker {
 	t.Helper()
-	ctx := context.Background()
 	s := sqlitetest.Open(t, path)
 	var l delivery.Ledger = s.Ledger()
 	if ledger != nil {
 		l = ledger(s)
 	}
-	e, err := delivery.NewEngine(delivery.Config{Logger: discard()}, l, hs...)
+	log := deliverytest.Logger(t)
+	e, err := delivery.NewEngine(delivery.Config{Logger: log}, l, hs...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qcfg.Logger, pcfg.Logger = discard(), discard()
-	w := &worker{store: s, queue: s.Queue(qcfg), done: make(chan struct{})}
+	qcfg.Logger, pcfg.Logger = log, log
+	ctx, stop := context.WithCancel(context.Background())
+	w := &worker{store: s, queue: s.Queue(qcfg), stop: stop, done: make(chan struct{})}
 	w.pump = delivery.NewPump(w.queue, e, pcfg)
 	go func() {
 		defer close(w.done)
-		w.pump.Run(ctx)
+		w.err = w.pump.Run(ctx)
 	}()
 	t.Cleanup(func() {
-		w.pump.Stop()
-		<-w.done
+		w.shutdown(t)
 		w.queue.Close()
 	})
 	return w
@@ -74,18 +83,6 @@ func countRows(t *testing.T, db *sql.DB, query string, args ...any) int {
 	return n
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func openDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
@@ -97,6 +94,7 @@ func openDB(t *testing.T, path string) *sql.DB {
 }
 
 func TestPumpBoundsConcurrencyAndDeliversEverything(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "pump.db")
 	const limit, events = 3, 40
 	var active, peak, calls atomic.Int64
@@ -117,7 +115,7 @@ func TestPumpBoundsConcurrencyAndDeliversEverything(t *testing.T) {
 	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{BatchSize: 10, Concurrency: limit}, nil, h)
 	enqueue(t, w.store, events)
 	db := openDB(t, path)
-	waitFor(t, "every event done", 30*time.Second, func() bool {
+	deliverytest.Eventually(t, 30*time.Second, "every event done", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events
 	})
 	if peak.Load() != limit || calls.Load() != events {
@@ -125,10 +123,11 @@ func TestPumpBoundsConcurrencyAndDeliversEverything(t *testing.T) {
 	}
 }
 
-// TestPumpStopHandsBackUnstartedClaims: on Stop the running handler finishes within the grace
-// period and is acked; claimed rows that never started go back to pending at once, with no
-// attempt spent and no ledger claim left.
-func TestPumpStopHandsBackUnstartedClaims(t *testing.T) {
+// TestPumpShutdownHandsBackUnstartedClaims: when Run's context ends the running handler finishes
+// within the grace period and is acked; claimed rows that never started go back to pending at
+// once, with no attempt spent and no ledger claim left.
+func TestPumpShutdownHandsBackUnstartedClaims(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "stop.db")
 	started := make(chan struct{}, 100)
 	release := make(chan struct{})
@@ -141,28 +140,27 @@ func TestPumpStopHandsBackUnstartedClaims(t *testing.T) {
 	enqueue(t, w.store, 10)
 	<-started
 	db := openDB(t, path)
-	waitFor(t, "all ten claimed", 10*time.Second, func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "all ten claimed", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'processing'`) == 10
 	})
-	stopped := make(chan struct{})
-	go func() { w.pump.Stop(); close(stopped) }()
-	<-w.pump.Stopping()
+	w.stop() // the shutdown begins before the running handler returns
 	close(release)
-	<-stopped
+	w.shutdown(t)
 	if n := len(started); n != 0 {
-		t.Fatalf("%d more handlers started after Stop", n)
+		t.Fatalf("%d more handlers started after the shutdown began", n)
 	}
 	done := countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`)
 	back := countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'pending' AND claimed_at IS NULL AND attempts = 0`)
 	ledger := countRows(t, db, `SELECT count(*) FROM processed_events WHERE status = 'in_progress'`)
 	if done != 1 || back != 9 || ledger != 0 {
-		t.Fatalf("after Stop: %d done (want 1), %d handed back (want 9), %d ledger claims left (want 0)", done, back, ledger)
+		t.Fatalf("after the shutdown: %d done (want 1), %d handed back (want 9), %d ledger claims left (want 0)", done, back, ledger)
 	}
 }
 
 // TestPumpGraceExpiryReturnsInterruptedWork: a handler still running when the grace period ends
 // is cancelled, and its event goes back to pending without spending an attempt.
 func TestPumpGraceExpiryReturnsInterruptedWork(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "grace.db")
 	started := make(chan struct{}, 10)
 	h := delivery.Handler{Name: "stuck", Types: []string{"SearchReindexRequested"}, Handle: func(ctx context.Context, _ delivery.Envelope) error {
@@ -173,7 +171,7 @@ func TestPumpGraceExpiryReturnsInterruptedWork(t *testing.T) {
 	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{Concurrency: 1, Grace: 50 * time.Millisecond}, nil, h)
 	enqueue(t, w.store, 1)
 	<-started
-	w.pump.Stop()
+	w.shutdown(t)
 	db := openDB(t, path)
 	if n := countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'pending' AND attempts = 0 AND claimed_at IS NULL`); n != 1 {
 		t.Fatal("interrupted event not handed back without an attempt")
@@ -201,6 +199,7 @@ func (s spyLedger) Claim(ctx context.Context, now time.Time, lease time.Duration
 // worker B, started afterwards, reclaims A's rows once their claims expire, while A's handlers
 // still run. The ledger must keep every (event, handler) to a single execution.
 func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "two.db")
 	const events = 8
 	type span struct{ start, end time.Time }
@@ -224,11 +223,11 @@ func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 
 	a := startWorker(t, path, qcfg, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy, handler("h1"), handler("h2"))
 	enqueue(t, a.store, events)
-	waitFor(t, "worker A to claim every row", 10*time.Second, func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "worker A to claim every row", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'processing'`) == events
 	})
 	startWorker(t, path, qcfg, delivery.PumpConfig{BatchSize: 1, Concurrency: 4}, spy, handler("h1"), handler("h2"))
-	waitFor(t, "every event done", 60*time.Second, func() bool {
+	deliverytest.Eventually(t, 60*time.Second, "every event done", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events &&
 			countRows(t, db, `SELECT count(*) FROM processed_events WHERE status = 'done'`) == 2*events
 	})

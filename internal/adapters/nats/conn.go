@@ -9,6 +9,8 @@ import (
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
+
+	"moviesdiary/internal/delivery"
 )
 
 // ReconnectWaitDefault is how long the client waits between reconnection attempts.
@@ -31,14 +33,15 @@ type Conn struct {
 	nc  *natsgo.Conn
 	log *slog.Logger
 
-	mu sync.Mutex
-	up chan struct{} // closed while connected; a fresh open channel while not
+	mu     sync.Mutex
+	up     chan struct{} // closed while connected; a fresh open channel while not
+	closed chan struct{} // closed once the connection is closed for good
 }
 
 // Dial connects to cfg.URL. An unreachable server is not an error: the connection keeps trying in
 // the background (the worker may start before NATS does) and Connected tells when it is up.
 func Dial(cfg ConnConfig) (*Conn, error) {
-	c := &Conn{log: cmp.Or(cfg.Logger, slog.Default()), up: make(chan struct{})}
+	c := &Conn{log: cmp.Or(cfg.Logger, slog.Default()), up: make(chan struct{}), closed: make(chan struct{})}
 	nc, err := natsgo.Connect(cfg.URL,
 		natsgo.Name(cmp.Or(cfg.Name, "moviesdiary-worker")),
 		natsgo.MaxReconnects(-1),
@@ -61,6 +64,10 @@ func Dial(cfg ConnConfig) (*Conn, error) {
 			if cfg.OnReconnect != nil {
 				cfg.OnReconnect()
 			}
+		}),
+		natsgo.ClosedHandler(func(*natsgo.Conn) {
+			c.setUp(false)
+			close(c.closed)
 		}),
 		natsgo.ErrorHandler(func(_ *natsgo.Conn, sub *natsgo.Subscription, err error) {
 			subject := ""
@@ -114,8 +121,19 @@ func (c *Conn) IsConnected() bool {
 	}
 }
 
-// WaitConnected blocks until the connection is up, ctx ends or max passes, and reports whether
-// it is up.
+// IsClosed reports whether the connection is closed for good: it will never reconnect, so the
+// relay and the consumers cannot go on.
+func (c *Conn) IsClosed() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitConnected blocks until the connection is up, ctx ends, max passes or the connection is
+// closed, and reports whether it is up.
 func (c *Conn) WaitConnected(ctx context.Context, max time.Duration) bool {
 	t := time.NewTimer(max)
 	defer t.Stop()
@@ -123,10 +141,14 @@ func (c *Conn) WaitConnected(ctx context.Context, max time.Duration) bool {
 	case <-c.Connected():
 		return true
 	case <-ctx.Done():
+	case <-c.closed:
 	case <-t.C:
 	}
 	return c.IsConnected()
 }
+
+// errClosed is what the relay and the consumers return once the connection is closed for good.
+var errClosed = fmt.Errorf("nats connection: %w", delivery.ErrClosed)
 
 // NATS is the underlying client connection.
 func (c *Conn) NATS() *natsgo.Conn { return c.nc }

@@ -39,8 +39,9 @@ type ConsumerConfig struct {
 // and ledger that run the db backend run it. Claim fetches what is available now; Wait long-polls
 // for the next message. Settle writes the ledger marks, then acks (done), naks with the backoff
 // (retry) or with the ledger claim's remaining lease (defer), terminates (permanent failure) or
-// naks at once (returned by a shutdown). Every message between its fetch and its settle gets
-// in-progress notices, so ack_wait never expires under a live handler or a queued message.
+// naks at once (returned by a shutdown). While Run runs, every message between its fetch and its
+// settle gets in-progress notices, so ack_wait never expires under a live handler or a queued
+// message.
 type Consumer struct {
 	conn       *Conn
 	cons       jetstream.Consumer
@@ -52,17 +53,15 @@ type Consumer struct {
 
 	stash pending // fetched, not yet claimed
 
-	mu   sync.Mutex
-	held map[jetstream.Msg]struct{} // fetched and not yet settled
-
-	stop chan struct{}
-	done chan struct{}
+	mu       sync.Mutex
+	held     map[jetstream.Msg]struct{} // fetched and not yet settled
+	interval time.Duration              // between in-progress notices: a third of ack_wait
 }
 
 var _ delivery.Source = (*Consumer)(nil)
 
 // NewConsumer wraps cons (from Setup); its live max_deliver and ack_wait decide when a nak is
-// the last one and how often in-progress notices go. Close stops the notices.
+// the last one and how often in-progress notices go. Run sends the notices.
 func NewConsumer(conn *Conn, cons jetstream.Consumer, ledger Ledger, cfg ConsumerConfig) *Consumer {
 	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
 	info := cons.CachedInfo().Config
@@ -72,18 +71,19 @@ func NewConsumer(conn *Conn, cons jetstream.Consumer, ledger Ledger, cfg Consume
 		now:        cfg.Now,
 		maxDeliver: info.MaxDeliver,
 		held:       map[jetstream.Msg]struct{}{},
-		stop:       make(chan struct{}),
-		done:       make(chan struct{}),
+		interval:   cmp.Or(info.AckWait, 30*time.Second) / 3,
 	}
 	if c.now == nil {
 		c.now = time.Now
 	}
-	go c.keepAlive(cmp.Or(info.AckWait, 30*time.Second) / 3)
 	return c
 }
 
 // Claim returns what Wait fetched plus up to max messages available now, without waiting.
 func (c *Consumer) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	if c.conn.IsClosed() {
+		return nil, errClosed
+	}
 	msgs := c.stash.take(max)
 	if len(msgs) < max && c.conn.IsConnected() {
 		batch, err := c.cons.FetchNoWait(max - len(msgs))
@@ -108,28 +108,29 @@ func (c *Consumer) Wait(ctx context.Context) error {
 		return nil
 	}
 	if !c.conn.WaitConnected(ctx, c.cfg.WaitMax) {
+		if c.conn.IsClosed() {
+			return errClosed
+		}
 		return nil // the loss is logged by the connection; keep quiet until it is back
 	}
-	batch, err := c.cons.Fetch(1, jetstream.FetchMaxWait(c.cfg.WaitMax))
+	// The poll ends with ctx, so no fetch outlives a shutdown.
+	wctx, cancel := context.WithTimeout(ctx, c.cfg.WaitMax)
+	defer cancel()
+	batch, err := c.cons.Fetch(1, jetstream.FetchContext(wctx))
 	if err != nil {
 		return fmt.Errorf("fetch: %w", err)
 	}
-	select {
-	case m, ok := <-batch.Messages():
-		if !ok {
-			return batch.Error()
+	for m := range batch.Messages() {
+		if ctx.Err() != nil {
+			_ = m.Nak() // stopping: a message that still arrived for this poll goes straight back
+			continue
 		}
 		c.stash.put(c.hold(m))
-		return nil
-	case <-ctx.Done():
-		// Stopping: a message that still arrives for this poll goes straight back.
-		go func() {
-			for m := range batch.Messages() {
-				_ = m.Nak()
-			}
-		}()
-		return nil
 	}
+	if err := batch.Error(); err != nil && wctx.Err() == nil {
+		return fmt.Errorf("fetch: %w", err)
+	}
+	return nil
 }
 
 // Settle writes the ledger marks in one transaction, then tells JetStream each outcome. A
@@ -181,16 +182,6 @@ func (c *Consumer) lastDelivery(m delivery.Message) bool {
 	return c.maxDeliver > 0 && m.Attempt >= c.maxDeliver
 }
 
-// Close stops the in-progress notices. Messages still unsettled are redelivered after ack_wait.
-func (c *Consumer) Close() {
-	select {
-	case <-c.stop:
-	default:
-		close(c.stop)
-	}
-	<-c.done
-}
-
 func (c *Consumer) message(m jetstream.Msg) delivery.Message {
 	attempt := 1
 	if md, err := m.Metadata(); err == nil {
@@ -222,15 +213,17 @@ func (c *Consumer) release(m jetstream.Msg) {
 	c.mu.Unlock()
 }
 
-// keepAlive sends an in-progress notice for every unsettled message each interval.
-func (c *Consumer) keepAlive(interval time.Duration) {
-	defer close(c.done)
-	t := time.NewTicker(interval)
+// Run sends an in-progress notice for every fetched, unsettled message each third of ack_wait
+// until ctx ends, then returns nil. Start it with the pump and end it after the pump has
+// returned: a message still running or queued when the notices stop is redelivered once its
+// ack_wait runs out.
+func (c *Consumer) Run(ctx context.Context) error {
+	t := time.NewTicker(c.interval)
 	defer t.Stop()
 	for {
 		select {
-		case <-c.stop:
-			return
+		case <-ctx.Done():
+			return nil
 		case <-t.C:
 		}
 		c.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
 )
 
@@ -28,6 +29,7 @@ func advisories(t *testing.T, conn *Conn, kind string) *natsgo.Subscription {
 }
 
 func TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule(t *testing.T) {
+	t.Parallel()
 	const maxDeliver = 4
 	base := 40 * time.Millisecond
 	log, sink := newLogger(t)
@@ -62,6 +64,7 @@ func TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule(t *testing.T) {
 }
 
 func TestConsumerTerminatesAPermanentFailure(t *testing.T) {
+	t.Parallel()
 	log, sink := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	cons := setup(t, newJetStream(t, conn), 5, 0, log)
@@ -76,7 +79,7 @@ func TestConsumerTerminatesAPermanentFailure(t *testing.T) {
 	if _, err := terminated.NextMsg(30 * time.Second); err != nil {
 		t.Fatalf("no terminated advisory: %v", err)
 	}
-	eventually(t, 5*time.Second, "nothing left pending", func() bool { return drained(t, cons) })
+	deliverytest.Eventually(t, 5*time.Second, "nothing left pending", func() bool { return drained(t, cons) })
 	rec.mu.Lock()
 	attempts := rec.attempts[ids[0]]
 	rec.mu.Unlock()
@@ -90,6 +93,7 @@ func TestConsumerTerminatesAPermanentFailure(t *testing.T) {
 }
 
 func TestConsumerDefersAHeldLedgerClaimUntilItsLeaseEnds(t *testing.T) {
+	t.Parallel()
 	lease := time.Second
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
@@ -108,7 +112,7 @@ func TestConsumerDefersAHeldLedgerClaimUntilItsLeaseEnds(t *testing.T) {
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{LedgerLease: lease, BackoffBase: time.Hour}, log)
 	startRelay(t, conn, store, RelayConfig{Logger: log})
 
-	eventually(t, 20*time.Second, "the event handled once the foreign claim expired", func() bool {
+	deliverytest.Eventually(t, 20*time.Second, "the event handled once the foreign claim expired", func() bool {
 		return rec.handledAll(ids) && drained(t, cons)
 	})
 	rec.checkOnce(t, ids)
@@ -124,6 +128,7 @@ func TestConsumerDefersAHeldLedgerClaimUntilItsLeaseEnds(t *testing.T) {
 }
 
 func TestConsumerInProgressNoticesOutlastAckWait(t *testing.T) {
+	t.Parallel()
 	ackWait := 400 * time.Millisecond
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
@@ -138,7 +143,7 @@ func TestConsumerInProgressNoticesOutlastAckWait(t *testing.T) {
 	ids := enqueue(t, store, 1)
 	startRelay(t, conn, store, RelayConfig{Logger: log})
 
-	eventually(t, 30*time.Second, "the event handled and acked", func() bool {
+	deliverytest.Eventually(t, 30*time.Second, "the event handled and acked", func() bool {
 		return rec.handledAll(ids) && drained(t, cons)
 	})
 	if n := consumerInfo(t, cons).Delivered.Consumer; n != 1 {
@@ -148,6 +153,7 @@ func TestConsumerInProgressNoticesOutlastAckWait(t *testing.T) {
 }
 
 func TestTwoWorkersShareOneDurableConsumerAndNeverRunAHandlerTwice(t *testing.T) {
+	t.Parallel()
 	const events = 300
 	log, _ := newLogger(t)
 	url := embeddedServer(t)
@@ -170,7 +176,7 @@ func TestTwoWorkersShareOneDurableConsumerAndNeverRunAHandlerTwice(t *testing.T)
 	}
 	publishTwice(t, js1, ids)
 
-	eventually(t, 60*time.Second, "every event handled and every copy acked", func() bool {
+	deliverytest.Eventually(t, 60*time.Second, "every event handled and every copy acked", func() bool {
 		return rec.handledAll(ids) && drained(t, cons1)
 	})
 	rec.checkOnce(t, ids)
@@ -213,7 +219,7 @@ func publishTwice(t *testing.T, js jetstream.JetStream, ids []string) {
 		publish(id)
 	}
 	for _, id := range ids {
-		eventually(t, 10*time.Second, "a second copy accepted", func() bool { return !publish(id).Duplicate })
+		deliverytest.Eventually(t, 10*time.Second, "a second copy accepted", func() bool { return !publish(id).Duplicate })
 	}
 	if n := streamMsgs(t, js) - before; n != uint64(2*len(ids)) {
 		t.Fatalf("stream took %d messages, want %d (each event twice)", n, 2*len(ids))
@@ -221,6 +227,7 @@ func publishTwice(t *testing.T, js jetstream.JetStream, ids []string) {
 }
 
 func TestConsumerNeverRunsTwoCopiesFromOneFetch(t *testing.T) {
+	t.Parallel()
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	js := newJetStream(t, conn)
@@ -231,13 +238,14 @@ func TestConsumerNeverRunsTwoCopiesFromOneFetch(t *testing.T) {
 	store := openStore(t)
 	rec := newRecorder()
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{LedgerLease: time.Second}, log)
-	eventually(t, 20*time.Second, "every event handled and every copy acked", func() bool {
+	deliverytest.Eventually(t, 20*time.Second, "every event handled and every copy acked", func() bool {
 		return rec.handledAll(ids) && drained(t, cons)
 	})
 	rec.checkOnce(t, ids)
 }
 
 func TestSplitRepeats(t *testing.T) {
+	t.Parallel()
 	msgs := []delivery.Message{{EventID: "a"}, {EventID: "b"}, {EventID: "a"}, {}, {}, {EventID: "b"}}
 	first, repeats := splitRepeats(msgs)
 	ids := func(ms []delivery.Message) (out []string) {
@@ -251,5 +259,33 @@ func TestSplitRepeats(t *testing.T) {
 	}
 	if got := ids(repeats); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("repeats %q", got)
+	}
+}
+
+// TestPumpOverAConsumerStopsOnceTheConnectionIsClosed: the consumer reports a closed connection
+// as final, so the pump drains and Run returns the error.
+func TestPumpOverAConsumerStopsOnceTheConnectionIsClosed(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), 5, 0, log)
+	store := openStore(t)
+	c := NewConsumer(conn, cons, store.Ledger(), ConsumerConfig{Prefix: testPrefix, WaitMax: time.Second, Logger: log})
+	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, store.Ledger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- delivery.NewPump(c, engine, delivery.PumpConfig{Logger: log}).Run(context.Background())
+	}()
+	conn.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, delivery.ErrClosed) {
+			t.Fatalf("Run returned %v, want an error wrapping delivery.ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pump did not stop after the connection was closed")
 	}
 }

@@ -3,6 +3,7 @@ package nats
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -34,8 +35,10 @@ type CoreConfig struct {
 // Core NATS has no broker redelivery, so the consumer retries a failed event in process on the
 // usual backoff, up to MaxAttempts; a retry still pending when the worker stops is lost, as is
 // an event published while no worker listens. The ledger still stops a repeated event id from
-// running a handler twice.
+// running a handler twice. Run owns the subscription's end: when its context ends it leaves the
+// queue group and drops the pending retries.
 type CoreConsumer struct {
+	conn   *Conn
 	sub    *natsgo.Subscription
 	in     chan delivery.Message
 	ledger Ledger
@@ -46,21 +49,28 @@ type CoreConsumer struct {
 	stash pending // received, not yet claimed
 
 	mu      sync.Mutex
-	retries map[*time.Timer]delivery.Message
-	closed  chan struct{}
+	retries map[*time.Timer]retry
+	closed  chan struct{} // closed by Run's end: no more deliveries or retries
+}
+
+// retry is an in-process redelivery waiting for its timer.
+type retry struct {
+	msg   delivery.Message
+	delay time.Duration // how long after its settle it comes back
 }
 
 var _ delivery.Source = (*CoreConsumer)(nil)
 
-// SubscribeCore joins the queue group on every event subject.
+// SubscribeCore joins the queue group on every event subject; call Run to end it.
 func SubscribeCore(conn *Conn, ledger Ledger, cfg CoreConfig) (*CoreConsumer, error) {
 	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 5)
 	c := &CoreConsumer{
-		in: make(chan delivery.Message, coreBuffer), ledger: ledger, cfg: cfg,
+		conn: conn,
+		in:   make(chan delivery.Message, coreBuffer), ledger: ledger, cfg: cfg,
 		log:     cmp.Or(cfg.Logger, slog.Default()),
 		now:     cfg.Now,
-		retries: map[*time.Timer]delivery.Message{},
+		retries: map[*time.Timer]retry{},
 		closed:  make(chan struct{}),
 	}
 	if c.now == nil {
@@ -104,6 +114,9 @@ fill:
 func (c *CoreConsumer) Wait(ctx context.Context) error {
 	if c.stash.len() > 0 {
 		return nil
+	}
+	if c.conn.IsClosed() {
+		return errClosed
 	}
 	t := time.NewTimer(c.cfg.WaitMax)
 	defer t.Stop()
@@ -149,6 +162,13 @@ func (c *CoreConsumer) Settle(ctx context.Context, results []delivery.Result) er
 func (c *CoreConsumer) redeliver(m delivery.Message, after time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	select {
+	case <-c.closed: // settled after Run ended: nothing will claim it again
+		c.log.Error("event dropped: its in-process retry was due after shutdown", "event_id", m.EventID,
+			"event_type", m.Type, "attempt", m.Attempt)
+		return
+	default:
+	}
 	var t *time.Timer
 	t = time.AfterFunc(after, func() {
 		c.mu.Lock()
@@ -156,33 +176,38 @@ func (c *CoreConsumer) redeliver(m delivery.Message, after time.Duration) {
 		delete(c.retries, t)
 		c.mu.Unlock()
 		if !pending {
-			return // Close got there first
+			return // Run ended first
 		}
 		select {
 		case c.in <- m:
 		case <-c.closed:
 		}
 	})
-	c.retries[t] = m
+	c.retries[t] = retry{msg: m, delay: after}
 }
 
-// Close leaves the queue group and drops the retries still pending, logging each event lost.
-func (c *CoreConsumer) Close() error {
+// Run waits for ctx to end, then leaves the queue group and drops the retries still pending,
+// logging each event lost. End it after the pump has returned, so that no result is settled
+// after it. It returns an error only if leaving the group failed.
+func (c *CoreConsumer) Run(ctx context.Context) error {
+	<-ctx.Done()
 	err := c.sub.Unsubscribe()
-	c.mu.Lock()
-	select {
-	case <-c.closed:
-	default:
-		close(c.closed)
+	if errors.Is(err, natsgo.ErrConnectionClosed) || errors.Is(err, natsgo.ErrBadSubscription) {
+		err = nil // the connection went first, and the subscription with it
 	}
-	for t, m := range c.retries {
+	c.mu.Lock()
+	close(c.closed)
+	for t, r := range c.retries {
 		t.Stop()
-		c.log.Error("event dropped: its in-process retry was pending at shutdown", "event_id", m.EventID,
-			"event_type", m.Type, "attempt", m.Attempt)
+		c.log.Error("event dropped: its in-process retry was pending at shutdown", "event_id", r.msg.EventID,
+			"event_type", r.msg.Type, "attempt", r.msg.Attempt)
 	}
 	clear(c.retries)
 	c.mu.Unlock()
-	return err
+	if err != nil {
+		return fmt.Errorf("nats core: leave queue group: %w", err)
+	}
+	return nil
 }
 
 func collectMarks(results []delivery.Result) []delivery.Mark {

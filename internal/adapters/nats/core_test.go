@@ -14,6 +14,7 @@ import (
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/delivery/deliverytest"
 )
 
 // countingSource counts the messages a source hands out, per event id.
@@ -53,7 +54,7 @@ func startCoreWorker(t *testing.T, url string, store *sqlite.Store, hs []deliver
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	run(t, "core consumer", c.Run)              // registered first, so it stops after the pump
 	if err := conn.NATS().Flush(); err != nil { // the subscription is registered before anything is published
 		t.Fatal(err)
 	}
@@ -74,6 +75,7 @@ func (w coreWorker) settled(t *testing.T) bool {
 }
 
 func TestCoreModeDeliversEachEventToOneWorkerOfTheGroup(t *testing.T) {
+	t.Parallel()
 	log, _ := newLogger(t)
 	url := embeddedServer(t)
 	store := openStore(t)
@@ -84,7 +86,7 @@ func TestCoreModeDeliversEachEventToOneWorkerOfTheGroup(t *testing.T) {
 	ids := enqueue(t, store, 200)
 	startRelay(t, dial(t, url, log), store, RelayConfig{Mode: Core, Logger: log})
 
-	eventually(t, 20*time.Second, "every event handled and both workers idle", func() bool {
+	deliverytest.Eventually(t, 20*time.Second, "every event handled and both workers idle", func() bool {
 		return rec.handledAll(ids) && w1.settled(t) && w2.settled(t)
 	})
 	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != len(ids) {
@@ -106,6 +108,7 @@ func TestCoreModeDeliversEachEventToOneWorkerOfTheGroup(t *testing.T) {
 }
 
 func TestCoreModeLedgerStopsARepeatedEvent(t *testing.T) {
+	t.Parallel()
 	log, _ := newLogger(t)
 	url := embeddedServer(t)
 	store := openStore(t)
@@ -121,13 +124,14 @@ func TestCoreModeLedgerStopsARepeatedEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 10*time.Second, "both copies claimed and handled", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "both copies claimed and handled", func() bool {
 		return w.counted.count(id) == 2 && rec.handledAll([]string{id}) && w.settled(t)
 	})
 	rec.checkOnce(t, []string{id})
 }
 
 func TestCoreModeRetriesInProcessUpToMaxAttempts(t *testing.T) {
+	t.Parallel()
 	log, sink := newLogger(t)
 	url := embeddedServer(t)
 	store := openStore(t)
@@ -149,7 +153,7 @@ func TestCoreModeRetriesInProcessUpToMaxAttempts(t *testing.T) {
 	mu.Unlock()
 	startRelay(t, dial(t, url, log), store, RelayConfig{Mode: Core, Logger: log})
 
-	eventually(t, 10*time.Second, "the first event handled on its retry, the second exhausted", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "the first event handled on its retry, the second exhausted", func() bool {
 		return rec.handledAll(ids[:1]) && len(sink.find("event exhausted max deliveries")) == 1
 	})
 	rec.mu.Lock()

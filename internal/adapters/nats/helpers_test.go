@@ -20,6 +20,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/goleak"
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
@@ -33,11 +34,14 @@ const serverHostEnv = "MOVIESDIARY_TEST_NATS_SERVER"
 
 const testPrefix = "md.test"
 
+// testMaxAge is the stream max age the tests set up (the worker passes the ledger's retention).
+const testMaxAge = 30 * 24 * time.Hour
+
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(serverHostEnv); spec != "" {
 		os.Exit(hostServer(spec))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // hostServer runs a JetStream server until SIGTERM, printing "ready" once it accepts clients.
@@ -214,20 +218,6 @@ func (s *logSink) find(msg string) []map[string]string {
 	return out
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		<-tick.C
-	}
-}
-
 // openStore opens and migrates a SQLite database in a temporary directory.
 func openStore(t testing.TB) *sqlite.Store {
 	t.Helper()
@@ -395,9 +385,27 @@ func startPump(t testing.TB, src delivery.Source, ledger delivery.Ledger, hs []d
 		t.Fatal(err)
 	}
 	pump := delivery.NewPump(src, engine, delivery.PumpConfig{BatchSize: 100, Concurrency: 8, Grace: 5 * time.Second, Logger: log})
-	done := make(chan struct{})
-	go func() { defer close(done); _ = pump.Run(context.Background()) }()
-	t.Cleanup(func() { pump.Stop(); <-done })
+	run(t, "pump", pump.Run)
+}
+
+// run runs a part until the test ends, then cancels its context, waits for it to return and
+// fails the test if it returned an error.
+func run(t testing.TB, name string, part func(context.Context) error) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- part(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // startRelay runs a relay over the store's queue until the test ends.
@@ -408,26 +416,21 @@ func startRelay(t testing.TB, conn *Conn, s *sqlite.Store, cfg RelayConfig) {
 	runRelay(t, conn, q, cfg)
 }
 
-func runRelay(t testing.TB, conn *Conn, outbox Outbox, cfg RelayConfig) (stop func()) {
+func runRelay(t testing.TB, conn *Conn, outbox delivery.Source, cfg RelayConfig) (stop func()) {
 	t.Helper()
 	cfg.Prefix = testPrefix
 	r, err := NewRelay(conn, outbox, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = r.Run(ctx) }()
-	stop = func() { cancel(); <-done }
-	t.Cleanup(stop)
-	return stop
+	return run(t, "relay", r.Run)
 }
 
 // setup creates the stream and consumer the way the worker does.
 func setup(t testing.TB, js jetstream.JetStream, maxDeliver int, ackWait time.Duration, log *slog.Logger) jetstream.Consumer {
 	t.Helper()
 	cons, err := Setup(context.Background(), js, SetupConfig{Stream: "EVENTS", Consumer: "worker", Prefix: testPrefix,
-		MaxDeliver: maxDeliver, AckWait: ackWait, Logger: log})
+		MaxDeliver: maxDeliver, AckWait: ackWait, MaxAge: testMaxAge, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +441,7 @@ func setup(t testing.TB, js jetstream.JetStream, maxDeliver int, ackWait time.Du
 func startConsumer(t testing.TB, conn *Conn, cons jetstream.Consumer, s *sqlite.Store, hs []delivery.Handler, cfg delivery.Config, log *slog.Logger) *Consumer {
 	t.Helper()
 	c := NewConsumer(conn, cons, s.Ledger(), ConsumerConfig{Prefix: testPrefix, WaitMax: time.Second, Logger: log})
-	t.Cleanup(c.Close) // registered first, so it runs after the pump has stopped
+	run(t, "consumer", c.Run) // registered first, so it stops after the pump
 	startPump(t, c, s.Ledger(), hs, cfg, log)
 	return c
 }

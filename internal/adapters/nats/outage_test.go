@@ -8,18 +8,19 @@ import (
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/delivery/deliverytest"
 )
 
 // killingOutbox kills the server right after the first claim once armed, so the relay holds
 // claimed rows when the bus disappears.
 type killingOutbox struct {
-	Outbox
+	delivery.Source
 	armed atomic.Bool
 	kill  func()
 }
 
 func (k *killingOutbox) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
-	msgs, err := k.Outbox.Claim(ctx, max)
+	msgs, err := k.Source.Claim(ctx, max)
 	if len(msgs) > 0 && k.armed.CompareAndSwap(true, false) {
 		k.kill()
 	}
@@ -31,6 +32,7 @@ func (k *killingOutbox) Claim(ctx context.Context, max int) ([]delivery.Message,
 // the bus was gone, restarts the server on the same port and store, and expects every event to
 // reach every handler exactly once. Connection loss and recovery are logged once each.
 func TestOutageSpendsNoAttemptAndLosesNothing(t *testing.T) {
+	t.Parallel()
 	srv := newServerProcess(t)
 	srv.start()
 	log, sink := newLogger(t)
@@ -43,18 +45,18 @@ func TestOutageSpendsNoAttemptAndLosesNothing(t *testing.T) {
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{}, log)
 	q := store.Queue(sqlite.QueueConfig{Logger: log})
 	defer q.Close()
-	outbox := &killingOutbox{Outbox: q, kill: srv.kill}
+	outbox := &killingOutbox{Source: q, kill: srv.kill}
 	runRelay(t, conn, outbox, RelayConfig{Logger: log, BackoffBase: 50 * time.Millisecond, AckTimeout: 2 * time.Second})
 
 	warmup := enqueue(t, store, 50)
-	eventually(t, 20*time.Second, "warm-up events handled", func() bool { return rec.handledAll(warmup) })
+	deliverytest.Eventually(t, 20*time.Second, "warm-up events handled", func() bool { return rec.handledAll(warmup) })
 
 	outbox.armed.Store(true)
 	var ids []string
 	for range 50 {
 		ids = append(ids, enqueue(t, store, 10)...)
 	}
-	eventually(t, 10*time.Second, "connection loss logged and the claimed rows deferred", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "connection loss logged and the claimed rows deferred", func() bool {
 		return len(sink.find("nats connection lost; reconnecting")) > 0 && len(sink.find(pausedMsg)) > 0
 	})
 	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status != 'done'`); n == 0 {
@@ -66,7 +68,7 @@ func TestOutageSpendsNoAttemptAndLosesNothing(t *testing.T) {
 
 	srv.start()
 	all := append(warmup, ids...)
-	eventually(t, 90*time.Second, "every event handled after the restart", func() bool {
+	deliverytest.Eventually(t, 90*time.Second, "every event handled after the restart", func() bool {
 		return rec.handledAll(all) &&
 			queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == len(all)
 	})

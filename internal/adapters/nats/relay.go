@@ -33,15 +33,6 @@ const (
 	AckTimeoutDefault  = 10 * time.Second
 )
 
-// Outbox is the event queue as the relay uses it (*sqlite.Queue): it claims due rows with the
-// same 600 s lease as the db consumer, and settles them (Ack marks a row done; Defer reschedules
-// it without spending an attempt; Retry and DeadLetter spend one; Return hands it back).
-type Outbox interface {
-	Claim(ctx context.Context, max int) ([]delivery.Message, error)
-	Settle(ctx context.Context, results []delivery.Result) error
-	Wait(ctx context.Context) error
-}
-
 // RelayConfig tunes a Relay; zero fields take the defaults.
 type RelayConfig struct {
 	Prefix string // NATS_SUBJECT_PREFIX
@@ -61,20 +52,30 @@ type RelayConfig struct {
 // Nats-Msg-Id set to the event id, and marks a row done once the broker has it. A transport
 // failure (disconnected, timeout, no responders, no stream) defers the rows with a growing delay
 // and pauses the relay; it never spends an attempt, so an outage cannot dead-letter anything.
+// The claiming, the waiting and the settling are the delivery.Pump's; the relay is its
+// Dispatcher.
 type Relay struct {
-	conn   *Conn
-	js     jetstream.JetStream
-	outbox Outbox
-	cfg    RelayConfig
-	log    *slog.Logger
-	now    func() time.Time
+	pump *delivery.Pump
+}
+
+// publisher is the relay's delivery.Dispatcher: one claimed batch at a time, published at once
+// and awaited. Only the pump's claim loop calls it, so its state needs no lock.
+type publisher struct {
+	conn *Conn
+	js   jetstream.JetStream
+	cfg  RelayConfig
+	log  *slog.Logger
+	now  func() time.Time
 
 	failures int       // consecutive rounds that hit a transport failure
 	paused   time.Time // no claims before this
 }
 
-// NewRelay builds a relay publishing over conn.
-func NewRelay(conn *Conn, outbox Outbox, cfg RelayConfig) (*Relay, error) {
+var _ delivery.Dispatcher = (*publisher)(nil)
+
+// NewRelay builds a relay that claims from outbox (the event queue, with the same 600 s lease
+// as the db consumer) and publishes over conn.
+func NewRelay(conn *Conn, outbox delivery.Source, cfg RelayConfig) (*Relay, error) {
 	cfg.Mode = cmp.Or(cfg.Mode, JetStream)
 	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, MaxInFlightDefault)
 	cfg.AckTimeout = cmp.Or(cfg.AckTimeout, AckTimeoutDefault)
@@ -82,7 +83,7 @@ func NewRelay(conn *Conn, outbox Outbox, cfg RelayConfig) (*Relay, error) {
 	if cfg.Prefix == "" {
 		return nil, errors.New("nats relay: empty subject prefix")
 	}
-	r := &Relay{conn: conn, outbox: outbox, cfg: cfg, log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now}
+	r := &publisher{conn: conn, cfg: cfg, log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -99,62 +100,51 @@ func NewRelay(conn *Conn, outbox Outbox, cfg RelayConfig) (*Relay, error) {
 	default:
 		return nil, fmt.Errorf("nats relay: unknown mode %q", cfg.Mode)
 	}
-	return r, nil
+	pump := delivery.NewPumpTo(outbox, r, delivery.PumpConfig{BatchSize: cfg.MaxInFlight, Logger: r.log.With("part", "relay")})
+	return &Relay{pump: pump}, nil
 }
 
-// Run relays until ctx ends. A round in progress when ctx ends still waits for its PubAcks
-// (bounded by AckTimeout) and settles, so nothing published is left claimed.
+// Run relays until ctx ends and returns nil once the round in progress has had its PubAcks
+// (bounded by AckTimeout) and is settled, so nothing published is left claimed. It returns an
+// error if the connection is closed for good.
 func (r *Relay) Run(ctx context.Context) error {
-	backoff := 10 * time.Millisecond // for outbox (database) errors
-	for ctx.Err() == nil {
-		if wait := r.paused.Sub(r.now()); wait > 0 {
-			sleep(ctx, wait)
-			continue
-		}
-		if !r.conn.IsConnected() {
-			// Claiming now would only defer rows; the connection's loss is already logged.
-			r.conn.WaitConnected(ctx, time.Minute)
-			continue
-		}
-		n, err := r.runOnce(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			r.log.Error("relay round failed", "error", err, "retry_in", backoff)
-			sleep(ctx, backoff)
-			backoff = min(2*backoff, 5*time.Second)
-			continue
-		}
-		backoff = 10 * time.Millisecond
-		if n == 0 {
-			if err := r.outbox.Wait(ctx); err != nil && ctx.Err() == nil {
-				r.log.Error("relay: waiting for events failed", "error", err)
-				sleep(ctx, time.Second)
-			}
-		}
+	if err := r.pump.Run(ctx); err != nil {
+		return fmt.Errorf("nats relay: %w", err)
 	}
 	return nil
 }
 
-// runOnce claims one batch, publishes it and settles it, returning how many rows it claimed.
-func (r *Relay) runOnce(ctx context.Context) (int, error) {
-	msgs, err := r.outbox.Claim(ctx, r.cfg.MaxInFlight)
-	if err != nil || len(msgs) == 0 {
-		return 0, err
+// Ready holds the claims while the relay is paused after a transport failure, and while the
+// connection is down: claiming then would only defer rows (the loss is logged by the connection).
+func (r *publisher) Ready(ctx context.Context) (time.Duration, error) {
+	if r.conn.IsClosed() {
+		return 0, errClosed
 	}
+	if wait := r.paused.Sub(r.now()); wait > 0 {
+		return wait, nil
+	}
+	for !r.conn.IsConnected() && ctx.Err() == nil {
+		if r.conn.IsClosed() {
+			return 0, errClosed
+		}
+		r.conn.WaitConnected(ctx, time.Minute)
+	}
+	return 0, nil
+}
+
+// Dispatch publishes a claimed batch and returns each row's outcome.
+func (r *publisher) Dispatch(ctx context.Context, msgs []delivery.Message) []delivery.Result {
 	var errs []error
 	if r.cfg.Mode == Core {
 		errs = r.publishCore(msgs)
 	} else {
 		errs = r.publishJetStream(msgs)
 	}
-	results := r.outcomes(ctx, msgs, errs)
-	return len(msgs), r.settle(ctx, results)
+	return r.outcomes(ctx, msgs, errs)
 }
 
 // message builds the NATS message for an outbox row.
-func (r *Relay) message(m delivery.Message) (*natsgo.Msg, error) {
+func (r *publisher) message(m delivery.Message) (*natsgo.Msg, error) {
 	subject, err := Subject(r.cfg.Prefix, m.Type)
 	if err != nil {
 		return nil, domain.Permanent(err)
@@ -169,7 +159,7 @@ func (r *Relay) message(m delivery.Message) (*natsgo.Msg, error) {
 
 // publishJetStream publishes every message asynchronously, then waits for each PubAck. At most
 // MaxInFlight are outstanding (the batch size, and the publisher's own limit).
-func (r *Relay) publishJetStream(msgs []delivery.Message) []error {
+func (r *publisher) publishJetStream(msgs []delivery.Message) []error {
 	errs := make([]error, len(msgs))
 	futures := make([]jetstream.PubAckFuture, len(msgs))
 	for i, m := range msgs {
@@ -196,7 +186,7 @@ func (r *Relay) publishJetStream(msgs []delivery.Message) []error {
 
 // publishCore publishes fire-and-forget, then flushes so the batch has at least reached the
 // server before its rows are marked done.
-func (r *Relay) publishCore(msgs []delivery.Message) []error {
+func (r *publisher) publishCore(msgs []delivery.Message) []error {
 	errs := make([]error, len(msgs))
 	published := false
 	for i, m := range msgs {
@@ -220,7 +210,7 @@ func (r *Relay) publishCore(msgs []delivery.Message) []error {
 }
 
 // outcomes turns publish errors into settle results and pauses the relay on a transport failure.
-func (r *Relay) outcomes(ctx context.Context, msgs []delivery.Message, errs []error) []delivery.Result {
+func (r *publisher) outcomes(ctx context.Context, msgs []delivery.Message, errs []error) []delivery.Result {
 	results := make([]delivery.Result, len(msgs))
 	var transport error
 	deferred := 0
@@ -275,35 +265,4 @@ func isRejection(err error) bool {
 		return false
 	}
 	return apiErr.Code >= 400 && apiErr.Code < 500 && apiErr.Code != 404 && apiErr.Code != 408
-}
-
-// settle writes the round's outcomes, retrying while ctx lives: a row left unsettled stays
-// claimed until its lease ends and is then republished (the broker drops the duplicate).
-func (r *Relay) settle(ctx context.Context, results []delivery.Result) error {
-	backoff := 10 * time.Millisecond
-	for {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		err := r.outbox.Settle(sctx, results)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			r.log.Error("relay: settle failed at shutdown; the rows will be republished after their lease",
-				"error", err, "rows", len(results))
-			return err
-		}
-		r.log.Error("relay: settle failed", "error", err, "rows", len(results), "retry_in", backoff)
-		sleep(ctx, backoff)
-		backoff = min(2*backoff, 5*time.Second)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

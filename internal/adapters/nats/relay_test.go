@@ -14,11 +14,13 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/delivery/deliverytest"
 )
 
 const foreignRow = `INSERT INTO event_queue (event_id, event_type, payload) VALUES (NULL, ?, ?)`
 
 func TestRelayPublishesEachRowWithItsEventIDAndMarksItDone(t *testing.T) {
+	t.Parallel()
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	js := newJetStream(t, conn)
@@ -31,7 +33,7 @@ func TestRelayPublishesEachRowWithItsEventIDAndMarksItDone(t *testing.T) {
 	}
 
 	startRelay(t, conn, store, RelayConfig{Logger: log})
-	eventually(t, 10*time.Second, "every row done", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "every row done", func() bool {
 		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 4
 	})
 
@@ -66,7 +68,7 @@ func TestRelayPublishesEachRowWithItsEventIDAndMarksItDone(t *testing.T) {
 
 // crashingOutbox publishes normally but dies before any row is marked done.
 type crashingOutbox struct {
-	Outbox
+	delivery.Source
 	settles atomic.Int32
 }
 
@@ -76,6 +78,7 @@ func (c *crashingOutbox) Settle(context.Context, []delivery.Result) error {
 }
 
 func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
+	t.Parallel()
 	log, sink := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	js := newJetStream(t, conn)
@@ -87,9 +90,9 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 	// First life: every row is published, none is marked done.
 	q := store.Queue(sqlite.QueueConfig{Logger: log})
 	defer q.Close()
-	crashing := &crashingOutbox{Outbox: q}
+	crashing := &crashingOutbox{Source: q}
 	stop := runRelay(t, conn, crashing, RelayConfig{Logger: log})
-	eventually(t, 10*time.Second, "first relay published everything and tried to settle", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "first relay published everything and tried to settle", func() bool {
 		return streamMsgs(t, js) == 20 && crashing.settles.Load() > 0
 	})
 	stop()
@@ -102,7 +105,7 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 	restarted := sqlitetest.Open(t, store.Path())
 	restarted.SetClock(func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) })
 	startRelay(t, conn, restarted, RelayConfig{Logger: log})
-	eventually(t, 10*time.Second, "restarted relay marked every row done", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "restarted relay marked every row done", func() bool {
 		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 20
 	})
 	if len(sink.find("reclaiming events whose claim outlived the lease (a claimer died)")) == 0 {
@@ -114,13 +117,14 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 
 	rec := newRecorder()
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{}, log)
-	eventually(t, 10*time.Second, "every event handled and acked", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "every event handled and acked", func() bool {
 		return rec.handledAll(ids) && drained(t, cons)
 	})
 	rec.checkOnce(t, ids)
 }
 
 func TestRelayDefersWithGrowingPausesWhileTheStreamIsMissing(t *testing.T) {
+	t.Parallel()
 	log, sink := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	js := newJetStream(t, conn)
@@ -129,7 +133,7 @@ func TestRelayDefersWithGrowingPausesWhileTheStreamIsMissing(t *testing.T) {
 	ids := enqueue(t, store, 5)
 
 	startRelay(t, conn, store, RelayConfig{Logger: log, BackoffBase: 50 * time.Millisecond, AckTimeout: 2 * time.Second})
-	eventually(t, 20*time.Second, "two failed rounds", func() bool { return len(sink.find(pausedMsg)) >= 2 })
+	deliverytest.Eventually(t, 20*time.Second, "two failed rounds", func() bool { return len(sink.find(pausedMsg)) >= 2 })
 	paused := sink.find(pausedMsg)
 	if paused[0]["resume_in"] != "50ms" || paused[1]["resume_in"] != "100ms" {
 		t.Fatalf("pauses %s then %s, want 50ms then 100ms", paused[0]["resume_in"], paused[1]["resume_in"])
@@ -142,7 +146,7 @@ func TestRelayDefersWithGrowingPausesWhileTheStreamIsMissing(t *testing.T) {
 	}
 
 	cons := setup(t, js, 5, 0, log) // the stream appears
-	eventually(t, 20*time.Second, "every row relayed once the stream exists", func() bool {
+	deliverytest.Eventually(t, 20*time.Second, "every row relayed once the stream exists", func() bool {
 		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 5
 	})
 	if n := queryInt(t, db, `SELECT coalesce(sum(attempts), 0) FROM event_queue`); n != 0 {
@@ -159,6 +163,7 @@ func TestRelayDefersWithGrowingPausesWhileTheStreamIsMissing(t *testing.T) {
 const pausedMsg = "relay paused: publishing failed; events deferred without spending an attempt"
 
 func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
+	t.Parallel()
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	setup(t, newJetStream(t, conn), 5, 0, log)
@@ -168,7 +173,7 @@ func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 		t.Fatal(err)
 	}
 	startRelay(t, conn, store, RelayConfig{Logger: log})
-	eventually(t, 10*time.Second, "the row dead-lettered", func() bool {
+	deliverytest.Eventually(t, 10*time.Second, "the row dead-lettered", func() bool {
 		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'dead_lettered'`) == 1
 	})
 	var lastError string
@@ -177,5 +182,76 @@ func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 	}
 	if !strings.Contains(lastError, `no subject for event type "NoSuchEvent"`) {
 		t.Fatalf("last_error %q does not say why", lastError)
+	}
+}
+
+// TestRelayRunReturnsOnceTheConnectionIsClosed: a relay whose connection is closed for good
+// cannot go on; Run says so instead of waiting forever.
+func TestRelayRunReturnsOnceTheConnectionIsClosed(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	store := openStore(t)
+	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	t.Cleanup(func() { q.Close() })
+	r, err := NewRelay(conn, q, RelayConfig{Prefix: testPrefix, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(context.Background()) }()
+	conn.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, delivery.ErrClosed) {
+			t.Fatalf("Run returned %v, want an error wrapping delivery.ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the connection was closed")
+	}
+}
+
+// cancellingOutbox ends the relay's context right after the first claim that returns rows, so a
+// round is in progress when the shutdown begins.
+type cancellingOutbox struct {
+	delivery.Source
+	cancel context.CancelFunc
+}
+
+func (c *cancellingOutbox) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	msgs, err := c.Source.Claim(ctx, max)
+	if len(msgs) > 0 {
+		c.cancel()
+	}
+	return msgs, err
+}
+
+// TestRelayFinishesTheRoundInProgressAtShutdown: a round claimed before the shutdown still
+// publishes, waits for its PubAcks and marks its rows done before Run returns.
+func TestRelayFinishesTheRoundInProgressAtShutdown(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	setup(t, js, 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	enqueue(t, store, 50)
+	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	t.Cleanup(func() { q.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := NewRelay(conn, &cancellingOutbox{Source: q, cancel: cancel}, RelayConfig{Prefix: testPrefix, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(ctx); err != nil {
+		t.Fatalf("Run after a shutdown: %v", err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != 50 {
+		t.Fatalf("%d of 50 rows done after the shutdown", n)
+	}
+	if n := streamMsgs(t, js); n != 50 {
+		t.Fatalf("stream holds %d messages, want 50", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 // TestServerDoesNotLinkNATS enforces that the HTTP server only writes the outbox: no package of
 // its build may come from nats-io (neither this adapter's client nor the server library).
 func TestServerDoesNotLinkNATS(t *testing.T) {
+	t.Parallel()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool to list the server's dependencies")

@@ -22,9 +22,6 @@ const (
 	// notice before JetStream redelivers it. The consumer sends in-progress notices every third
 	// of it while a message is unsettled, so it only expires when the worker is gone.
 	AckWaitDefault = time.Minute
-	// StreamMaxAge is how long a new stream keeps messages: the ledger's 30 days, so a message
-	// still in the stream always finds its handlers' ledger rows and is never handled twice.
-	StreamMaxAge = 30 * 24 * time.Hour
 )
 
 // SetupConfig names the stream and consumer and what they must be.
@@ -34,7 +31,11 @@ type SetupConfig struct {
 	Prefix     string        // NATS_SUBJECT_PREFIX
 	MaxDeliver int           // EVENT_QUEUE_MAX_ATTEMPTS
 	AckWait    time.Duration // default AckWaitDefault
-	Logger     *slog.Logger
+	// MaxAge is how long a new stream keeps messages. Pass the ledger's retention (30 days), so
+	// a message still in the stream always finds its handlers' ledger rows and is never handled
+	// twice. Required.
+	MaxAge time.Duration
+	Logger *slog.Logger
 }
 
 // Setup creates the stream and the durable consumer when missing. For existing ones it compares
@@ -45,6 +46,9 @@ type SetupConfig struct {
 // CachedInfo holds the settings it really runs with.
 func Setup(ctx context.Context, js jetstream.JetStream, cfg SetupConfig) (jetstream.Consumer, error) {
 	cfg.AckWait = cmp.Or(cfg.AckWait, AckWaitDefault)
+	if cfg.MaxAge <= 0 {
+		return nil, errors.New("nats setup: the stream needs a max age (the ledger's retention)")
+	}
 	log := cmp.Or(cfg.Logger, slog.Default())
 	if err := ensureStream(ctx, js, cfg, log); err != nil {
 		return nil, err
@@ -59,7 +63,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 		Subjects:    []string{Wildcard(cfg.Prefix)},
 		Retention:   jetstream.LimitsPolicy,
 		Discard:     jetstream.DiscardOld,
-		MaxAge:      StreamMaxAge,
+		MaxAge:      cfg.MaxAge,
 		Storage:     jetstream.FileStorage,
 		Duplicates:  DuplicateWindow,
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSetupCreatesWhatThisBuildNeeds(t *testing.T) {
+	t.Parallel()
 	log, sink := newLogger(t)
 	js := newJetStream(t, dial(t, embeddedServer(t), log))
 	cons := setup(t, js, 7, 0, log)
@@ -20,7 +21,7 @@ func TestSetupCreatesWhatThisBuildNeeds(t *testing.T) {
 	}
 	sc := s.CachedInfo().Config
 	if sc.Duplicates != time.Hour || len(sc.Subjects) != 1 || sc.Subjects[0] != testPrefix+".>" ||
-		sc.MaxAge != StreamMaxAge || sc.Storage != jetstream.FileStorage || sc.Retention != jetstream.LimitsPolicy {
+		sc.MaxAge != testMaxAge || sc.Storage != jetstream.FileStorage || sc.Retention != jetstream.LimitsPolicy {
 		t.Fatalf("stream config %+v", sc)
 	}
 	cc := cons.CachedInfo().Config
@@ -35,7 +36,18 @@ func TestSetupCreatesWhatThisBuildNeeds(t *testing.T) {
 	}
 }
 
+func TestSetupRefusesAStreamWithoutMaxAge(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	js := newJetStream(t, dial(t, embeddedServer(t), log))
+	if _, err := Setup(context.Background(), js, SetupConfig{Stream: "EVENTS", Consumer: "worker", Prefix: testPrefix,
+		MaxDeliver: 5, Logger: log}); err == nil {
+		t.Fatal("Setup created a stream that keeps messages forever")
+	}
+}
+
 func TestSetupRacingWorkersBothStart(t *testing.T) {
+	t.Parallel()
 	log, _ := newLogger(t)
 	url := embeddedServer(t)
 	var wg sync.WaitGroup
@@ -44,7 +56,7 @@ func TestSetupRacingWorkersBothStart(t *testing.T) {
 		js := newJetStream(t, dial(t, url, log))
 		wg.Go(func() {
 			_, errs[i] = Setup(context.Background(), js, SetupConfig{Stream: "EVENTS", Consumer: "worker",
-				Prefix: testPrefix, MaxDeliver: 5, Logger: log})
+				Prefix: testPrefix, MaxDeliver: 5, MaxAge: testMaxAge, Logger: log})
 		})
 	}
 	wg.Wait()
@@ -56,6 +68,7 @@ func TestSetupRacingWorkersBothStart(t *testing.T) {
 }
 
 func TestSetupUpdatesAnExistingStreamAndConsumerInPlace(t *testing.T) {
+	t.Parallel()
 	log, sink := newLogger(t)
 	js := newJetStream(t, dial(t, embeddedServer(t), log))
 	ctx := context.Background()
@@ -103,6 +116,7 @@ func TestSetupUpdatesAnExistingStreamAndConsumerInPlace(t *testing.T) {
 }
 
 func TestSetupLogsTheManualCommandWhenTheServerRejectsAnUpdate(t *testing.T) {
+	t.Parallel()
 	log, sink := newLogger(t)
 	js := newJetStream(t, dial(t, embeddedServer(t), log))
 	ctx := context.Background()
@@ -117,7 +131,7 @@ func TestSetupLogsTheManualCommandWhenTheServerRejectsAnUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cons, err := Setup(ctx, js, SetupConfig{Stream: "EVENTS", Consumer: "worker", Prefix: testPrefix, MaxDeliver: 5, Logger: log})
+	cons, err := Setup(ctx, js, SetupConfig{Stream: "EVENTS", Consumer: "worker", Prefix: testPrefix, MaxDeliver: 5, MaxAge: testMaxAge, Logger: log})
 	if err != nil || cons == nil {
 		t.Fatalf("start-up must carry on after a rejected update: %v", err)
 	}
@@ -135,6 +149,7 @@ func TestSetupLogsTheManualCommandWhenTheServerRejectsAnUpdate(t *testing.T) {
 }
 
 func TestCLIDuration(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{time.Hour: "1h", time.Minute: "1m", 10 * time.Minute: "10m",
 		90 * time.Second: "1m30s", 70 * time.Minute: "1h10m", 500 * time.Millisecond: "500ms"} {
 		if got := cliDuration(d); got != want {

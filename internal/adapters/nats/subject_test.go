@@ -7,6 +7,7 @@ import (
 )
 
 func TestSubjectCoversEveryEventType(t *testing.T) {
+	t.Parallel()
 	seen := map[string]string{}
 	for _, typ := range domain.EventTypes() {
 		subj, err := Subject("p", typ)
@@ -28,6 +29,7 @@ func TestSubjectCoversEveryEventType(t *testing.T) {
 }
 
 func TestSubjectUsesPrefixAndOriginalSuffix(t *testing.T) {
+	t.Parallel()
 	got, err := Subject("movies-diary.events", "Unfollowed")
 	if err != nil || got != "movies-diary.events.follow.unfollowed" {
 		t.Fatalf("Subject = %q, %v; want movies-diary.events.follow.unfollowed", got, err)

@@ -1,0 +1,554 @@
+package deliverytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+)
+
+// The decision record's retry schedule, written out here rather than taken from domain, so that
+// a change to domain.BackoffBase or domain.BackoffMax fails the suite.
+const (
+	scheduleBase = 5 * time.Second
+	scheduleCap  = 300 * time.Second
+)
+
+// schedule is the delay after the n-th failed delivery: 5 s doubling, capped at 300 s.
+func schedule(n int) time.Duration {
+	d := scheduleBase
+	for i := 1; i < n && d < scheduleCap; i++ {
+		d *= 2
+	}
+	return min(d, scheduleCap)
+}
+
+// shortLease is the ledger lease for sources without a clock, so a held claim expires in a test.
+const shortLease = 2 * time.Second
+
+// wait bounds every wait for a condition the pump should reach promptly.
+const wait = 20 * time.Second
+
+// Run runs every case of the suite against fresh harnesses from newHarness, each in a parallel
+// subtest.
+func Run(t *testing.T, f Features, newHarness func(t *testing.T) Harness) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, s *suite)
+	}{
+		{"Ack", testAck},
+		{"RetryOnTheSharedBackoff", testRetry},
+		{"DeferSpendsNoAttempt", testDefer},
+		{"DeadLetterAtMaxAttempts", testExhausted},
+		{"DeadLetterAtOnceOnAPermanentError", testPermanent},
+		{"ShutdownReturnsUnstartedWork", testShutdown},
+		{"RepeatedEventIDRunsHandlersOnce", testRepeats},
+		{"StaleClaimerCannotSettle", testStaleClaimer},
+		{"LedgerDoneSkipsTheHandler", testLedgerDone},
+		{"LedgerStaleClaimIsTakenOver", testLedgerTakeOver},
+		{"LedgerMarksNeedTheClaimToken", testLedgerToken},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, newSuite(t, f, newHarness(t)))
+		})
+	}
+}
+
+// Handler names of the suite's engine; both handle every event the suite publishes.
+const (
+	handlerA = "conformance-a"
+	handlerB = "conformance-b"
+)
+
+// event is what the suite publishes: decodable, and handled by both handlers.
+var event domain.Event = domain.SearchReindexRequested{}
+
+// errUnavailable is the suite's transient handler failure.
+var errUnavailable = errors.New("remote unavailable")
+
+// suite is one case's harness, recording handlers and engine settings.
+type suite struct {
+	f     Features
+	h     Harness
+	lease time.Duration // the engine's ledger lease
+
+	mu    sync.Mutex
+	calls map[string]int // handler/event id → runs
+	fail  func(handler string, e delivery.Envelope) error
+}
+
+func newSuite(t *testing.T, f Features, h Harness) *suite {
+	s := &suite{f: f, h: h, lease: delivery.LedgerLeaseDefault, calls: map[string]int{}}
+	if !f.Clock {
+		s.lease = shortLease
+	}
+	return s
+}
+
+func (s *suite) handlers() []delivery.Handler {
+	var hs []delivery.Handler
+	for _, name := range []string{handlerA, handlerB} {
+		hs = append(hs, delivery.Handler{Name: name, Types: []string{event.EventType()}, Handle: func(_ context.Context, e delivery.Envelope) error {
+			s.mu.Lock()
+			s.calls[name+"/"+e.EventID]++
+			fail := s.fail
+			s.mu.Unlock()
+			if fail != nil {
+				return fail(name, e)
+			}
+			return nil
+		}})
+	}
+	return hs
+}
+
+func (s *suite) setFail(fail func(handler string, e delivery.Envelope) error) {
+	s.mu.Lock()
+	s.fail = fail
+	s.mu.Unlock()
+}
+
+func (s *suite) runs(handler, id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[handler+"/"+id]
+}
+
+// running is a pump the suite started.
+type running struct {
+	cancel context.CancelFunc // begins the shutdown
+	stop   func()             // cancel, then wait for Run to return
+}
+
+// start runs a pump with the suite's engine over src until the test ends, or until it is
+// stopped earlier.
+func (s *suite) start(t *testing.T, src delivery.Source, cfg delivery.PumpConfig) running {
+	t.Helper()
+	log := Logger(t)
+	engine, err := delivery.NewEngine(delivery.Config{LedgerLease: s.lease, Now: s.h.Now, Logger: log}, s.h.Ledger(), s.handlers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = log
+	pump := delivery.NewPump(src, engine, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- pump.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("pump: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return running{cancel: cancel, stop: stop}
+}
+
+// settled waits until the event's outcome satisfies ok and returns it; on timeout it reports
+// the last outcome seen.
+func (s *suite) settled(t *testing.T, id, what string, ok func(Outcome) bool) Outcome {
+	t.Helper()
+	var o Outcome
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for o = s.h.Outcome(t, id); !ok(o); o = s.h.Outcome(t, id) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: event %s still not %s (outcome %s)", wait, id, what, &o)
+		}
+		<-tick.C
+	}
+	return o
+}
+
+func (o *Outcome) String() string {
+	return fmt.Sprintf("%s attempts=%d delay=%s err=%q", o.State, o.Attempts, o.Delay, o.Err)
+}
+
+func (s *suite) needClock(t *testing.T, why string) {
+	t.Helper()
+	if !s.f.Clock {
+		t.Skipf("needs Features.Clock: %s", why)
+	}
+}
+
+// testAck: a delivery whose handlers all succeed is acked, each handler having run once.
+func testAck(t *testing.T, s *suite) {
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	s.start(t, src, delivery.PumpConfig{})
+	s.settled(t, id, "done", func(o Outcome) bool { return o.State == Done })
+	if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 1 || b != 1 {
+		t.Fatalf("handlers ran %d and %d times, want once each", a, b)
+	}
+}
+
+// testRetry: a transient failure spends an attempt and comes back after the shared backoff, 5 s
+// doubling to a 300 s cap, the delay the source itself applies.
+func testRetry(t *testing.T, s *suite) {
+	s.setFail(func(string, delivery.Envelope) error { return errUnavailable })
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	s.start(t, src, delivery.PumpConfig{})
+	for n := 1; n < s.f.MaxAttempts; n++ {
+		o := s.settled(t, id, fmt.Sprintf("waiting after failed delivery %d", n), func(o Outcome) bool {
+			return o.State == Waiting && o.Attempts == n
+		})
+		if o.Delay != schedule(n) || o.Delay != domain.RetryBackoff(n) {
+			t.Fatalf("after failed delivery %d the source waits %s; the schedule says %s (domain.RetryBackoff %s)",
+				n, o.Delay, schedule(n), domain.RetryBackoff(n))
+		}
+		if got := s.runs(handlerA, id); got != n {
+			t.Fatalf("handler ran %d times by delivery %d", got, n)
+		}
+		if !s.f.Clock {
+			t.Skip("needs Features.Clock to walk the schedule past the first retry; its first delay was right")
+		}
+		s.h.Advance(o.Delay)
+	}
+	if s.f.MaxAttempts < 8 {
+		t.Fatalf("MaxAttempts %d: the schedule never reached its cap twice", s.f.MaxAttempts)
+	}
+}
+
+// testDefer: a handler whose ledger claim is held by another live delivery defers the event to
+// that claim's lease end without spending an attempt; once the lease is over the handler runs.
+func testDefer(t *testing.T, s *suite) {
+	ctx := context.Background()
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	key := delivery.Key{EventID: id, Handler: handlerA}
+	claims, err := s.h.Ledger().Claim(ctx, s.h.Now(), s.lease, []delivery.Key{key})
+	if err != nil || len(claims) != 1 || claims[0].State != delivery.Acquired {
+		t.Fatalf("another delivery's claim: %+v %v", claims, err)
+	}
+	heldUntil := time.UnixMilli(claims[0].Token).Add(s.lease)
+	s.start(t, src, delivery.PumpConfig{})
+	o := s.settled(t, id, "deferred", func(o Outcome) bool { return o.State == Waiting && s.runs(handlerB, id) == 1 })
+	if s.f.Clock {
+		if want := heldUntil.Sub(s.h.Now()); o.Delay != want {
+			t.Fatalf("deferred by %s, want %s (the held claim's lease end)", o.Delay, want)
+		}
+	} else if latest, earliest := heldUntil.Sub(time.Now()), heldUntil.Sub(time.UnixMilli(claims[0].Token)); o.Delay < latest-time.Millisecond || o.Delay > earliest {
+		t.Fatalf("deferred by %s, want the held claim's remaining lease (between %s and %s)", o.Delay, latest, earliest)
+	}
+	if s.runs(handlerA, id) != 0 {
+		t.Fatal("the handler ran while another delivery held its claim")
+	}
+	if !s.f.CountsEveryDelivery && o.Attempts != 0 {
+		t.Fatalf("the defer spent %d attempts", o.Attempts)
+	}
+	if s.f.Clock {
+		s.h.Advance(o.Delay)
+	}
+	s.settled(t, id, "done once the lease ended", func(o Outcome) bool { return o.State == Done })
+	if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 1 || b != 1 {
+		t.Fatalf("handlers ran %d and %d times, want once each (the done one skipped on redelivery)", a, b)
+	}
+}
+
+// testExhausted: an event that keeps failing is dead-lettered on its MaxAttempts-th delivery,
+// with the error kept.
+func testExhausted(t *testing.T, s *suite) {
+	s.needClock(t, "reaching MaxAttempts waits out the whole retry schedule")
+	s.setFail(func(string, delivery.Envelope) error { return errUnavailable })
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	s.start(t, src, delivery.PumpConfig{})
+	for n := 1; n < s.f.MaxAttempts; n++ {
+		o := s.settled(t, id, fmt.Sprintf("waiting after failed delivery %d", n), func(o Outcome) bool {
+			return o.State == Waiting && o.Attempts == n
+		})
+		s.h.Advance(o.Delay)
+	}
+	o := s.settled(t, id, "dead-lettered", func(o Outcome) bool { return o.State == DeadLettered })
+	if o.Attempts != s.f.MaxAttempts || !strings.Contains(o.Err, errUnavailable.Error()) {
+		t.Fatalf("dead-lettered after %d attempts with %q; want %d attempts and the handler's error",
+			o.Attempts, o.Err, s.f.MaxAttempts)
+	}
+	if got := s.runs(handlerA, id); got != s.f.MaxAttempts {
+		t.Fatalf("handler ran %d times, want %d", got, s.f.MaxAttempts)
+	}
+	s.checkKept(t, id)
+}
+
+// testPermanent: a permanent error dead-letters the event on its first delivery, error kept.
+func testPermanent(t *testing.T, s *suite) {
+	gone := domain.Permanent(errors.New("remote answered 410 Gone"))
+	s.setFail(func(h string, _ delivery.Envelope) error {
+		if h == handlerA {
+			return gone
+		}
+		return nil
+	})
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	s.start(t, src, delivery.PumpConfig{})
+	o := s.settled(t, id, "dead-lettered", func(o Outcome) bool { return o.State == DeadLettered })
+	if o.Attempts != 1 || !strings.Contains(o.Err, "410 Gone") {
+		t.Fatalf("dead-lettered after %d attempts with %q; want at once with the handler's error", o.Attempts, o.Err)
+	}
+	s.checkKept(t, id)
+	if got := s.runs(handlerA, id); got != 1 {
+		t.Fatalf("handler ran %d times, want once", got)
+	}
+}
+
+// checkKept: with a dead-letter store the event stays there and no claimer gets it again.
+func (s *suite) checkKept(t *testing.T, id string) {
+	t.Helper()
+	if !s.f.DeadLetterStore {
+		return
+	}
+	if s.f.Clock {
+		s.h.Advance(time.Hour)
+	}
+	msgs, err := s.h.Source(t).Claim(context.Background(), 10)
+	if err != nil || len(msgs) != 0 {
+		t.Fatalf("a fresh claim got %d messages (err %v), want none", len(msgs), err)
+	}
+	if o := s.h.Outcome(t, id); o.State != DeadLettered {
+		t.Fatalf("dead letter not kept: %+v", &o)
+	}
+}
+
+// counting is a Source that counts the messages it hands out, by event id.
+type counting struct {
+	delivery.Source
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+func (c *counting) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	msgs, err := c.Source.Claim(ctx, max)
+	c.mu.Lock()
+	for _, m := range msgs {
+		c.ids[m.EventID]++
+	}
+	c.mu.Unlock()
+	return msgs, err
+}
+
+func (c *counting) claimed(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ids[id]
+}
+
+// testShutdown: when the pump's context ends, the running handler finishes and is acked, and
+// claimed work that never started goes back at once without spending an attempt.
+func testShutdown(t *testing.T, s *suite) {
+	if !s.f.ReturnsOnShutdown {
+		t.Skip("needs Features.ReturnsOnShutdown: the source drops work a shutdown abandons")
+	}
+	release := make(chan struct{})
+	var first sync.Once
+	var runningID string
+	s.setFail(func(h string, e delivery.Envelope) error {
+		first.Do(func() {
+			s.mu.Lock()
+			runningID = e.EventID
+			s.mu.Unlock()
+			<-release
+		})
+		return nil
+	})
+	const events = 5
+	src := &counting{Source: s.h.Source(t), ids: map[string]int{}}
+	ids := s.h.Publish(t, event, event, event, event, event)
+	pump := s.start(t, src, delivery.PumpConfig{BatchSize: 10, Concurrency: 1, Grace: time.Minute})
+	Eventually(t, wait, "every event claimed and one handler running", func() bool {
+		s.mu.Lock()
+		started := runningID != ""
+		s.mu.Unlock()
+		n := 0
+		for _, id := range ids {
+			n += src.claimed(id)
+		}
+		return started && n == events
+	})
+	pump.cancel() // the shutdown begins while the handler still runs
+	close(release)
+	pump.stop()
+	s.mu.Lock()
+	ran := runningID
+	s.mu.Unlock()
+	for _, id := range ids {
+		if id == ran {
+			s.settled(t, id, "done: it was running when the shutdown began", func(o Outcome) bool { return o.State == Done })
+			continue
+		}
+		o := s.settled(t, id, "handed back", func(o Outcome) bool { return o.State == Waiting })
+		if o.Delay != 0 {
+			t.Errorf("event %s comes back after %s, want at once", id, o.Delay)
+		}
+		if !s.f.CountsEveryDelivery && o.Attempts != 0 {
+			t.Errorf("event %s: the shutdown spent %d attempts", id, o.Attempts)
+		}
+		if s.runs(handlerA, id)+s.runs(handlerB, id) != 0 {
+			t.Errorf("event %s: a handler ran after the shutdown began", id)
+		}
+	}
+	s.start(t, s.h.Source(t), delivery.PumpConfig{})
+	// Redelivered at once: well before the first retry delay would bring it back.
+	Eventually(t, schedule(1)*4/5, "every event done after a restart", func() bool {
+		for _, id := range ids {
+			if s.h.Outcome(t, id).State != Done {
+				return false
+			}
+		}
+		return true
+	})
+	for _, id := range ids {
+		if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 1 || b != 1 {
+			t.Errorf("event %s: handlers ran %d and %d times, want once each", id, a, b)
+		}
+	}
+}
+
+// testRepeats: copies of one event id in reach of one claim run each handler once.
+func testRepeats(t *testing.T, s *suite) {
+	if !s.f.Repeats {
+		t.Skip("needs Features.Repeats: the source cannot hold two messages with one event id")
+	}
+	src := &counting{Source: s.h.Source(t), ids: map[string]int{}}
+	id := s.h.PublishCopies(t, event, 2)
+	s.start(t, src, delivery.PumpConfig{})
+	s.settled(t, id, "done, both copies claimed", func(o Outcome) bool { return o.State == Done && src.claimed(id) >= 2 })
+	if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 1 || b != 1 {
+		t.Fatalf("handlers ran %d and %d times for two copies, want once each", a, b)
+	}
+}
+
+// testStaleClaimer: a claimer whose claim went stale and was claimed again elsewhere cannot
+// settle the message any more: the claim token decides, and only the new owner's settle counts.
+func testStaleClaimer(t *testing.T, s *suite) {
+	if !s.f.StaleClaims || !s.f.Clock {
+		t.Skip("needs Features.StaleClaims and Features.Clock: the source has no claim lease to outlive")
+	}
+	ctx := context.Background()
+	id := s.h.Publish(t, event)[0]
+	stale, fresh := s.h.Source(t), s.h.Source(t)
+	old, err := stale.Claim(ctx, 10)
+	if err != nil || len(old) != 1 {
+		t.Fatalf("first claim: %d messages, %v", len(old), err)
+	}
+	s.h.Advance(s.f.ClaimLease)
+	now, err := fresh.Claim(ctx, 10)
+	if err != nil || len(now) != 1 || now[0].EventID != id {
+		t.Fatalf("claim after the lease: %d messages, %v; want the event again", len(now), err)
+	}
+	for _, k := range []delivery.Kind{delivery.Retry, delivery.DeadLetter, delivery.Defer, delivery.Return} {
+		r := delivery.Result{Msg: old[0], Kind: k, Delay: schedule(1), Until: s.h.Now().Add(time.Hour), Err: errors.New("stale claimer")}
+		if err := stale.Settle(ctx, []delivery.Result{r}); err != nil {
+			t.Fatalf("stale %s: %v", k, err)
+		}
+		if o := s.h.Outcome(t, id); o.State != Claimed || o.Attempts != 0 {
+			t.Fatalf("a stale claimer's %s changed the event: %+v, want it still claimed by the new owner", k, &o)
+		}
+	}
+	if err := fresh.Settle(ctx, []delivery.Result{{Msg: now[0], Kind: delivery.Ack}}); err != nil {
+		t.Fatal(err)
+	}
+	if o := s.h.Outcome(t, id); o.State != Done {
+		t.Fatalf("the owner's ack left %+v", &o)
+	}
+}
+
+// testLedgerDone: a handler the ledger has as done for the event is skipped.
+func testLedgerDone(t *testing.T, s *suite) {
+	ctx := context.Background()
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	key := delivery.Key{EventID: id, Handler: handlerA}
+	l := s.h.Ledger()
+	claims, err := l.Claim(ctx, s.h.Now(), s.lease, []delivery.Key{key})
+	if err != nil || claims[0].State != delivery.Acquired {
+		t.Fatalf("claim: %+v %v", claims, err)
+	}
+	if err := l.Settle(ctx, s.h.Now(), []delivery.Mark{{Key: key, Token: claims[0].Token, Done: true}}); err != nil {
+		t.Fatal(err)
+	}
+	s.start(t, src, delivery.PumpConfig{})
+	s.settled(t, id, "done", func(o Outcome) bool { return o.State == Done })
+	if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 0 || b != 1 {
+		t.Fatalf("handlers ran %d and %d times; want the done one skipped and the other once", a, b)
+	}
+}
+
+// testLedgerTakeOver: a ledger claim older than the lease (its holder died) is taken over.
+func testLedgerTakeOver(t *testing.T, s *suite) {
+	ctx := context.Background()
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	key := delivery.Key{EventID: id, Handler: handlerA}
+	l := s.h.Ledger()
+	if claims, err := l.Claim(ctx, s.h.Now().Add(-s.lease-time.Second), s.lease, []delivery.Key{key}); err != nil || claims[0].State != delivery.Acquired {
+		t.Fatalf("dead holder's claim: %+v %v", claims, err)
+	}
+	s.start(t, src, delivery.PumpConfig{})
+	s.settled(t, id, "done", func(o Outcome) bool { return o.State == Done })
+	if a := s.runs(handlerA, id); a != 1 {
+		t.Fatalf("handler ran %d times, want once: the dead holder's claim must be taken over", a)
+	}
+	if claims, err := l.Claim(ctx, s.h.Now(), s.lease, []delivery.Key{key}); err != nil || claims[0].State != delivery.Done {
+		t.Fatalf("ledger after the take-over: %+v %v, want done", claims, err)
+	}
+}
+
+// testLedgerToken: after a take-over the old holder's marks change nothing: both the done mark
+// and the release are conditioned on started_at, the claim's owner token.
+func testLedgerToken(t *testing.T, s *suite) {
+	ctx := context.Background()
+	src := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	key := delivery.Key{EventID: id, Handler: handlerA}
+	l := s.h.Ledger()
+	old, err := l.Claim(ctx, s.h.Now().Add(-s.lease-time.Second), s.lease, []delivery.Key{key})
+	if err != nil || old[0].State != delivery.Acquired {
+		t.Fatalf("old holder's claim: %+v %v", old, err)
+	}
+	release := make(chan struct{})
+	running := make(chan struct{})
+	var first sync.Once
+	s.setFail(func(h string, _ delivery.Envelope) error {
+		if h == handlerA {
+			first.Do(func() { close(running) })
+			<-release
+		}
+		return nil
+	})
+	s.start(t, src, delivery.PumpConfig{})
+	select {
+	case <-running: // the pump took the claim over and its handler runs
+	case <-time.After(wait):
+		close(release)
+		t.Fatal("the handler never ran")
+	}
+	for _, done := range []bool{true, false} {
+		if err := l.Settle(ctx, s.h.Now(), []delivery.Mark{{Key: key, Token: old[0].Token, Done: done}}); err != nil {
+			close(release)
+			t.Fatal(err)
+		}
+	}
+	probe, err := l.Claim(ctx, s.h.Now(), s.lease, []delivery.Key{key})
+	close(release)
+	if err != nil || probe[0].State != delivery.Held {
+		t.Fatalf("after the old holder's marks the ledger answers %+v (%v); want the claim still held by the running delivery", probe, err)
+	}
+	s.settled(t, id, "done", func(o Outcome) bool { return o.State == Done })
+	if claims, err := l.Claim(ctx, s.h.Now(), s.lease, []delivery.Key{key}); err != nil || claims[0].State != delivery.Done {
+		t.Fatalf("ledger after the delivery: %+v %v, want done", claims, err)
+	}
+}
