@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WORKER_TEST_CHILD") == "1" {
 		os.Exit(childWorker())
 	}
-	goleak.VerifyTestMain(m, knownLeaks...)
+	goleak.VerifyTestMain(m)
 }
 
 // childWorker is the production worker plus handlers that record each execution in the

@@ -16,16 +16,6 @@ import (
 	"moviesdiary/internal/config"
 )
 
-// knownLeaks are the goroutines the leak checks tolerate. Both are a known leak in the NATS
-// adapter, not in run: Consumer.Wait fetches without a context (jetstream.FetchMaxWait), so when
-// the worker stops mid-poll nats.go's fetch goroutine lives until the poll expires (WaitMax +
-// 1 s), and Wait leaves a goroutine naking what that fetch still yields. Passing
-// jetstream.FetchContext and draining in Wait removes both; then this list goes.
-var knownLeaks = []goleak.Option{
-	goleak.IgnoreTopFunction("github.com/nats-io/nats.go/jetstream.(*pullConsumer).fetch.func1"),
-	goleak.IgnoreTopFunction("moviesdiary/internal/adapters/nats.(*Consumer).Wait.func1"),
-}
-
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // testLog sends a test's logs to its output (shown when it fails or with -v).
@@ -74,7 +64,7 @@ func TestRunStopsWithAFailingPart(t *testing.T) {
 			}
 		})
 		// Checked after the subtest, once its NATS server is shut down.
-		goleak.VerifyNone(t, knownLeaks...)
+		goleak.VerifyNone(t)
 	}
 }
 
@@ -107,5 +97,5 @@ func TestRunStopsCleanly(t *testing.T) {
 		t.Fatal("run did not return after its context ended")
 	}
 	db.Close()
-	goleak.VerifyNone(t, knownLeaks...)
+	goleak.VerifyNone(t)
 }
