@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"moviesdiary/internal/delivery/deliverytest"
 	"net"
 	"net/http"
 	"os"
@@ -41,7 +42,7 @@ func TestEndToEnd(t *testing.T) {
 	worker := start(t, filepath.Join(bin, "worker"), env, workerLog)
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitFor(t, 60*time.Second, "server ready", func() bool {
+	deliverytest.Eventually(t, 60*time.Second, "server ready", func() bool {
 		resp, err := http.Get(base + "/ready")
 		if err != nil {
 			return false
@@ -68,7 +69,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := db.QueryRow(`SELECT event_id FROM event_queue WHERE event_type = 'ReviewLogged'`).Scan(&eventID); err != nil {
 		t.Fatalf("no ReviewLogged in the outbox: %v", err)
 	}
-	waitFor(t, 60*time.Second, "ReviewLogged done in the outbox", func() bool {
+	deliverytest.Eventually(t, 60*time.Second, "ReviewLogged done in the outbox", func() bool {
 		var status string
 		return db.QueryRow(`SELECT status FROM event_queue WHERE event_id = ?`, eventID).Scan(&status) == nil && status == "done"
 	})
@@ -167,18 +168,6 @@ func call(t *testing.T, method, url, token, body string, want int) []byte {
 		t.Fatalf("%s %s = %d %s, want %d", method, url, resp.StatusCode, out, want)
 	}
 	return out
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func freePort(t *testing.T) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"moviesdiary/internal/delivery/deliverytest"
 	"net"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,9 @@ import (
 
 	"moviesdiary/internal/config"
 )
+
+// waitLimit bounds every wait of the worker's tests.
+const waitLimit = 30 * time.Second
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -83,7 +87,7 @@ func TestRunStopsCleanly(t *testing.T) {
 	path, _ := cfg.DatabasePath()
 	db := openDB(t, filepath.Clean(path))
 	// The maintenance jobs run at start, under the lease: once it is taken, every part is up.
-	waitFor(t, "the maintenance lease taken", func() bool {
+	deliverytest.Eventually(t, waitLimit, "the maintenance lease taken", func() bool {
 		var n int
 		return db.QueryRow(`SELECT count(*) FROM job_leases`).Scan(&n) == nil && n == 1
 	})

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"moviesdiary/internal/delivery/deliverytest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestWorkerPrunesTheLedgerAfterThirtyDays(t *testing.T) {
 	ledger := func(id string) int {
 		return count(t, db, fmt.Sprintf(`SELECT count(*) FROM processed_events WHERE event_id = '%s'`, id))
 	}
-	waitFor(t, "the 31-day ledger row pruned", func() bool { return ledger("31-days") == 0 })
+	deliverytest.Eventually(t, waitLimit, "the 31-day ledger row pruned", func() bool { return ledger("31-days") == 0 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("run: %v", err)

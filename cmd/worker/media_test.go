@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"moviesdiary/internal/delivery/deliverytest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -156,7 +157,7 @@ func TestMediaEndToEnd(t *testing.T) {
 	fake, db := w.fake, w.db
 	movie := w.logReview(t)
 	poster := "posters/" + movie + ".webp"
-	waitFor(t, "poster fetched and converted, movie enriched and indexed", func() bool {
+	deliverytest.Eventually(t, waitLimit, "poster fetched and converted, movie enriched and indexed", func() bool {
 		var p sql.Null[string]
 		_ = db.QueryRow(`SELECT poster_path FROM movies WHERE id = ?`, movie).Scan(&p)
 		var profiles, docs int
@@ -200,7 +201,7 @@ func TestMediaEndToEnd(t *testing.T) {
 		t.Errorf("/images/%s is %s", poster, http.DetectContentType(img))
 	}
 	w.call(t, "GET", "/images/posters/"+movie, "", 404) // the original is gone
-	waitFor(t, "every event done", func() bool {
+	deliverytest.Eventually(t, waitLimit, "every event done", func() bool {
 		var open int
 		_ = db.QueryRow(`SELECT count(*) FROM event_queue WHERE status <> 'done'`).Scan(&open)
 		return open == 0
@@ -236,7 +237,7 @@ func TestBadUpstreamIsRetriedOrDeadLettered(t *testing.T) {
 			return true
 		})
 		movie := w.logReview(t)
-		waitFor(t, "MovieDiscovered dead-lettered", func() bool { s, _, _ := row(w, "MovieDiscovered"); return s == "dead_lettered" })
+		deliverytest.Eventually(t, waitLimit, "MovieDiscovered dead-lettered", func() bool { s, _, _ := row(w, "MovieDiscovered"); return s == "dead_lettered" })
 		if _, attempts, lastErr := row(w, "MovieDiscovered"); attempts > 1 || !strings.Contains(lastErr, "not an image") {
 			t.Errorf("MovieDiscovered: %d attempts, last_error %q; want dead-lettered at once with the reason", attempts, lastErr)
 		}
@@ -263,7 +264,7 @@ func TestBadUpstreamIsRetriedOrDeadLettered(t *testing.T) {
 			return true
 		})
 		w.logReview(t)
-		waitFor(t, "MovieEnrichmentRequested out of attempts", func() bool {
+		deliverytest.Eventually(t, waitLimit, "MovieEnrichmentRequested out of attempts", func() bool {
 			s, _, _ := row(w, "MovieEnrichmentRequested")
 			return s == "dead_lettered"
 		})

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"moviesdiary/internal/delivery/deliverytest"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -68,7 +69,7 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 				if err := store.Enqueue(context.Background(), domain.SearchReindexRequested{}); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, "the worker's first event", func() bool { mu.Lock(); defer mu.Unlock(); return len(runs) == 1 })
+				deliverytest.Eventually(t, waitLimit, "the worker's first event", func() bool { mu.Lock(); defer mu.Unlock(); return len(runs) == 1 })
 			}
 			const events = 50
 			for range events {
@@ -80,7 +81,7 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 			if mode == "core" {
 				want++
 			}
-			waitFor(t, "every event handled", func() bool { mu.Lock(); defer mu.Unlock(); return len(runs) == want })
+			deliverytest.Eventually(t, waitLimit, "every event handled", func() bool { mu.Lock(); defer mu.Unlock(); return len(runs) == want })
 			if mode == "jetstream" {
 				// A message outliving its ledger rows would be handled again: the stream the
 				// worker set up keeps messages exactly as long as the ledger keeps its rows.
@@ -112,17 +113,6 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 				t.Errorf("%d outbox rows not done", notDone)
 			}
 		})
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval
 	}
 }
 
