@@ -181,10 +181,10 @@ func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string)
 	return n, nil
 }
 
-// PurgeDone deletes done rows created more than olderThan ago and returns how many. It deletes
-// in chunks so the write lock is never held for long on a live database.
-func (s *Store) PurgeDone(ctx context.Context, olderThan time.Duration) (int64, error) {
-	cutoff := millis(s.now().Add(-olderThan))
+// PurgeDone deletes done rows created more than olderThan before now and returns how many. It
+// deletes in chunks so the write lock is never held for long on a live database.
+func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
+	cutoff := millis(now.Add(-olderThan))
 	var total int64
 	for {
 		var n int64

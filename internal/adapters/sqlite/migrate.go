@@ -157,8 +157,8 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 
 // OpenMigrated opens the database at path and applies every pending migration: what each
 // process does at start-up.
-func OpenMigrated(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
-	s, err := Open(ctx, path)
+func OpenMigrated(ctx context.Context, path string, log *slog.Logger, opts ...Option) (*Store, error) {
+	s, err := Open(ctx, path, opts...)
 	if err != nil {
 		return nil, err
 	}

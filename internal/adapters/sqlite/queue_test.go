@@ -45,9 +45,8 @@ func (c *callLog) count(h, id string) int {
 
 func setup(t *testing.T, maxAttempts int) *bundle {
 	t.Helper()
-	s := newStore(t)
-	clock := &fakeClock{t: time.Now().Add(time.Second)}
-	s.SetClock(clock.now)
+	clock := &fakeClock{t: time.Now()}
+	s := newStore(t, WithClock(clock.now))
 	q := s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: discard()})
 	t.Cleanup(func() { q.Close() })
 	return &bundle{s: s, clock: clock, q: q, calls: &callLog{n: map[string]int{}}}
@@ -147,7 +146,7 @@ func TestEnqueueRollsBackWithTransaction(t *testing.T) {
 	b := setup(t, 5)
 	boom := errors.New("boom")
 	err := b.s.writeAlone(context.Background(), func(tx *sqlx.Tx) error {
-		if err := EnqueueEvents(context.Background(), tx, reindex, posterSynced()); err != nil {
+		if err := EnqueueEvents(context.Background(), tx, b.clock.now(), reindex, posterSynced()); err != nil {
 			return err
 		}
 		return boom
@@ -163,6 +162,38 @@ func TestEnqueueRollsBackWithTransaction(t *testing.T) {
 	ids := b.enqueue(t, reindex, posterSynced())
 	if ids[0] == ids[1] || uuid.MustParse(ids[0]).Version() != 7 {
 		t.Fatalf("event ids %v: want distinct UUIDv7s", ids)
+	}
+}
+
+// TestEnqueueStampsTheStoreClock: a row enqueued at the store's clock T carries T (Unix ms, an
+// INTEGER like the column defaults write) as created_at and next_attempt_at, and is claimable at
+// T and not a millisecond before, whatever the wall clock says.
+func TestEnqueueStampsTheStoreClock(t *testing.T) {
+	t.Parallel()
+	for _, at := range []time.Time{time.Now().Add(24 * time.Hour), time.Now().Add(-24 * time.Hour)} {
+		clock := &fakeClock{t: at}
+		s := newStore(t, WithClock(clock.now))
+		q := s.Queue(QueueConfig{Logger: discard()})
+		t.Cleanup(func() { q.Close() })
+		if err := s.Enqueue(context.Background(), reindex); err != nil {
+			t.Fatal(err)
+		}
+		var created, next int64
+		var createdType, nextType string
+		mustScan(t, s.read.QueryRow(`SELECT created_at, next_attempt_at, typeof(created_at), typeof(next_attempt_at) FROM event_queue`),
+			&created, &next, &createdType, &nextType)
+		if created != at.UnixMilli() || next != at.UnixMilli() || createdType != "integer" || nextType != "integer" {
+			t.Fatalf("enqueued at %d: created_at %d (%s), next_attempt_at %d (%s); want %[1]d as integers",
+				at.UnixMilli(), created, createdType, next, nextType)
+		}
+		clock.advance(-time.Millisecond)
+		if msgs, err := q.Claim(context.Background(), 10); err != nil || len(msgs) != 0 {
+			t.Fatalf("a millisecond before its stamp: claimed %d (err %v), want none", len(msgs), err)
+		}
+		clock.advance(time.Millisecond)
+		if msgs, err := q.Claim(context.Background(), 10); err != nil || len(msgs) != 1 {
+			t.Fatalf("at its stamp: claimed %d (err %v), want the row", len(msgs), err)
+		}
 	}
 }
 
@@ -433,6 +464,7 @@ func TestUndecodableAndUnknownEventsDeadLetter(t *testing.T) {
 		if _, err := b.s.write.Exec(`INSERT INTO event_queue (event_id, event_type, payload) VALUES (?, ?, ?)`, id, c.typ, c.payload); err != nil {
 			t.Fatal(err)
 		}
+		b.clock.set(time.Now()) // a foreign row is stamped by SQLite's wall clock
 		b.deliver(t, e)
 		r := b.row(t, id)
 		if r.Status != "dead_lettered" || !strings.Contains(r.LastError.String, c.want) {
@@ -452,6 +484,7 @@ func TestNullEventIDIsHandledWithoutDedup(t *testing.T) {
 	if _, err := b.s.write.Exec(`INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {
 		t.Fatal(err)
 	}
+	b.clock.set(time.Now()) // a foreign row is stamped by SQLite's wall clock
 	b.deliver(t, e)
 	var status string
 	var ledgerRows int

@@ -13,18 +13,18 @@ import (
 )
 
 // newStore opens and migrates a fresh database file in t.TempDir().
-func newStore(t testing.TB) *Store {
+func newStore(t testing.TB, opts ...Option) *Store {
 	t.Helper()
-	s := openStore(t, filepath.Join(t.TempDir(), "test.db"))
+	s := openStore(t, filepath.Join(t.TempDir(), "test.db"), opts...)
 	if err := s.Migrate(context.Background(), discard()); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
 	return s
 }
 
-func openStore(t testing.TB, path string) *Store {
+func openStore(t testing.TB, path string, opts ...Option) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), path)
+	s, err := Open(context.Background(), path, opts...)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -39,6 +39,7 @@ type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func (c *fakeClock) set(t time.Time)         { c.t = t }
 
 func TestOpenSetsPragmas(t *testing.T) {
 	s := newStore(t)
