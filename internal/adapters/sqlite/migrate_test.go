@@ -16,16 +16,18 @@ import (
 	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite3"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/google/uuid"
+	"go.uber.org/goleak"
 
 	"moviesdiary/migrations"
 )
 
-// TestMain lets the test binary act as a separate migrating process for the concurrency test.
+// TestMain lets the test binary act as a separate migrating process for the concurrency test,
+// and fails the run if any goroutine outlives the tests.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("SQLITE_TEST_MIGRATE_CHILD"); path != "" {
 		os.Exit(migrateChild(path))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // migrateChild waits for its standard input to close (the parent releases every child at once),

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -55,6 +56,9 @@ type Store struct {
 	// group commits the repositories' concurrent writes together (writeGrouped).
 	group groupCommit
 	ckpt  *checkpointer
+	// stop ends the background loops (the checkpointer) that bg joins at Close.
+	stop context.CancelFunc
+	bg   sync.WaitGroup
 }
 
 // Option configures a Store at Open.
@@ -127,6 +131,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(4)
 	s := &Store{path: path, write: write, read: read, now: o.now, insert: o.enqueue, ckpt: newCheckpointer(path, write.DB)}
+	bg, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.bg.Go(func() { _ = s.ckpt.run(bg) })
 	if err := s.enableWAL(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -180,10 +187,12 @@ func (s *Store) enableWAL(ctx context.Context) error {
 	}
 }
 
-// Close closes both pools.
+// Close stops the group-commit loop and the checkpointer, waits for both, and closes both pools:
+// no goroutine of the store outlives it.
 func (s *Store) Close() error {
 	s.group.close()
-	s.ckpt.close()
+	s.stop()
+	s.bg.Wait()
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 
