@@ -9,8 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite3"
@@ -254,5 +256,49 @@ func migrateTo(t *testing.T, s *Store, v uint) {
 	defer m.Close()
 	if err := m.Migrate(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMigrateRetriesARaceOnTheDecisionRecordSchedule: a migration that loses a race (database
+// locked) is retried 5 times, waiting 100 ms doubling to 1 s; a sixth failure, or any other
+// error, is returned. The retry is tested on its own: the file lock hides it in the process test.
+func TestMigrateRetriesARaceOnTheDecisionRecordSchedule(t *testing.T) {
+	t.Parallel()
+	locked := errors.New("database is locked")
+	for _, c := range []struct {
+		name      string
+		failures  int
+		err       error
+		wantCalls int
+		wantErr   bool
+	}{
+		{"succeeds on the last retry", 5, locked, 6, false},
+		{"gives up after 5 retries", 6, locked, 6, true},
+		{"does not retry other errors", 1, errors.New("syntax error"), 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			calls := 0
+			once := func() error {
+				calls++
+				if calls <= c.failures {
+					return c.err
+				}
+				return nil
+			}
+			var waits []time.Duration
+			wait := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			err := migrateWithRetry(context.Background(), testLogger(t), once, wait)
+			if (err != nil) != c.wantErr || calls != c.wantCalls {
+				t.Fatalf("err %v after %d calls; want error %v after %d", err, calls, c.wantErr, c.wantCalls)
+			}
+			want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second}
+			if c.wantCalls == 1 {
+				want = nil
+			}
+			if !slices.Equal(waits, want) {
+				t.Fatalf("waited %v, want %v", waits, want)
+			}
+		})
 	}
 }

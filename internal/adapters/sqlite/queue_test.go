@@ -224,6 +224,45 @@ func TestClaimTakesOnlyDuePendingRows(t *testing.T) {
 	}
 }
 
+// TestStaleClaimerCannotSettleAReclaimedRow: a claimer whose lease ran out while it worked holds
+// a claim token (claimed_at) that no longer owns the row; its retry, return or defer must leave
+// the row to the claimer that took it over, whose own settle then applies.
+func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, kind := range []delivery.Kind{delivery.Retry, delivery.Return, delivery.Defer, delivery.DeadLetter} {
+		t.Run(kind.String(), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, 5)
+			ids := b.enqueue(t, reindex)
+			stale, err := b.q.Claim(ctx, 10)
+			if err != nil || len(stale) != 1 {
+				t.Fatalf("first claim: %d %v", len(stale), err)
+			}
+			b.clock.advance(ClaimLeaseDefault)
+			owner, err := b.q.Claim(ctx, 10)
+			if err != nil || len(owner) != 1 {
+				t.Fatalf("reclaim: %d %v", len(owner), err)
+			}
+			settle := func(m delivery.Message) {
+				t.Helper()
+				r := delivery.Result{Msg: m, Kind: kind, Err: errors.New("handler failed"), Until: b.clock.now().Add(time.Hour)}
+				if err := b.q.Settle(ctx, []delivery.Result{r}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			settle(stale[0])
+			if r := b.row(t, ids[0]); r.Status != "processing" || r.ClaimedAt.Int64 != b.clock.now().UnixMilli() || r.Attempts != 0 {
+				t.Fatalf("after the stale claimer's %v: %+v, want still processing under the new claim", kind, r)
+			}
+			settle(owner[0])
+			if r := b.row(t, ids[0]); r.Status == "processing" || r.ClaimedAt.Valid {
+				t.Fatalf("after the owner's %v: %+v, want settled", kind, r)
+			}
+		})
+	}
+}
+
 // TestClaimReclaimsExpiredLease: a worker that claimed rows and died leaves them processing; they
 // are claimed again once claimed_at is 600 s old, without spending an attempt.
 func TestClaimReclaimsExpiredLease(t *testing.T) {

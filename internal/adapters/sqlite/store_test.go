@@ -35,6 +35,9 @@ func openStore(t testing.TB, path string, opts ...Option) *Store {
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// testLogger writes to the test's log.
+func testLogger(t testing.TB) *slog.Logger { return slog.New(slog.NewTextHandler(t.Output(), nil)) }
+
 // fakeClock is a settable clock for lease and backoff tests.
 type fakeClock struct{ t time.Time }
 
