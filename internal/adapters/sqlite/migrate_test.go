@@ -51,6 +51,7 @@ func migrateChild(path string) int {
 }
 
 func TestMigrateFreshDatabase(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	v, dirty, err := s.Version(ctx)
@@ -65,7 +66,7 @@ func TestMigrateFreshDatabase(t *testing.T) {
 		t.Fatalf("version %d dirty=%v, want %d (>= 101) clean", v, dirty, latest)
 	}
 	// Migrating again is a no-op.
-	if err := s.Migrate(ctx, discard()); err != nil {
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
 		t.Fatalf("second migrate: %v", err)
 	}
 }
@@ -73,6 +74,7 @@ func TestMigrateFreshDatabase(t *testing.T) {
 // TestConcurrentMigrationProcesses starts 8 processes migrating one empty database at the same
 // moment, five times over: all must succeed and the version must be the latest, never dirty.
 func TestConcurrentMigrationProcesses(t *testing.T) {
+	t.Parallel()
 	const procs, rounds = 8, 5
 	latest, err := LatestVersion()
 	if err != nil {
@@ -123,6 +125,7 @@ func TestConcurrentMigrationProcesses(t *testing.T) {
 // text timestamps, no event ids) get a unique UUID each, keep their data, and a row stranded in
 // processing by the original becomes reclaimable.
 func TestMigrationBackfillsLegacyRows(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "legacy.db")
 	s := openStore(t, path)
 	ctx := context.Background()
@@ -134,7 +137,7 @@ func TestMigrationBackfillsLegacyRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Migrate(ctx, discard()); err != nil {
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT event_id, status, attempts, created_at, claimed_at FROM event_queue ORDER BY id`)
@@ -172,7 +175,7 @@ func TestMigrationBackfillsLegacyRows(t *testing.T) {
 		t.Errorf("statuses %v", statuses)
 	}
 	// The stranded processing row and the pending one are claimable now.
-	msgs, err := s.Queue(QueueConfig{Logger: discard()}).Claim(ctx, 10)
+	msgs, err := s.Queue(QueueConfig{Logger: testLogger(t)}).Claim(ctx, 10)
 	if err != nil || len(msgs) != 2 {
 		t.Fatalf("claimed %d legacy rows (err %v), want 2", len(msgs), err)
 	}
@@ -181,6 +184,7 @@ func TestMigrationBackfillsLegacyRows(t *testing.T) {
 // TestForeignWriterDefaults: a row inserted with only (event_type, payload) is pending, due now,
 // and has no event id.
 func TestForeignWriterDefaults(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	if _, err := s.write.ExecContext(ctx, `INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {
@@ -200,6 +204,7 @@ func TestForeignWriterDefaults(t *testing.T) {
 // TestOnlyEnqueueEventsInsertsIntoOutbox scans the module's non-test Go files: only outbox.go
 // may insert into event_queue.
 func TestOnlyEnqueueEventsInsertsIntoOutbox(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)

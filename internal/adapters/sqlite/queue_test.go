@@ -47,7 +47,7 @@ func setup(t *testing.T, maxAttempts int) *bundle {
 	t.Helper()
 	clock := &fakeClock{t: time.Now()}
 	s := newStore(t, WithClock(clock.now))
-	q := s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: discard()})
+	q := s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t)})
 	t.Cleanup(func() { q.Close() })
 	return &bundle{s: s, clock: clock, q: q, calls: &callLog{n: map[string]int{}}}
 }
@@ -65,7 +65,7 @@ func (b *bundle) engine(t *testing.T, ledger delivery.Ledger, hs ...delivery.Han
 	if ledger == nil {
 		ledger = b.s.Ledger()
 	}
-	e, err := delivery.NewEngine(delivery.Config{Now: b.clock.now, Logger: discard()}, ledger, hs...)
+	e, err := delivery.NewEngine(delivery.Config{Now: b.clock.now, Logger: testLogger(t)}, ledger, hs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,6 +143,7 @@ var reindex = domain.SearchReindexRequested{}
 func posterSynced() domain.Event { return domain.PosterSynced{MovieID: uuid.New()} }
 
 func TestEnqueueRollsBackWithTransaction(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	boom := errors.New("boom")
 	err := b.s.writeAlone(context.Background(), func(tx *sqlx.Tx) error {
@@ -173,7 +174,7 @@ func TestEnqueueStampsTheStoreClock(t *testing.T) {
 	for _, at := range []time.Time{time.Now().Add(24 * time.Hour), time.Now().Add(-24 * time.Hour)} {
 		clock := &fakeClock{t: at}
 		s := newStore(t, WithClock(clock.now))
-		q := s.Queue(QueueConfig{Logger: discard()})
+		q := s.Queue(QueueConfig{Logger: testLogger(t)})
 		t.Cleanup(func() { q.Close() })
 		if err := s.Enqueue(context.Background(), reindex); err != nil {
 			t.Fatal(err)
@@ -198,6 +199,7 @@ func TestEnqueueStampsTheStoreClock(t *testing.T) {
 }
 
 func TestClaimTakesOnlyDuePendingRows(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	ids := b.enqueue(t, reindex, reindex, reindex)
 	later := b.clock.now().Add(time.Minute).UnixMilli()
@@ -266,6 +268,7 @@ func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
 // TestClaimReclaimsExpiredLease: a worker that claimed rows and died leaves them processing; they
 // are claimed again once claimed_at is 600 s old, without spending an attempt.
 func TestClaimReclaimsExpiredLease(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	ids := b.enqueue(t, reindex)
 	if msgs, _ := b.q.Claim(context.Background(), 10); len(msgs) != 1 {
@@ -285,6 +288,7 @@ func TestClaimReclaimsExpiredLease(t *testing.T) {
 }
 
 func TestDispatchesToEveryHandlerOfTheType(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil,
 		b.handler("a", nil, "SearchReindexRequested"),
@@ -310,6 +314,7 @@ func TestDispatchesToEveryHandlerOfTheType(t *testing.T) {
 }
 
 func TestLedgerDoneSkipsHandler(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"), b.handler("b", nil, "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -328,6 +333,7 @@ func TestLedgerDoneSkipsHandler(t *testing.T) {
 // TestFreshClaimDefersAndLeaseTakeOver: a live claim held elsewhere defers the event to the
 // claim's expiry without spending an attempt; a claim older than 1800 s is taken over.
 func TestFreshClaimDefersAndLeaseTakeOver(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -362,6 +368,7 @@ func TestFreshClaimDefersAndLeaseTakeOver(t *testing.T) {
 // TestStaleOwnerCannotClobberNewerClaim: marks carry the claim's started_at token; once another
 // delivery took the claim over, the old owner's done or release changes nothing.
 func TestStaleOwnerCannotClobberNewerClaim(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	ctx := context.Background()
 	l := b.s.Ledger()
@@ -396,6 +403,7 @@ func TestStaleOwnerCannotClobberNewerClaim(t *testing.T) {
 // TestTransientFailureReleasesAndRetries: a failing handler's claim is released, the row spends
 // an attempt, waits the backoff and keeps the real error; the next delivery runs it again.
 func TestTransientFailureReleasesAndRetries(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	fail := true
 	e := b.engine(t, nil,
@@ -440,6 +448,7 @@ func (failingLedger) Claim(context.Context, time.Time, time.Duration, []delivery
 }
 
 func TestLedgerReadErrorSkipsHandlersAndNacks(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, failingLedger{}, b.handler("a", nil, "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -453,6 +462,7 @@ func TestLedgerReadErrorSkipsHandlersAndNacks(t *testing.T) {
 // TestDeadLetterAtMaxAttempts: with 3 attempts, the row is retried after 5 s and 10 s and then
 // dead-lettered, keeping the last error.
 func TestDeadLetterAtMaxAttempts(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 3)
 	e := b.engine(t, nil, b.handler("a", errors.New("remote said 503"), "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -481,6 +491,7 @@ func TestDeadLetterAtMaxAttempts(t *testing.T) {
 }
 
 func TestPermanentErrorDeadLettersAtOnce(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", domain.Permanent(errors.New("remote said 404")), "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -492,6 +503,7 @@ func TestPermanentErrorDeadLettersAtOnce(t *testing.T) {
 }
 
 func TestUndecodableAndUnknownEventsDeadLetter(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "PosterSynced"))
 	for _, c := range []struct{ typ, payload, want string }{
@@ -518,6 +530,7 @@ func TestUndecodableAndUnknownEventsDeadLetter(t *testing.T) {
 // TestNullEventIDIsHandledWithoutDedup: a foreign writer's row has no event id; its handlers run
 // and no ledger row is written.
 func TestNullEventIDIsHandledWithoutDedup(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"))
 	if _, err := b.s.write.Exec(`INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {
@@ -535,6 +548,7 @@ func TestNullEventIDIsHandledWithoutDedup(t *testing.T) {
 }
 
 func TestPruneLedger(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	now := b.clock.now()
 	day := 24 * time.Hour
@@ -558,6 +572,7 @@ func TestPruneLedger(t *testing.T) {
 // TestLedgerClaimAcquiresARepeatedKeyOnce: two copies of one message in one batch (a bus can
 // deliver that) must not both own the claim.
 func TestLedgerClaimAcquiresARepeatedKeyOnce(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	k := delivery.Key{EventID: uuid.NewString(), Handler: "a"}
 	cs, err := b.s.Ledger().Claim(context.Background(), b.clock.now(), delivery.LedgerLeaseDefault, []delivery.Key{k, k})
@@ -570,6 +585,7 @@ func TestLedgerClaimAcquiresARepeatedKeyOnce(t *testing.T) {
 }
 
 func TestEventsSinceCountsOnlyNewRows(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	b.enqueue(t, reindex, posterSynced(), posterSynced())
 	counts, last, err := b.s.EventsSince(context.Background(), 0)

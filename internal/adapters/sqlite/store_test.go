@@ -17,7 +17,7 @@ import (
 func newStore(t testing.TB, opts ...Option) *Store {
 	t.Helper()
 	s := openStore(t, filepath.Join(t.TempDir(), "test.db"), opts...)
-	if err := s.Migrate(context.Background(), discard()); err != nil {
+	if err := s.Migrate(context.Background(), testLogger(t)); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
 	return s
@@ -33,6 +33,7 @@ func openStore(t testing.TB, path string, opts ...Option) *Store {
 	return s
 }
 
+// discard drops logs, for the migrating child process, which has no test to log to.
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // testLogger writes to the test's log.
@@ -59,11 +60,11 @@ func verifyNoLeak(t *testing.T) {
 func TestCloseJoinsEveryGoroutine(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	ctx := context.Background()
-	s, err := OpenMigrated(ctx, filepath.Join(t.TempDir(), "leak.db"), discard())
+	s, err := OpenMigrated(ctx, filepath.Join(t.TempDir(), "leak.db"), testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := s.Queue(QueueConfig{Logger: discard()})
+	q := s.Queue(QueueConfig{Logger: testLogger(t)})
 	if err := s.Enqueue(ctx, reindex); err != nil { // a commit kicks the checkpointer
 		t.Fatal(err)
 	}
