@@ -25,12 +25,13 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 	// The writes go through the store's own writer connection (its settings and checkpoints), to a
 	// copy of the outbox table (same columns, defaults and indexes): the outbox itself is written
 	// only through sqlite.EnqueueEvents.
-	s, err := sqlite.OpenMigrated(ctx, path, log)
+	var write sqlite.WriteFunc
+	s, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithMeasurementWriter(&write))
 	if err != nil {
 		return 0, 0, err
 	}
 	defer s.Close()
-	inTx := func(fn func(*sqlx.Tx) error) error { return s.WriteTx(ctx, fn) }
+	inTx := func(fn func(*sqlx.Tx) error) error { return write(ctx, fn) }
 	if err := inTx(func(tx *sqlx.Tx) error { return copyOutboxSchema(tx, "bench_queue") }); err != nil {
 		return 0, 0, err
 	}

@@ -69,16 +69,17 @@ func median(v []float64) float64 {
 // writePathRun serves the real API over a fresh database and posts reviews of one known movie
 // for d, returning requests per second.
 func writePathRun(ctx context.Context, path string, outbox bool, clients int, d time.Duration, log *slog.Logger) (float64, error) {
-	store, err := sqlite.Open(ctx, path)
+	var opts []sqlite.Option
+	if !outbox {
+		opts = append(opts, sqlite.WithEnqueue(func(context.Context, *sqlx.Tx, time.Time, ...domain.Event) error { return nil }))
+	}
+	store, err := sqlite.Open(ctx, path, opts...)
 	if err != nil {
 		return 0, err
 	}
 	defer store.Close()
 	if err := store.Migrate(ctx, log); err != nil {
 		return 0, err
-	}
-	if !outbox {
-		store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return nil })
 	}
 	api, err := app.NewAPI(store, app.Options{
 		Log: log, BaseURL: "http://127.0.0.1", Secret: []byte("bench secret, thirty-two bytes!!"),

@@ -277,7 +277,7 @@ func (c *eventsCmd) purge(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: --done-older-than: %v", errUsage, err)
 	}
-	n, err := c.store.PurgeDone(ctx, age)
+	n, err := c.store.PurgeDone(ctx, time.Now(), age)
 	if err != nil {
 		return err
 	}

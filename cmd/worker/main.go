@@ -53,7 +53,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.OpenMigrated(ctx, path, log)
+	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now))
 	if err != nil {
 		return err
 	}

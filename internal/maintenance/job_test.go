@@ -15,7 +15,7 @@ func (blocked) Prune(ctx context.Context, _ time.Time, _ time.Duration) (int64, 
 	return 0, ctx.Err()
 }
 
-func (blocked) PurgeDone(ctx context.Context, _ time.Duration) (int64, error) {
+func (blocked) PurgeDone(ctx context.Context, _ time.Time, _ time.Duration) (int64, error) {
 	<-ctx.Done()
 	return 0, ctx.Err()
 }

@@ -11,7 +11,7 @@ const DoneEventRetention = 7 * 24 * time.Hour
 
 // Outbox deletes done rows created more than olderThan ago, in chunks (*sqlite.Store).
 type Outbox interface {
-	PurgeDone(ctx context.Context, olderThan time.Duration) (int64, error)
+	PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error)
 }
 
 // OutboxPurger deletes done outbox rows older than DoneEventRetention.
@@ -20,8 +20,7 @@ type OutboxPurger struct {
 	outbox Outbox
 }
 
-// NewOutboxPurger builds the done-outbox purge. The cut-off comes from the store's clock (the
-// port takes no time), so JobConfig.Now does not reach it.
+// NewOutboxPurger builds the done-outbox purge; its cut-off comes from JobConfig.Now.
 func NewOutboxPurger(outbox Outbox, cfg JobConfig) *OutboxPurger {
 	return &OutboxPurger{job: newJob("outbox-purger", cfg), outbox: outbox}
 }
@@ -31,7 +30,7 @@ func NewOutboxPurger(outbox Outbox, cfg JobConfig) *OutboxPurger {
 func (p *OutboxPurger) RunOnce(ctx context.Context) error {
 	var n int64
 	err := p.query(ctx, func(ctx context.Context) (err error) {
-		n, err = p.outbox.PurgeDone(ctx, DoneEventRetention)
+		n, err = p.outbox.PurgeDone(ctx, p.now(), DoneEventRetention)
 		return err
 	})
 	p.report(ctx, "done outbox rows purged", n)

@@ -7,11 +7,11 @@ import (
 )
 
 // TestOutboxPurgerDeletesOldDoneRowsOnly: done rows older than DoneEventRetention go; younger done
-// rows and old rows in any other status stay. (The cut-off is the store's clock: real time.)
+// rows and old rows in any other status stay. The cut-off is the job's injected clock.
 func TestOutboxPurgerDeletesOldDoneRowsOnly(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	now := time.Now()
+	now := b.now
 	for _, r := range []struct {
 		id, status string
 		age        time.Duration

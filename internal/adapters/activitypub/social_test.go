@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"moviesdiary/internal/adapters/activitypub"
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/domain"
 
 	"github.com/jmoiron/sqlx"
@@ -21,17 +23,19 @@ func TestRemoteFollowAndBlockAtomicWithEvents(t *testing.T) {
 	a := newInstance(t, nil)
 	alice := a.user("alice")
 	bob := domain.RemoteIdentity("https://remote.test/users/bob")
-	a.store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return errors.New("injected enqueue failure") })
-	if err := a.store.Follow(ctx, alice.ID, bob); err == nil {
+	// A second handle on the same file whose event inserts fail.
+	failing := sqlitetest.Open(t, a.store.Path(), sqlite.WithEnqueue(func(context.Context, *sqlx.Tx, time.Time, ...domain.Event) error {
+		return errors.New("injected enqueue failure")
+	}))
+	if err := failing.Follow(ctx, alice.ID, bob); err == nil {
 		t.Fatal("follow succeeded although its event could not be written")
 	}
-	if err := a.store.Block(ctx, alice.ID, bob); err == nil {
+	if err := failing.Block(ctx, alice.ID, bob); err == nil {
 		t.Fatal("block succeeded although its event could not be written")
 	}
 	if n := a.count(`SELECT (SELECT count(*) FROM follows) + (SELECT count(*) FROM blocks) + (SELECT count(*) FROM event_queue)`); n != 0 {
 		t.Fatalf("%d follow, block or event rows after failed writes, want 0", n)
 	}
-	a.store.SetEnqueueFunc(nil)
 	if err := a.store.Follow(ctx, alice.ID, bob); err != nil {
 		t.Fatal(err)
 	}

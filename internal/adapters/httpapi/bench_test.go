@@ -2,16 +2,11 @@ package httpapi_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"sync/atomic"
 	"testing"
-
-	"moviesdiary/internal/domain"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // BenchmarkLogReview measures POST /api/v1/reviews over loopback HTTP with parallel clients,
@@ -35,7 +30,7 @@ func BenchmarkLogReview(b *testing.B) {
 func benchLogReview(b *testing.B, newMovie, outbox bool) {
 	bd := setup(b)
 	if !outbox {
-		bd.store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return nil })
+		bd.skipEnqueue.Store(true)
 	}
 	a := bd.register("alice")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}

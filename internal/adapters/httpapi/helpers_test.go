@@ -44,6 +44,8 @@ type bundle struct {
 	db      *sql.DB // db reads the file directly, for assertions
 	// failEnqueue makes every event write fail inside its transaction.
 	failEnqueue atomic.Bool
+	// skipEnqueue drops every event write (the benchmark's no-outbox case).
+	skipEnqueue atomic.Bool
 }
 
 // options tune setup.
@@ -65,14 +67,18 @@ func setup(t testing.TB, opts ...options) *bundle {
 	}
 	path := filepath.Join(t.TempDir(), "test.db")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := sqlitetest.Open(t, path)
-	b := &bundle{t: t, store: store}
-	store.SetEnqueueFunc(func(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error {
+	b := &bundle{t: t}
+	enqueue := func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
 		if b.failEnqueue.Load() && len(events) > 0 {
 			return errors.New("injected enqueue failure")
 		}
-		return sqlite.EnqueueEvents(ctx, tx, events...)
-	})
+		if b.skipEnqueue.Load() {
+			return nil
+		}
+		return sqlite.EnqueueEvents(ctx, tx, now, events...)
+	}
+	store := sqlitetest.Open(t, path, sqlite.WithEnqueue(enqueue))
+	b.store = store
 	api, err := app.NewAPI(store, app.Options{
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),

@@ -102,8 +102,7 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 
 	// Second life, once the dead relay's lease has run out: the rows are claimed again and
 	// republished under the same ids.
-	restarted := sqlitetest.Open(t, store.Path())
-	restarted.SetClock(func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) })
+	restarted := sqlitetest.Open(t, store.Path(), sqlite.WithClock(func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) }))
 	startRelay(t, conn, restarted, RelayConfig{Logger: log})
 	deliverytest.Eventually(t, 10*time.Second, "restarted relay marked every row done", func() bool {
 		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 20

@@ -52,28 +52,23 @@ type LedgerEntry struct {
 // Stats counts rows by status and by type, and the age of the oldest due pending row.
 func (s *Store) Stats(ctx context.Context) (QueueStats, error) {
 	st := QueueStats{ByStatus: map[string]int{}, ByType: map[string]map[string]int{}}
-	rows, err := s.read.QueryContext(ctx, `SELECT event_type, status, count(*) FROM event_queue GROUP BY event_type, status`)
-	if err != nil {
+	var counts []struct {
+		EventType string `db:"event_type"`
+		Status    string `db:"status"`
+		N         int    `db:"n"`
+	}
+	if err := s.read.SelectContext(ctx, &counts, `SELECT event_type, status, count(*) AS n FROM event_queue GROUP BY event_type, status`); err != nil {
 		return st, fmt.Errorf("queue stats: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var typ, status string
-		var n int
-		if err := rows.Scan(&typ, &status, &n); err != nil {
-			return st, fmt.Errorf("queue stats: %w", err)
+	for _, c := range counts {
+		st.ByStatus[c.Status] += c.N
+		if st.ByType[c.EventType] == nil {
+			st.ByType[c.EventType] = map[string]int{}
 		}
-		st.ByStatus[status] += n
-		if st.ByType[typ] == nil {
-			st.ByType[typ] = map[string]int{}
-		}
-		st.ByType[typ][status] = n
-	}
-	if err := rows.Err(); err != nil {
-		return st, fmt.Errorf("queue stats: %w", err)
+		st.ByType[c.EventType][c.Status] = c.N
 	}
 	var oldest sql.NullInt64
-	if err := s.read.QueryRowContext(ctx, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`).Scan(&oldest); err != nil {
+	if err := s.read.GetContext(ctx, &oldest, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`); err != nil {
 		return st, fmt.Errorf("queue stats: %w", err)
 	}
 	if oldest.Valid {
@@ -84,63 +79,94 @@ func (s *Store) Stats(ctx context.Context) (QueueStats, error) {
 	return st, nil
 }
 
+// eventRow is an event_queue row as the operators' reads select it.
+type eventRow struct {
+	ID            int64          `db:"id"`
+	EventID       sql.NullString `db:"event_id"`
+	EventType     string         `db:"event_type"`
+	Status        string         `db:"status"`
+	Attempts      int            `db:"attempts"`
+	CreatedAt     int64          `db:"created_at"`
+	NextAttemptAt int64          `db:"next_attempt_at"`
+	ClaimedAt     sql.NullInt64  `db:"claimed_at"`
+	LastError     sql.NullString `db:"last_error"`
+	Payload       string         `db:"payload"`
+}
+
+const eventColumns = `id, event_id, event_type, status, attempts, created_at, next_attempt_at, claimed_at, last_error`
+
+func (r eventRow) event() EventRow {
+	return EventRow{
+		ID: r.ID, EventID: r.EventID.String, EventType: r.EventType, Status: r.Status, Attempts: r.Attempts,
+		CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), NextAttemptAt: time.UnixMilli(r.NextAttemptAt).UTC(),
+		ClaimedAt: utcMillis(r.ClaimedAt), LastError: r.LastError.String, Payload: r.Payload,
+	}
+}
+
+// ledgerRow is a processed_events row.
+type ledgerRow struct {
+	Handler     string        `db:"handler"`
+	Status      string        `db:"status"`
+	StartedAt   int64         `db:"started_at"`
+	ProcessedAt sql.NullInt64 `db:"processed_at"`
+	Takeovers   int           `db:"takeovers"`
+}
+
+func (r ledgerRow) entry() LedgerEntry {
+	return LedgerEntry{Handler: r.Handler, Status: r.Status, StartedAt: time.UnixMilli(r.StartedAt).UTC(),
+		ProcessedAt: utcMillis(r.ProcessedAt), Takeovers: r.Takeovers}
+}
+
+// utcMillis is a nullable Unix-ms column as a time, nil when NULL.
+func utcMillis(ms sql.NullInt64) *time.Time {
+	if !ms.Valid {
+		return nil
+	}
+	t := time.UnixMilli(ms.Int64).UTC()
+	return &t
+}
+
 // ListEvents returns up to limit rows with the status (all if empty) and type (all if empty),
 // newest first, without payloads.
 func (s *Store) ListEvents(ctx context.Context, status, eventType string, limit int) ([]EventRow, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, event_id, event_type, status, attempts, created_at, next_attempt_at, claimed_at, last_error, ''
+	var rows []eventRow
+	if err := s.read.SelectContext(ctx, &rows, `SELECT `+eventColumns+`, '' AS payload
 		FROM event_queue WHERE (?1 = '' OR status = ?1) AND (?2 = '' OR event_type = ?2) ORDER BY id DESC LIMIT CAST(?3 AS INTEGER)`,
-		status, eventType, limit)
-	if err != nil {
+		status, eventType, limit); err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}
-	defer rows.Close()
 	var out []EventRow
-	for rows.Next() {
-		r, err := scanEventRow(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list events: %w", err)
-		}
-		out = append(out, r)
+	for _, r := range rows {
+		out = append(out, r.event())
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ShowEvent returns one row, with payload, and its ledger entries. id is an event id or a row id.
 func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEntry, error) {
 	where, arg := eventWhere(id)
-	row := s.read.QueryRowContext(ctx, `SELECT id, event_id, event_type, status, attempts, created_at, next_attempt_at, claimed_at, last_error, payload
-		FROM event_queue WHERE `+where, arg)
-	r, err := scanEventRow(row)
+	var row eventRow
+	err := s.read.GetContext(ctx, &row, `SELECT `+eventColumns+`, payload FROM event_queue WHERE `+where, arg)
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, nil, fmt.Errorf("%w: %s", ErrEventNotFound, id)
+		return EventRow{}, nil, fmt.Errorf("%w: %s", ErrEventNotFound, id)
 	}
 	if err != nil {
-		return r, nil, fmt.Errorf("show event: %w", err)
+		return EventRow{}, nil, fmt.Errorf("show event: %w", err)
 	}
+	r := row.event()
 	if r.EventID == "" {
 		return r, nil, nil
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT handler, status, started_at, processed_at, takeovers FROM processed_events WHERE event_id = ? ORDER BY handler`, r.EventID)
-	if err != nil {
+	var rows []ledgerRow
+	if err := s.read.SelectContext(ctx, &rows, `SELECT handler, status, started_at, processed_at, takeovers
+		FROM processed_events WHERE event_id = ? ORDER BY handler`, r.EventID); err != nil {
 		return r, nil, fmt.Errorf("show event ledger: %w", err)
 	}
-	defer rows.Close()
 	var ledger []LedgerEntry
-	for rows.Next() {
-		var e LedgerEntry
-		var started int64
-		var processed sql.NullInt64
-		if err := rows.Scan(&e.Handler, &e.Status, &started, &processed, &e.Takeovers); err != nil {
-			return r, nil, fmt.Errorf("show event ledger: %w", err)
-		}
-		e.StartedAt = time.UnixMilli(started).UTC()
-		if processed.Valid {
-			t := time.UnixMilli(processed.Int64).UTC()
-			e.ProcessedAt = &t
-		}
-		ledger = append(ledger, e)
+	for _, l := range rows {
+		ledger = append(ledger, l.entry())
 	}
-	return r, ledger, rows.Err()
+	return r, ledger, nil
 }
 
 // RetryEvents puts dead-lettered rows back to pending, due now, with attempts reset. The event
@@ -148,32 +174,41 @@ func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEnt
 // ids or row ids); with none, every dead-lettered row of eventType (all types if empty) is
 // retried. It returns the rows retried; ids that are not dead-lettered are left alone.
 func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string) (int64, error) {
+	const set = `UPDATE event_queue SET status = 'pending', attempts = 0, next_attempt_at = ?, claimed_at = NULL
+		WHERE status = 'dead_lettered' AND `
 	now := millis(s.now())
+	query, args := set+`(? = '' OR event_type = ?)`, []any{now, eventType, eventType}
+	if len(ids) > 0 {
+		var rowIDs []int64
+		var eventIDs []string
+		for _, id := range ids {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				rowIDs = append(rowIDs, n)
+			} else {
+				eventIDs = append(eventIDs, strings.ToLower(id))
+			}
+		}
+		var match []string
+		args = []any{now}
+		if len(rowIDs) > 0 {
+			match, args = append(match, "id IN (?)"), append(args, rowIDs)
+		}
+		if len(eventIDs) > 0 {
+			match, args = append(match, "event_id IN (?)"), append(args, eventIDs)
+		}
+		var err error
+		if query, args, err = sqlx.In(set+"("+strings.Join(match, " OR ")+")", args...); err != nil {
+			return 0, fmt.Errorf("retry events: %w", err)
+		}
+	}
 	var n int64
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-		const set = `UPDATE event_queue SET status = 'pending', attempts = 0, next_attempt_at = ?, claimed_at = NULL
-			WHERE status = 'dead_lettered' AND `
-		if len(ids) == 0 {
-			res, err := tx.ExecContext(ctx, set+`(? = '' OR event_type = ?)`, now, eventType, eventType)
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			where, arg := eventWhere(id)
-			res, err := tx.ExecContext(ctx, set+where, now, arg)
-			if err != nil {
-				return err
-			}
-			k, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			n += k
-		}
-		return nil
+		n, err = res.RowsAffected()
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("retry events: %w", err)
@@ -181,10 +216,10 @@ func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string)
 	return n, nil
 }
 
-// PurgeDone deletes done rows created more than olderThan ago and returns how many. It deletes
-// in chunks so the write lock is never held for long on a live database.
-func (s *Store) PurgeDone(ctx context.Context, olderThan time.Duration) (int64, error) {
-	cutoff := millis(s.now().Add(-olderThan))
+// PurgeDone deletes done rows created more than olderThan before now and returns how many. It
+// deletes in chunks so the write lock is never held for long on a live database.
+func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
+	cutoff := millis(now.Add(-olderThan))
 	var total int64
 	for {
 		var n int64
@@ -213,25 +248,4 @@ func eventWhere(id string) (string, any) {
 		return "id = ?", n
 	}
 	return "event_id = ?", strings.ToLower(id)
-}
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanEventRow(sc scanner) (EventRow, error) {
-	var (
-		r                EventRow
-		eventID, lastErr sql.NullString
-		created, next    int64
-		claimed          sql.NullInt64
-	)
-	if err := sc.Scan(&r.ID, &eventID, &r.EventType, &r.Status, &r.Attempts, &created, &next, &claimed, &lastErr, &r.Payload); err != nil {
-		return r, err
-	}
-	r.EventID, r.LastError = eventID.String, lastErr.String
-	r.CreatedAt, r.NextAttemptAt = time.UnixMilli(created).UTC(), time.UnixMilli(next).UTC()
-	if claimed.Valid {
-		t := time.UnixMilli(claimed.Int64).UTC()
-		r.ClaimedAt = &t
-	}
-	return r, nil
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"sync"
 	"time"
 )
 
@@ -27,19 +26,17 @@ const (
 // grow without end. So once it is past restartFrames, the checkpointer runs a second, short
 // checkpoint on the writer connection between two transactions; it copies only what was committed
 // since the first, and the writer's next transaction rewinds the WAL.
+//
+// The checkpointer has the one lifecycle of every long-lived part: run returns only when its
+// context ends, and Store.Close cancels it and waits for it.
 type checkpointer struct {
 	path   string
 	writer *sql.DB
 	kick   chan struct{}
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
 }
 
 func newCheckpointer(path string, writer *sql.DB) *checkpointer {
-	c := &checkpointer{path: path, writer: writer, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go c.run()
-	return c
+	return &checkpointer{path: path, writer: writer, kick: make(chan struct{}, 1)}
 }
 
 // committed tells the checkpointer that the WAL grew.
@@ -50,8 +47,9 @@ func (c *checkpointer) committed() {
 	}
 }
 
-func (c *checkpointer) run() {
-	defer close(c.done)
+// run checkpoints checkpointDelay after commits until ctx ends, then closes its connection and
+// returns. A failed checkpoint only delays the copy, so run has no error of its own to return.
+func (c *checkpointer) run(ctx context.Context) error {
 	var db *sql.DB
 	defer func() {
 		if db != nil {
@@ -61,15 +59,15 @@ func (c *checkpointer) run() {
 	for {
 		select {
 		case <-c.kick:
-		case <-c.stop:
-			return
+		case <-ctx.Done():
+			return nil
 		}
 		t := time.NewTimer(checkpointDelay)
 		select {
 		case <-t.C:
-		case <-c.stop:
+		case <-ctx.Done():
 			t.Stop()
-			return
+			return nil
 		}
 		if db == nil {
 			var err error
@@ -80,23 +78,16 @@ func (c *checkpointer) run() {
 		}
 		// A failure (another process checkpointing, a reader pinning the WAL) only delays the
 		// copy to the next round; the WAL stays correct meanwhile.
-		frames, err := checkpoint(db)
+		frames, err := checkpoint(ctx, db)
 		if err == nil && frames >= restartFrames {
-			_, _ = checkpoint(c.writer)
+			_, _ = checkpoint(ctx, c.writer)
 		}
 	}
 }
 
 // checkpoint runs a PASSIVE checkpoint and returns the WAL's length in frames.
-func checkpoint(db *sql.DB) (int, error) {
+func checkpoint(ctx context.Context, db *sql.DB) (int, error) {
 	var busy, frames, copied int
-	err := db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
 	return frames, err
-}
-
-func (c *checkpointer) close() {
-	c.once.Do(func() {
-		close(c.stop)
-		<-c.done
-	})
 }

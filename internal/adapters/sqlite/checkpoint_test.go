@@ -14,6 +14,7 @@ import (
 // The writer never checkpoints; the checkpointer copies the WAL into the database file soon after
 // commits, from its own connection.
 func TestCheckpointerCopiesTheWALInTheBackground(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	var auto int
@@ -54,6 +55,7 @@ func fileSize(t *testing.T, path string) int64 {
 // Under writes that never pause, the WAL still starts over instead of growing with every commit:
 // its file (which keeps its largest size) ends far smaller than what went through it.
 func TestCheckpointerKeepsTheWALBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newStore(t)
 	blob := strings.Repeat("y", 16<<10)

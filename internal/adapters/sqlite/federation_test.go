@@ -22,7 +22,7 @@ func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
 	d := EventWithID{ID: id, Event: domain.FederationDeliveryRequested{InboxURL: "https://r.example/inbox",
 		ActivityJSON: []byte(`{"id":"x","type":"Create"}`), SigningActorID: uuid.New()}}
 	for range 2 {
-		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error { return EnqueueEvents(ctx, tx, d, d, domain.SearchReindexRequested{}) }); err != nil {
+		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error { return EnqueueEvents(ctx, tx, s.now(), d, d, domain.SearchReindexRequested{}) }); err != nil {
 			t.Fatal(err)
 		}
 	}

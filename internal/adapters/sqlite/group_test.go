@@ -24,9 +24,10 @@ func openGroupStore(t *testing.T) *Store {
 	return s
 }
 
-// TestWriteTxIsolatesRequestsOfAGroup: concurrent writes share commits, yet each one that fails
+// TestWriteGroupedIsolatesRequestsOfAGroup: concurrent writes share commits, yet each one that fails
 // (by error, panic or a cancelled context) rolls back alone and the others commit.
-func TestWriteTxIsolatesRequestsOfAGroup(t *testing.T) {
+func TestWriteGroupedIsolatesRequestsOfAGroup(t *testing.T) {
+	verifyNoLeak(t)
 	s := openGroupStore(t)
 	const n = 200
 	errs := make([]error, n)
@@ -81,8 +82,9 @@ func TestWriteTxIsolatesRequestsOfAGroup(t *testing.T) {
 	}
 }
 
-// TestWriteTxAfterClose is refused, not hung.
+// TestWriteTxAfterClose: writeGrouped after Close is refused, not hung.
 func TestWriteTxAfterClose(t *testing.T) {
+	verifyNoLeak(t)
 	s := openGroupStore(t)
 	if err := s.writeGrouped(context.Background(), func(*sqlx.Tx) error { return nil }); err != nil {
 		t.Fatal(err)

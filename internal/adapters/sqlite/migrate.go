@@ -40,24 +40,40 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	}
 	defer unlock()
 
-	backoff := migrateBackoffMin
-	for attempt := 0; ; attempt++ {
-		err = s.migrateOnce()
-		if err == nil || attempt == migrateRetries || !retryable(err) {
-			break
-		}
-		log.Warn("migration raced, retrying", "error", err, "retry_in", backoff)
-		select {
-		case <-time.After(backoff):
-		case <-ctx.Done():
-			return fmt.Errorf("migrate: %w", ctx.Err())
-		}
-		backoff = min(2*backoff, migrateBackoffMax)
-	}
-	if err != nil {
+	if err := migrateWithRetry(ctx, log, s.migrateOnce, sleep); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// migrateWithRetry runs once until it succeeds, fails with an error that is not a race, or has
+// been retried migrateRetries times, waiting migrateBackoffMin doubling to migrateBackoffMax
+// between tries (through wait, which tests replace to see the schedule without sleeping).
+func migrateWithRetry(ctx context.Context, log *slog.Logger, once func() error, wait func(context.Context, time.Duration) error) error {
+	backoff := migrateBackoffMin
+	for attempt := 0; ; attempt++ {
+		err := once()
+		if err == nil || attempt == migrateRetries || !retryable(err) {
+			return err
+		}
+		log.Warn("migration raced, retrying", "error", err, "retry_in", backoff)
+		if err := wait(ctx, backoff); err != nil {
+			return err
+		}
+		backoff = min(2*backoff, migrateBackoffMax)
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (s *Store) migrateOnce() error {
@@ -157,8 +173,8 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 
 // OpenMigrated opens the database at path and applies every pending migration: what each
 // process does at start-up.
-func OpenMigrated(ctx context.Context, path string, log *slog.Logger) (*Store, error) {
-	s, err := Open(ctx, path)
+func OpenMigrated(ctx context.Context, path string, log *slog.Logger, opts ...Option) (*Store, error) {
+	s, err := Open(ctx, path, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,23 +9,27 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite3"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/google/uuid"
+	"go.uber.org/goleak"
 
 	"moviesdiary/migrations"
 )
 
-// TestMain lets the test binary act as a separate migrating process for the concurrency test.
+// TestMain lets the test binary act as a separate migrating process for the concurrency test,
+// and fails the run if any goroutine outlives the tests.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("SQLITE_TEST_MIGRATE_CHILD"); path != "" {
 		os.Exit(migrateChild(path))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // migrateChild waits for its standard input to close (the parent releases every child at once),
@@ -47,6 +51,7 @@ func migrateChild(path string) int {
 }
 
 func TestMigrateFreshDatabase(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	v, dirty, err := s.Version(ctx)
@@ -61,7 +66,7 @@ func TestMigrateFreshDatabase(t *testing.T) {
 		t.Fatalf("version %d dirty=%v, want %d (>= 101) clean", v, dirty, latest)
 	}
 	// Migrating again is a no-op.
-	if err := s.Migrate(ctx, discard()); err != nil {
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
 		t.Fatalf("second migrate: %v", err)
 	}
 }
@@ -69,6 +74,7 @@ func TestMigrateFreshDatabase(t *testing.T) {
 // TestConcurrentMigrationProcesses starts 8 processes migrating one empty database at the same
 // moment, five times over: all must succeed and the version must be the latest, never dirty.
 func TestConcurrentMigrationProcesses(t *testing.T) {
+	t.Parallel()
 	const procs, rounds = 8, 5
 	latest, err := LatestVersion()
 	if err != nil {
@@ -119,6 +125,7 @@ func TestConcurrentMigrationProcesses(t *testing.T) {
 // text timestamps, no event ids) get a unique UUID each, keep their data, and a row stranded in
 // processing by the original becomes reclaimable.
 func TestMigrationBackfillsLegacyRows(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "legacy.db")
 	s := openStore(t, path)
 	ctx := context.Background()
@@ -130,7 +137,7 @@ func TestMigrationBackfillsLegacyRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Migrate(ctx, discard()); err != nil {
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := s.read.QueryContext(ctx, `SELECT event_id, status, attempts, created_at, claimed_at FROM event_queue ORDER BY id`)
@@ -168,7 +175,7 @@ func TestMigrationBackfillsLegacyRows(t *testing.T) {
 		t.Errorf("statuses %v", statuses)
 	}
 	// The stranded processing row and the pending one are claimable now.
-	msgs, err := s.Queue(QueueConfig{Logger: discard()}).Claim(ctx, 10)
+	msgs, err := s.Queue(QueueConfig{Logger: testLogger(t)}).Claim(ctx, 10)
 	if err != nil || len(msgs) != 2 {
 		t.Fatalf("claimed %d legacy rows (err %v), want 2", len(msgs), err)
 	}
@@ -177,6 +184,7 @@ func TestMigrationBackfillsLegacyRows(t *testing.T) {
 // TestForeignWriterDefaults: a row inserted with only (event_type, payload) is pending, due now,
 // and has no event id.
 func TestForeignWriterDefaults(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	if _, err := s.write.ExecContext(ctx, `INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {
@@ -196,6 +204,7 @@ func TestForeignWriterDefaults(t *testing.T) {
 // TestOnlyEnqueueEventsInsertsIntoOutbox scans the module's non-test Go files: only outbox.go
 // may insert into event_queue.
 func TestOnlyEnqueueEventsInsertsIntoOutbox(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
@@ -252,5 +261,49 @@ func migrateTo(t *testing.T, s *Store, v uint) {
 	defer m.Close()
 	if err := m.Migrate(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMigrateRetriesARaceOnTheDecisionRecordSchedule: a migration that loses a race (database
+// locked) is retried 5 times, waiting 100 ms doubling to 1 s; a sixth failure, or any other
+// error, is returned. The retry is tested on its own: the file lock hides it in the process test.
+func TestMigrateRetriesARaceOnTheDecisionRecordSchedule(t *testing.T) {
+	t.Parallel()
+	locked := errors.New("database is locked")
+	for _, c := range []struct {
+		name      string
+		failures  int
+		err       error
+		wantCalls int
+		wantErr   bool
+	}{
+		{"succeeds on the last retry", 5, locked, 6, false},
+		{"gives up after 5 retries", 6, locked, 6, true},
+		{"does not retry other errors", 1, errors.New("syntax error"), 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			calls := 0
+			once := func() error {
+				calls++
+				if calls <= c.failures {
+					return c.err
+				}
+				return nil
+			}
+			var waits []time.Duration
+			wait := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			err := migrateWithRetry(context.Background(), testLogger(t), once, wait)
+			if (err != nil) != c.wantErr || calls != c.wantCalls {
+				t.Fatalf("err %v after %d calls; want error %v after %d", err, calls, c.wantErr, c.wantCalls)
+			}
+			want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second}
+			if c.wantCalls == 1 {
+				want = nil
+			}
+			if !slices.Equal(waits, want) {
+				t.Fatalf("waited %v, want %v", waits, want)
+			}
+		})
 	}
 }

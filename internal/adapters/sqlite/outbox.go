@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -15,13 +16,18 @@ import (
 // and it always sets event_id (a time-ordered UUIDv7), so every event can be deduplicated. An
 // EventWithID keeps the id its writer chose instead; an event whose id is already in the outbox
 // is skipped (ON CONFLICT DO NOTHING), so a writer that derives its ids can replay safely.
-func EnqueueEvents(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error {
+//
+// now stamps the rows' created_at and next_attempt_at (Unix ms, the format of the columns'
+// defaults, which only rows from foreign writers still get), so a row enqueued at the store's
+// clock T is claimable at T and not before.
+func EnqueueEvents(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
+	at := millis(now)
 	// Multi-row INSERTs, not a prepared statement per call: a write usually carries one to three
 	// events, and preparing costs more than the rows. Chunks keep a statement's parameters far
 	// below SQLite's limit.
 	for len(events) > 0 {
 		n := min(len(events), enqueueChunk)
-		if err := enqueueChunkOf(ctx, tx, events[:n]); err != nil {
+		if err := enqueueChunkOf(ctx, tx, at, events[:n]); err != nil {
 			return err
 		}
 		events = events[n:]
@@ -30,8 +36,8 @@ func EnqueueEvents(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) err
 }
 
 const (
-	enqueueInsert   = `INSERT INTO event_queue (event_id, event_type, payload) VALUES `
-	enqueueRow      = `(?, ?, ?)`
+	enqueueInsert   = `INSERT INTO event_queue (event_id, event_type, payload, created_at, next_attempt_at) VALUES `
+	enqueueRow      = `(?, ?, ?, ?, ?)`
 	enqueueConflict = ` ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING`
 	enqueueChunk    = 500
 )
@@ -47,10 +53,10 @@ type EventWithID struct {
 // EventType is the wrapped event's type.
 func (e EventWithID) EventType() string { return e.Event.EventType() }
 
-func enqueueChunkOf(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
+func enqueueChunkOf(ctx context.Context, tx *sqlx.Tx, at int64, events []domain.Event) error {
 	query := make([]byte, 0, len(enqueueInsert)+len(events)*(len(enqueueRow)+1))
 	query = append(query, enqueueInsert...)
-	args := make([]any, 0, 3*len(events))
+	args := make([]any, 0, 5*len(events))
 	for i, e := range events {
 		var id uuid.UUID
 		if w, ok := e.(EventWithID); ok {
@@ -69,7 +75,7 @@ func enqueueChunkOf(ctx context.Context, tx *sqlx.Tx, events []domain.Event) err
 			query = append(query, ',')
 		}
 		query = append(query, enqueueRow...)
-		args = append(args, id.String(), e.EventType(), payload)
+		args = append(args, id.String(), e.EventType(), payload, at, at)
 	}
 	query = append(query, enqueueConflict...)
 	if _, err := tx.ExecContext(ctx, string(query), args...); err != nil {
@@ -78,17 +84,13 @@ func enqueueChunkOf(ctx context.Context, tx *sqlx.Tx, events []domain.Event) err
 	return nil
 }
 
-// EnqueueFunc is the signature of EnqueueEvents.
-type EnqueueFunc func(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error
+// EnqueueFunc is the signature of EnqueueEvents, which WithEnqueue replaces.
+type EnqueueFunc func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error
 
-// SetEnqueueFunc replaces how the store's repositories write their events, for tests and the
-// write-path benchmark only: a failing func proves a write rolls back with its events, a no-op
-// measures the outbox's cost. nil restores EnqueueEvents. Call it before serving requests.
-func (s *Store) SetEnqueueFunc(f EnqueueFunc) {
-	if f == nil {
-		f = EnqueueEvents
-	}
-	s.enqueue = f
+// enqueue writes a transaction's events stamped with the store's clock: what every repository
+// write calls.
+func (s *Store) enqueue(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error {
+	return s.insert(ctx, tx, s.now(), events...)
 }
 
 // Enqueue commits events on their own, for requests that change nothing but the outbox (a

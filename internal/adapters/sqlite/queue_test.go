@@ -45,10 +45,9 @@ func (c *callLog) count(h, id string) int {
 
 func setup(t *testing.T, maxAttempts int) *bundle {
 	t.Helper()
-	s := newStore(t)
-	clock := &fakeClock{t: time.Now().Add(time.Second)}
-	s.SetClock(clock.now)
-	q := s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: discard()})
+	clock := &fakeClock{t: time.Now()}
+	s := newStore(t, WithClock(clock.now))
+	q := s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t)})
 	t.Cleanup(func() { q.Close() })
 	return &bundle{s: s, clock: clock, q: q, calls: &callLog{n: map[string]int{}}}
 }
@@ -66,7 +65,7 @@ func (b *bundle) engine(t *testing.T, ledger delivery.Ledger, hs ...delivery.Han
 	if ledger == nil {
 		ledger = b.s.Ledger()
 	}
-	e, err := delivery.NewEngine(delivery.Config{Now: b.clock.now, Logger: discard()}, ledger, hs...)
+	e, err := delivery.NewEngine(delivery.Config{Now: b.clock.now, Logger: testLogger(t)}, ledger, hs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,10 +143,11 @@ var reindex = domain.SearchReindexRequested{}
 func posterSynced() domain.Event { return domain.PosterSynced{MovieID: uuid.New()} }
 
 func TestEnqueueRollsBackWithTransaction(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	boom := errors.New("boom")
 	err := b.s.writeAlone(context.Background(), func(tx *sqlx.Tx) error {
-		if err := EnqueueEvents(context.Background(), tx, reindex, posterSynced()); err != nil {
+		if err := EnqueueEvents(context.Background(), tx, b.clock.now(), reindex, posterSynced()); err != nil {
 			return err
 		}
 		return boom
@@ -166,7 +166,40 @@ func TestEnqueueRollsBackWithTransaction(t *testing.T) {
 	}
 }
 
+// TestEnqueueStampsTheStoreClock: a row enqueued at the store's clock T carries T (Unix ms, an
+// INTEGER like the column defaults write) as created_at and next_attempt_at, and is claimable at
+// T and not a millisecond before, whatever the wall clock says.
+func TestEnqueueStampsTheStoreClock(t *testing.T) {
+	t.Parallel()
+	for _, at := range []time.Time{time.Now().Add(24 * time.Hour), time.Now().Add(-24 * time.Hour)} {
+		clock := &fakeClock{t: at}
+		s := newStore(t, WithClock(clock.now))
+		q := s.Queue(QueueConfig{Logger: testLogger(t)})
+		t.Cleanup(func() { q.Close() })
+		if err := s.Enqueue(context.Background(), reindex); err != nil {
+			t.Fatal(err)
+		}
+		var created, next int64
+		var createdType, nextType string
+		mustScan(t, s.read.QueryRow(`SELECT created_at, next_attempt_at, typeof(created_at), typeof(next_attempt_at) FROM event_queue`),
+			&created, &next, &createdType, &nextType)
+		if created != at.UnixMilli() || next != at.UnixMilli() || createdType != "integer" || nextType != "integer" {
+			t.Fatalf("enqueued at %d: created_at %d (%s), next_attempt_at %d (%s); want %[1]d as integers",
+				at.UnixMilli(), created, createdType, next, nextType)
+		}
+		clock.advance(-time.Millisecond)
+		if msgs, err := q.Claim(context.Background(), 10); err != nil || len(msgs) != 0 {
+			t.Fatalf("a millisecond before its stamp: claimed %d (err %v), want none", len(msgs), err)
+		}
+		clock.advance(time.Millisecond)
+		if msgs, err := q.Claim(context.Background(), 10); err != nil || len(msgs) != 1 {
+			t.Fatalf("at its stamp: claimed %d (err %v), want the row", len(msgs), err)
+		}
+	}
+}
+
 func TestClaimTakesOnlyDuePendingRows(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	ids := b.enqueue(t, reindex, reindex, reindex)
 	later := b.clock.now().Add(time.Minute).UnixMilli()
@@ -193,9 +226,49 @@ func TestClaimTakesOnlyDuePendingRows(t *testing.T) {
 	}
 }
 
+// TestStaleClaimerCannotSettleAReclaimedRow: a claimer whose lease ran out while it worked holds
+// a claim token (claimed_at) that no longer owns the row; its retry, return or defer must leave
+// the row to the claimer that took it over, whose own settle then applies.
+func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, kind := range []delivery.Kind{delivery.Retry, delivery.Return, delivery.Defer, delivery.DeadLetter} {
+		t.Run(kind.String(), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, 5)
+			ids := b.enqueue(t, reindex)
+			stale, err := b.q.Claim(ctx, 10)
+			if err != nil || len(stale) != 1 {
+				t.Fatalf("first claim: %d %v", len(stale), err)
+			}
+			b.clock.advance(ClaimLeaseDefault)
+			owner, err := b.q.Claim(ctx, 10)
+			if err != nil || len(owner) != 1 {
+				t.Fatalf("reclaim: %d %v", len(owner), err)
+			}
+			settle := func(m delivery.Message) {
+				t.Helper()
+				r := delivery.Result{Msg: m, Kind: kind, Err: errors.New("handler failed"), Until: b.clock.now().Add(time.Hour)}
+				if err := b.q.Settle(ctx, []delivery.Result{r}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			settle(stale[0])
+			if r := b.row(t, ids[0]); r.Status != "processing" || r.ClaimedAt.Int64 != b.clock.now().UnixMilli() || r.Attempts != 0 {
+				t.Fatalf("after the stale claimer's %v: %+v, want still processing under the new claim", kind, r)
+			}
+			settle(owner[0])
+			if r := b.row(t, ids[0]); r.Status == "processing" || r.ClaimedAt.Valid {
+				t.Fatalf("after the owner's %v: %+v, want settled", kind, r)
+			}
+		})
+	}
+}
+
 // TestClaimReclaimsExpiredLease: a worker that claimed rows and died leaves them processing; they
 // are claimed again once claimed_at is 600 s old, without spending an attempt.
 func TestClaimReclaimsExpiredLease(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	ids := b.enqueue(t, reindex)
 	if msgs, _ := b.q.Claim(context.Background(), 10); len(msgs) != 1 {
@@ -215,6 +288,7 @@ func TestClaimReclaimsExpiredLease(t *testing.T) {
 }
 
 func TestDispatchesToEveryHandlerOfTheType(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil,
 		b.handler("a", nil, "SearchReindexRequested"),
@@ -240,6 +314,7 @@ func TestDispatchesToEveryHandlerOfTheType(t *testing.T) {
 }
 
 func TestLedgerDoneSkipsHandler(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"), b.handler("b", nil, "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -258,6 +333,7 @@ func TestLedgerDoneSkipsHandler(t *testing.T) {
 // TestFreshClaimDefersAndLeaseTakeOver: a live claim held elsewhere defers the event to the
 // claim's expiry without spending an attempt; a claim older than 1800 s is taken over.
 func TestFreshClaimDefersAndLeaseTakeOver(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -292,6 +368,7 @@ func TestFreshClaimDefersAndLeaseTakeOver(t *testing.T) {
 // TestStaleOwnerCannotClobberNewerClaim: marks carry the claim's started_at token; once another
 // delivery took the claim over, the old owner's done or release changes nothing.
 func TestStaleOwnerCannotClobberNewerClaim(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	ctx := context.Background()
 	l := b.s.Ledger()
@@ -326,6 +403,7 @@ func TestStaleOwnerCannotClobberNewerClaim(t *testing.T) {
 // TestTransientFailureReleasesAndRetries: a failing handler's claim is released, the row spends
 // an attempt, waits the backoff and keeps the real error; the next delivery runs it again.
 func TestTransientFailureReleasesAndRetries(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	fail := true
 	e := b.engine(t, nil,
@@ -370,6 +448,7 @@ func (failingLedger) Claim(context.Context, time.Time, time.Duration, []delivery
 }
 
 func TestLedgerReadErrorSkipsHandlersAndNacks(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, failingLedger{}, b.handler("a", nil, "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -383,6 +462,7 @@ func TestLedgerReadErrorSkipsHandlersAndNacks(t *testing.T) {
 // TestDeadLetterAtMaxAttempts: with 3 attempts, the row is retried after 5 s and 10 s and then
 // dead-lettered, keeping the last error.
 func TestDeadLetterAtMaxAttempts(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 3)
 	e := b.engine(t, nil, b.handler("a", errors.New("remote said 503"), "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -411,6 +491,7 @@ func TestDeadLetterAtMaxAttempts(t *testing.T) {
 }
 
 func TestPermanentErrorDeadLettersAtOnce(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", domain.Permanent(errors.New("remote said 404")), "SearchReindexRequested"))
 	ids := b.enqueue(t, reindex)
@@ -422,6 +503,7 @@ func TestPermanentErrorDeadLettersAtOnce(t *testing.T) {
 }
 
 func TestUndecodableAndUnknownEventsDeadLetter(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "PosterSynced"))
 	for _, c := range []struct{ typ, payload, want string }{
@@ -433,6 +515,7 @@ func TestUndecodableAndUnknownEventsDeadLetter(t *testing.T) {
 		if _, err := b.s.write.Exec(`INSERT INTO event_queue (event_id, event_type, payload) VALUES (?, ?, ?)`, id, c.typ, c.payload); err != nil {
 			t.Fatal(err)
 		}
+		b.clock.set(time.Now()) // a foreign row is stamped by SQLite's wall clock
 		b.deliver(t, e)
 		r := b.row(t, id)
 		if r.Status != "dead_lettered" || !strings.Contains(r.LastError.String, c.want) {
@@ -447,11 +530,13 @@ func TestUndecodableAndUnknownEventsDeadLetter(t *testing.T) {
 // TestNullEventIDIsHandledWithoutDedup: a foreign writer's row has no event id; its handlers run
 // and no ledger row is written.
 func TestNullEventIDIsHandledWithoutDedup(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	e := b.engine(t, nil, b.handler("a", nil, "SearchReindexRequested"))
 	if _, err := b.s.write.Exec(`INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {
 		t.Fatal(err)
 	}
+	b.clock.set(time.Now()) // a foreign row is stamped by SQLite's wall clock
 	b.deliver(t, e)
 	var status string
 	var ledgerRows int
@@ -463,6 +548,7 @@ func TestNullEventIDIsHandledWithoutDedup(t *testing.T) {
 }
 
 func TestPruneLedger(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	now := b.clock.now()
 	day := 24 * time.Hour
@@ -486,6 +572,7 @@ func TestPruneLedger(t *testing.T) {
 // TestLedgerClaimAcquiresARepeatedKeyOnce: two copies of one message in one batch (a bus can
 // deliver that) must not both own the claim.
 func TestLedgerClaimAcquiresARepeatedKeyOnce(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	k := delivery.Key{EventID: uuid.NewString(), Handler: "a"}
 	cs, err := b.s.Ledger().Claim(context.Background(), b.clock.now(), delivery.LedgerLeaseDefault, []delivery.Key{k, k})
@@ -498,6 +585,7 @@ func TestLedgerClaimAcquiresARepeatedKeyOnce(t *testing.T) {
 }
 
 func TestEventsSinceCountsOnlyNewRows(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 5)
 	b.enqueue(t, reindex, posterSynced(), posterSynced())
 	counts, last, err := b.s.EventsSince(context.Background(), 0)

@@ -18,10 +18,11 @@ func BenchmarkLogReview(b *testing.B) {
 	for _, outbox := range []bool{true, false} {
 		b.Run(map[bool]string{true: "outbox", false: "no-enqueue"}[outbox], func(b *testing.B) {
 			ctx := context.Background()
-			s := newStore(b)
+			var opts []Option
 			if !outbox {
-				s.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return nil })
+				opts = append(opts, WithEnqueue(func(context.Context, *sqlx.Tx, time.Time, ...domain.Event) error { return nil }))
 			}
+			s := newStore(b, opts...)
 			user := uuid.Must(uuid.NewV7())
 			if _, err := s.write.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash) VALUES (?, 'bench', 'bench@example.test', 'x')`, user.String()); err != nil {
 				b.Fatal(err)

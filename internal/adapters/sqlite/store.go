@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -50,15 +51,62 @@ type Store struct {
 	write *sqlx.DB
 	read  *sqlx.DB
 	now   func() time.Time
-	// enqueue writes a transaction's events; EnqueueEvents except where SetEnqueueFunc replaced it.
-	enqueue EnqueueFunc
+	// insert writes a transaction's events: EnqueueEvents except where WithEnqueue replaced it.
+	insert EnqueueFunc
 	// group commits the repositories' concurrent writes together (writeGrouped).
 	group groupCommit
 	ckpt  *checkpointer
+	// stop ends the background loops (the checkpointer) that bg joins at Close.
+	stop context.CancelFunc
+	bg   sync.WaitGroup
+}
+
+// Option configures a Store at Open.
+type Option func(*options)
+
+type options struct {
+	now     func() time.Time
+	enqueue EnqueueFunc
+	measure *WriteFunc
+}
+
+// WithClock sets the clock of every time the store writes or compares: outbox stamps, claims,
+// leases, repository timestamps (default time.Now). cmd/* pass their one injected clock; tests
+// pass a fake one to move past leases and backoffs.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// WithEnqueue replaces how the store's writes insert their events, for tests and the write-path
+// benchmark only: a failing func proves a write rolls back with its events, a no-op measures the
+// outbox's cost. A test that toggles a failure passes a func that consults its own switch and
+// otherwise calls EnqueueEvents. nil keeps EnqueueEvents.
+func WithEnqueue(f EnqueueFunc) Option {
+	return func(o *options) { o.enqueue = f }
+}
+
+// WriteFunc runs fn in a write transaction of its own on the store's writer connection.
+type WriteFunc func(ctx context.Context, fn func(tx *sqlx.Tx) error) error
+
+// WithMeasurementWriter sets *w to the store's own writer, for the benchmark's SQLite-limit
+// measurement only, which must write exactly as the store does (its connection, settings and
+// checkpoints); everything else writes through the repositories.
+func WithMeasurementWriter(w *WriteFunc) Option {
+	return func(o *options) { o.measure = w }
 }
 
 // Open opens (creating if needed) the database file at path. It does not migrate; call Migrate.
-func Open(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	o := options{now: time.Now, enqueue: EnqueueEvents}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.enqueue == nil {
+		o.enqueue = EnqueueEvents
+	}
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
@@ -82,10 +130,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(4)
-	s := &Store{path: path, write: write, read: read, now: time.Now, enqueue: EnqueueEvents, ckpt: newCheckpointer(path, write.DB)}
+	s := &Store{path: path, write: write, read: read, now: o.now, insert: o.enqueue, ckpt: newCheckpointer(path, write.DB)}
+	bg, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.bg.Go(func() { _ = s.ckpt.run(bg) })
 	if err := s.enableWAL(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if o.measure != nil {
+		*o.measure = s.writeAlone
 	}
 	return s, nil
 }
@@ -133,30 +187,22 @@ func (s *Store) enableWAL(ctx context.Context) error {
 	}
 }
 
-// Close closes both pools.
+// Close stops the group-commit loop and the checkpointer, waits for both, and closes both pools:
+// no goroutine of the store outlives it.
 func (s *Store) Close() error {
 	s.group.close()
-	s.ckpt.close()
+	s.stop()
+	s.bg.Wait()
 	return errors.Join(s.read.Close(), s.write.Close())
 }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// SetClock replaces the clock used for queue and ledger times (tests move it past leases).
-func (s *Store) SetClock(now func() time.Time) { s.now = now }
-
 // Ping checks that the database answers a read.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
 	return s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
-}
-
-// WriteTx runs fn in a write transaction on the store's writer connection, with its settings and
-// checkpoints. It is for the benchmark's SQLite-limit measurement, which must write exactly as the
-// store does; everything else writes through the repositories.
-func (s *Store) WriteTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	return s.writeAlone(ctx, fn)
 }
 
 // writeAlone runs fn in a write transaction of its own (BEGIN IMMEDIATE) and commits it if fn returns nil.

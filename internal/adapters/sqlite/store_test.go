@@ -10,21 +10,22 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"go.uber.org/goleak"
 )
 
 // newStore opens and migrates a fresh database file in t.TempDir().
-func newStore(t testing.TB) *Store {
+func newStore(t testing.TB, opts ...Option) *Store {
 	t.Helper()
-	s := openStore(t, filepath.Join(t.TempDir(), "test.db"))
-	if err := s.Migrate(context.Background(), discard()); err != nil {
+	s := openStore(t, filepath.Join(t.TempDir(), "test.db"), opts...)
+	if err := s.Migrate(context.Background(), testLogger(t)); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
 	return s
 }
 
-func openStore(t testing.TB, path string) *Store {
+func openStore(t testing.TB, path string, opts ...Option) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), path)
+	s, err := Open(context.Background(), path, opts...)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -32,15 +33,61 @@ func openStore(t testing.TB, path string) *Store {
 	return s
 }
 
+// discard drops logs, for the migrating child process, which has no test to log to.
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// testLogger writes to the test's log.
+func testLogger(t testing.TB) *slog.Logger { return slog.New(slog.NewTextHandler(t.Output(), nil)) }
 
 // fakeClock is a settable clock for lease and backoff tests.
 type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func (c *fakeClock) set(t time.Time)         { c.t = t }
+
+// verifyNoLeak fails t if a goroutine started during it outlives it (its cleanups, which close
+// its stores, run first). Only for tests that are not parallel: goleak sees the whole process,
+// and parallel tests of this package wait while the sequential ones run.
+func verifyNoLeak(t *testing.T) {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+}
+
+// TestCloseJoinsEveryGoroutine: the group-commit loop, the checkpointer, the pools' and the
+// queue's watcher stop by the time Close returns.
+func TestCloseJoinsEveryGoroutine(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	ctx := context.Background()
+	s, err := OpenMigrated(ctx, filepath.Join(t.TempDir(), "leak.db"), testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.Queue(QueueConfig{Logger: testLogger(t)})
+	if err := s.Enqueue(ctx, reindex); err != nil { // a commit kicks the checkpointer
+		t.Fatal(err)
+	}
+	if err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error { return s.enqueue(ctx, tx, reindex) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Claim(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	_ = q.Wait(waitCtx)
+	cancel()
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	goleak.VerifyNone(t, ignore)
+}
 
 func TestOpenSetsPragmas(t *testing.T) {
+	verifyNoLeak(t)
 	s := newStore(t)
 	ctx := context.Background()
 	for _, db := range []*sqlx.DB{s.write, s.read} {
@@ -61,6 +108,7 @@ func TestOpenSetsPragmas(t *testing.T) {
 // deadlock on a lock upgrade; BEGIN IMMEDIATE takes the write lock up front, so a second writer
 // waits at BEGIN instead of failing mid-transaction.
 func TestWriteTransactionsStartImmediate(t *testing.T) {
+	verifyNoLeak(t)
 	s := newStore(t)
 	other := openStore(t, s.path) // a second process's handle on the same file
 	ctx := context.Background()

@@ -11,9 +11,12 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
@@ -37,6 +40,9 @@ type Env struct {
 	Objects *Objects
 	TMDb    *tmdbtest.Server
 	Log     *slog.Logger
+	// FailEnqueue, while set, makes the store's event inserts fail with ErrInjected, so the
+	// write they belong to rolls back.
+	FailEnqueue atomic.Bool
 }
 
 // New builds an Env.
@@ -45,7 +51,13 @@ func New(t testing.TB) *Env {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "test.db")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := sqlitetest.Open(t, path)
+	env := &Env{T: t, Log: log}
+	env.Store = sqlitetest.Open(t, path, sqlite.WithEnqueue(func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
+		if env.FailEnqueue.Load() {
+			return ErrInjected
+		}
+		return sqlite.EnqueueEvents(ctx, tx, now, events...)
+	}))
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000&_foreign_keys=on")
 	if err != nil {
 		t.Fatal(err)
@@ -56,8 +68,8 @@ func New(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { local.Close() })
-	return &Env{T: t, Store: store, DB: db, Local: local, Objects: &Objects{Local: local, puts: map[string]int{}},
-		TMDb: tmdbtest.New(t), Log: log}
+	env.DB, env.Local, env.Objects, env.TMDb = db, local, &Objects{Local: local, puts: map[string]int{}}, tmdbtest.New(t)
+	return env
 }
 
 // Exec runs a statement on the file, failing the test on error.

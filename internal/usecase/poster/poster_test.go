@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb"
@@ -111,8 +110,8 @@ func TestSyncKilledBetweenSteps(t *testing.T) {
 			return func() { b.Objects.FailAt("") }
 		}, 1},
 		{"in the database transaction", func(b *bundle) func() {
-			b.Store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return mediatest.ErrInjected })
-			return func() { b.Store.SetEnqueueFunc(nil) }
+			b.FailEnqueue.Store(true)
+			return func() { b.FailEnqueue.Store(false) }
 		}, 1},
 	}
 	for _, st := range steps {

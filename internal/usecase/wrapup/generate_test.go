@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/domain"
@@ -148,7 +147,7 @@ func TestFailureIsRecordedThenRetried(t *testing.T) {
 			if step == "computing" {
 				b.store.fail = true
 			} else {
-				b.Store.SetEnqueueFunc(func(context.Context, *sqlx.Tx, ...domain.Event) error { return mediatest.ErrInjected })
+				b.FailEnqueue.Store(true)
 			}
 			err := b.gen.Handle(ctx, b.event())
 			if err == nil || domain.IsPermanent(err) {
@@ -162,7 +161,7 @@ func TestFailureIsRecordedThenRetried(t *testing.T) {
 				t.Fatal("WrapUpCompleted emitted by a failed completion")
 			}
 			b.store.fail = false
-			b.Store.SetEnqueueFunc(nil)
+			b.FailEnqueue.Store(false)
 			for range 2 {
 				if err := b.gen.Handle(ctx, b.event()); err != nil {
 					t.Fatal(err)

@@ -1,0 +1,57 @@
+package sqlite
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+)
+
+// BenchmarkClaimSettle measures the queue's hot path, one batch of claimBatch rows per op, as the
+// pump runs it: claim the rows, claim one ledger key per row, then settle the rows acked with
+// their ledger marks done. The backlog is refilled outside the timer, so every claim finds a
+// full batch due.
+func BenchmarkClaimSettle(b *testing.B) {
+	const claimBatch = 100
+	ctx := context.Background()
+	s := newStore(b)
+	q := s.Queue(QueueConfig{Logger: testLogger(b)})
+	b.Cleanup(func() { q.Close() })
+	l := s.Ledger()
+	batch := make([]domain.Event, claimBatch)
+	for i := range batch {
+		batch[i] = reindex
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		if err := s.Enqueue(ctx, batch...); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		msgs, err := q.Claim(ctx, claimBatch)
+		if err != nil || len(msgs) != claimBatch {
+			b.Fatalf("claimed %d (err %v), want %d", len(msgs), err, claimBatch)
+		}
+		keys := make([]delivery.Key, len(msgs))
+		for i, m := range msgs {
+			keys[i] = delivery.Key{EventID: m.EventID, Handler: "bench"}
+		}
+		now := time.Now()
+		claims, err := l.Claim(ctx, now, delivery.LedgerLeaseDefault, keys)
+		if err != nil {
+			b.Fatal(err)
+		}
+		results := make([]delivery.Result, len(msgs))
+		for i, m := range msgs {
+			results[i] = delivery.Result{Msg: m, Kind: delivery.Ack,
+				Marks: []delivery.Mark{{Key: claims[i].Key, Token: claims[i].Token, Done: true}}}
+		}
+		if err := q.Settle(ctx, results); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
