@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -72,14 +71,7 @@ func TestRemoteReviewsWithoutLocalUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	var left []string
-	rows, err := s.read.Query(`SELECT COALESCE(remote_actor_url, 'local') FROM reviews`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	left, err = scanAll(rows, func(rows *sql.Rows) (string, error) {
-		var v string
-		return v, rows.Scan(&v)
-	})
+	err = s.read.Select(&left, `SELECT COALESCE(remote_actor_url, 'local') FROM reviews`)
 	if err != nil || len(left) != 1 || left[0] != remote.ActorURL {
 		t.Errorf("reviews left after deleting the user: %v (%v), want only the remote one", left, err)
 	}
