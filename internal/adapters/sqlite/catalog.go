@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -32,7 +33,7 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+w, args...); err != nil {
 		return out, fmt.Errorf("count movies: %w", err)
 	}
-	var rows []movieRow
+	rows := pageOf[movieRow](p, out.Total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
@@ -63,9 +64,9 @@ func (r ratingsRow) histogram() [5]int { return [5]int{r.R1, r.R2, r.R3, r.R4, r
 // MovieStats counts a movie's reviews, their average and their histogram.
 func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, error) {
 	var row struct {
-		Total     int      `db:"total"`
-		Avg       *float64 `db:"avg_rating"`
-		Federated int      `db:"federated"`
+		Total     int               `db:"total"`
+		Avg       sql.Null[float64] `db:"avg_rating"`
+		Federated int               `db:"federated"`
 		ratingsRow
 	}
 	err := s.read.GetContext(ctx, &row, `SELECT count(*) AS total, avg(rating) AS avg_rating,
@@ -73,7 +74,7 @@ func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, erro
 	if err != nil {
 		return movie.Stats{}, fmt.Errorf("movie stats: %w", err)
 	}
-	return movie.Stats{TotalCount: row.Total, AvgRating: row.Avg, FederatedCount: row.Federated, Histogram: row.histogram()}, nil
+	return movie.Stats{TotalCount: row.Total, AvgRating: ptr(row.Avg), FederatedCount: row.Federated, Histogram: row.histogram()}, nil
 }
 
 // viewingRow is a review on a movie page with its author's name.
@@ -93,7 +94,7 @@ func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM reviews WHERE movie_id = ?`, id.String()); err != nil {
 		return out, fmt.Errorf("count movie reviews: %w", err)
 	}
-	var rows []viewingRow
+	rows := pageOf[viewingRow](p, out.Total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
 		FROM reviews r LEFT JOIN users u ON u.id = r.user_id WHERE r.movie_id = ?
 		ORDER BY r.watched_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, id.String(), p.Limit, p.Offset)
@@ -121,25 +122,26 @@ const personColumns = `id, external_id, name, known_for_department, profile_path
 
 // personRow is a people row.
 type personRow struct {
-	ID                 uuid.UUID `db:"id"`
-	ExternalID         string    `db:"external_id"`
-	Name               string    `db:"name"`
-	KnownForDepartment *string   `db:"known_for_department"`
-	ProfilePath        *string   `db:"profile_path"`
-	Biography          *string   `db:"biography"`
-	Birthday           *string   `db:"birthday"`
-	Deathday           *string   `db:"deathday"`
-	PlaceOfBirth       *string   `db:"place_of_birth"`
-	Homepage           *string   `db:"homepage"`
-	IMDbID             *string   `db:"imdb_id"`
-	EnrichedAt         *string   `db:"enriched_at"`
+	ID                 uuid.UUID        `db:"id"`
+	ExternalID         string           `db:"external_id"`
+	Name               string           `db:"name"`
+	KnownForDepartment sql.Null[string] `db:"known_for_department"`
+	ProfilePath        sql.Null[string] `db:"profile_path"`
+	Biography          sql.Null[string] `db:"biography"`
+	Birthday           sql.Null[string] `db:"birthday"`
+	Deathday           sql.Null[string] `db:"deathday"`
+	PlaceOfBirth       sql.Null[string] `db:"place_of_birth"`
+	Homepage           sql.Null[string] `db:"homepage"`
+	IMDbID             sql.Null[string] `db:"imdb_id"`
+	EnrichedAt         sql.Null[string] `db:"enriched_at"`
 }
 
 func (r personRow) person() movie.Person {
 	return movie.Person{
-		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: r.KnownForDepartment,
-		ProfilePath: r.ProfilePath, Biography: r.Biography, Birthday: r.Birthday, Deathday: r.Deathday,
-		PlaceOfBirth: r.PlaceOfBirth, Homepage: r.Homepage, IMDbID: r.IMDbID, Enriched: r.EnrichedAt != nil,
+		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
+		ProfilePath: ptr(r.ProfilePath), Biography: ptr(r.Biography), Birthday: ptr(r.Birthday),
+		Deathday: ptr(r.Deathday), PlaceOfBirth: ptr(r.PlaceOfBirth), Homepage: ptr(r.Homepage), IMDbID: ptr(r.IMDbID),
+		Enriched: r.EnrichedAt.Valid,
 	}
 }
 
@@ -155,14 +157,14 @@ func (s *Store) Person(ctx context.Context, id uuid.UUID) (movie.Person, error) 
 // creditRow is a person's credit with its movie.
 type creditRow struct {
 	movieRow
-	Kind       string  `db:"kind"`
-	Role       string  `db:"role"`
-	Department *string `db:"department"`
+	Kind       string           `db:"kind"`
+	Role       string           `db:"role"`
+	Department sql.Null[string] `db:"department"`
 }
 
 func (r creditRow) credit() (movie.Credit, error) {
 	m, err := r.movie()
-	return movie.Credit{Movie: m, Cast: r.Kind == "cast", Role: r.Role, Department: r.Department}, err
+	return movie.Credit{Movie: m, Cast: r.Kind == "cast", Role: r.Role, Department: ptr(r.Department)}, err
 }
 
 // PersonCredits returns a person's credits, newest movie first.

@@ -73,7 +73,7 @@ func (s *Store) entries(ctx context.Context, where string, args []any, sort revi
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+entryFrom+where, args...); err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	var rows []entryRow
+	rows := pageOf[entryRow](p, out.Total)
 	err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {

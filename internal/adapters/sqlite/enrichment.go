@@ -18,16 +18,16 @@ import (
 // enrichmentRow is when an entity's profile was written and when TMDb last said it does not
 // know the entity.
 type enrichmentRow struct {
-	EnrichedAt *string `db:"enriched_at"`
-	MissingAt  *string `db:"tmdb_missing_at"`
+	EnrichedAt sql.Null[string] `db:"enriched_at"`
+	MissingAt  sql.Null[string] `db:"tmdb_missing_at"`
 }
 
 func (r enrichmentRow) state() (enrichment.State, error) {
-	enriched, err := parseOptionalTime(r.EnrichedAt)
+	enriched, err := parseOptionalTime(ptr(r.EnrichedAt))
 	if err != nil {
 		return enrichment.State{}, err
 	}
-	missing, err := parseOptionalTime(r.MissingAt)
+	missing, err := parseOptionalTime(ptr(r.MissingAt))
 	if err != nil {
 		return enrichment.State{}, err
 	}
@@ -103,8 +103,9 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			original_language = ifnull(:original_language, original_language), overview = ifnull(:overview, overview),
 			collection_name = ifnull(:collection_name, collection_name), director = ifnull(director, :director),
 			tmdb_missing_at = NULL WHERE id = :id`, movieRow{
-			ID: e.MovieID, Genres: string(genres), RuntimeMinutes: e.Runtime, OriginalLanguage: e.OriginalLanguage,
-			Overview: e.Overview, CollectionName: e.Collection, Director: e.Director,
+			ID: e.MovieID, Genres: string(genres), RuntimeMinutes: nullOf(e.Runtime),
+			OriginalLanguage: nullOf(e.OriginalLanguage), Overview: nullOf(e.Overview),
+			CollectionName: nullOf(e.Collection), Director: nullOf(e.Director),
 		})
 		if err != nil {
 			return fmt.Errorf("update movie: %w", err)
@@ -137,15 +138,15 @@ func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time
 // search document.
 func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrichment.Person, at time.Time) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		enriched := formatTime(at)
 		_, err := tx.NamedExecContext(ctx, `UPDATE people SET name = :name, biography = :biography,
 			birthday = :birthday, deathday = :deathday, place_of_birth = :place_of_birth, homepage = :homepage,
 			imdb_id = :imdb_id, known_for_department = ifnull(:known_for_department, known_for_department),
 			profile_path = ifnull(:profile_path, profile_path), tmdb_missing_at = NULL, enriched_at = :enriched_at
 			WHERE id = :id`, personRow{
-			ID: id, Name: p.Name, Biography: nonEmpty(p.Biography), Birthday: p.Birthday, Deathday: p.Deathday,
-			PlaceOfBirth: p.PlaceOfBirth, Homepage: p.Homepage, IMDbID: p.IMDbID,
-			KnownForDepartment: nonEmpty(p.KnownForDepartment), ProfilePath: p.ProfilePath, EnrichedAt: &enriched,
+			ID: id, Name: p.Name, Biography: nonEmpty(p.Biography), Birthday: nullOf(p.Birthday),
+			Deathday: nullOf(p.Deathday), PlaceOfBirth: nullOf(p.PlaceOfBirth), Homepage: nullOf(p.Homepage),
+			IMDbID: nullOf(p.IMDbID), KnownForDepartment: nonEmpty(p.KnownForDepartment), ProfilePath: nullOf(p.ProfilePath),
+			EnrichedAt: sql.Null[string]{V: formatTime(at), Valid: true},
 		})
 		if err != nil {
 			return err
@@ -207,9 +208,4 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 }
 
 // nonEmpty is s as a nullable column: NULL when empty.
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
+func nonEmpty(s string) sql.Null[string] { return sql.Null[string]{V: s, Valid: s != ""} }

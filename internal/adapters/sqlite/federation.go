@@ -273,7 +273,7 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 		user.String()); err != nil {
 		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
 	}
-	var rows []reviewMovieRow
+	rows := pageOf[reviewMovieRow](domain.Page{Limit: limit, Offset: offset}, total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, `+movieColumnsAsMovie+` FROM reviews r
 		JOIN movies m ON m.id = r.movie_id WHERE r.user_id = ? AND r.remote_actor_url IS NULL
 		ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
@@ -311,7 +311,7 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 	if err := s.read.GetContext(ctx, &total, `SELECT count(*) FROM follows f WHERE `+where, user.String()); err != nil {
 		return nil, 0, fmt.Errorf("count follows: %w", err)
 	}
-	var rows []identityRow
+	rows := pageOf[identityRow](domain.Page{Limit: limit, Offset: offset}, total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+cols+` FROM follows f WHERE `+where+
 		` ORDER BY f.created_at, 2 LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {

@@ -171,11 +171,11 @@ func (s *Store) Blocked(ctx context.Context, user uuid.UUID) ([]domain.Actor, er
 type actorRow struct {
 	identityRow
 	Username    sql.Null[string] `db:"username"`
-	DisplayName *string          `db:"display_name"`
+	DisplayName sql.Null[string] `db:"display_name"`
 }
 
 func (r actorRow) actor() domain.Actor {
-	return domain.Actor{Identity: r.identity(), Username: r.Username.V, DisplayName: r.DisplayName}
+	return domain.Actor{Identity: r.identity(), Username: r.Username.V, DisplayName: ptr(r.DisplayName)}
 }
 
 // actors runs a query selecting actorRows.

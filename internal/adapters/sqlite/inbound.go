@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -85,9 +86,10 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 			watch_medium = excluded.watch_medium, watched_at = excluded.watched_at, updated_at = excluded.updated_at
 			WHERE reviews.remote_actor_url = excluded.remote_actor_url`, remoteReviewRow{
 			reviewRow: reviewRow{
-				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: r.Comment,
-				WatchMedium: (*string)(r.WatchMedium), WatchedAt: formatTime(r.WatchedAt),
-				CreatedAt: formatTime(r.Published), UpdatedAt: formatTime(s.now()), RemoteActorURL: &r.ActorURL,
+				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: nullOf(r.Comment),
+				WatchMedium: nullOf((*string)(r.WatchMedium)), WatchedAt: formatTime(r.WatchedAt),
+				CreatedAt: formatTime(r.Published), UpdatedAt: formatTime(s.now()),
+				RemoteActorURL: sql.Null[string]{V: r.ActorURL, Valid: true},
 			},
 			APID: r.APID,
 		})

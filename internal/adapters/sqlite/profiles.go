@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -11,12 +12,12 @@ import (
 
 // userStatsRow is user.Stats as UserStats selects it.
 type userStatsRow struct {
-	TotalMovies      int      `db:"total_movies"`
-	AvgRating        *float64 `db:"avg_rating"`
-	FavoriteDirector *string  `db:"favorite_director"`
-	MostActiveMonth  *string  `db:"most_active_month"`
-	FollowingCount   int      `db:"following_count"`
-	FollowersCount   int      `db:"followers_count"`
+	TotalMovies      int               `db:"total_movies"`
+	AvgRating        sql.Null[float64] `db:"avg_rating"`
+	FavoriteDirector sql.Null[string]  `db:"favorite_director"`
+	MostActiveMonth  sql.Null[string]  `db:"most_active_month"`
+	FollowingCount   int               `db:"following_count"`
+	FollowersCount   int               `db:"followers_count"`
 }
 
 // UserStats summarises a user's reviews and follows.
@@ -37,7 +38,8 @@ func (s *Store) UserStats(ctx context.Context, id uuid.UUID) (user.Stats, error)
 	if err != nil {
 		return user.Stats{}, fmt.Errorf("user stats: %w", err)
 	}
-	return user.Stats(row), nil
+	return user.Stats{TotalMovies: row.TotalMovies, AvgRating: ptr(row.AvgRating), FavoriteDirector: ptr(row.FavoriteDirector),
+		MostActiveMonth: ptr(row.MostActiveMonth), FollowingCount: row.FollowingCount, FollowersCount: row.FollowersCount}, nil
 }
 
 // monthRow is one month of a user's viewings.

@@ -14,8 +14,9 @@ import (
 // Row structs are what sqlx scans a query into, column by name (the db tags; a query selects
 // with aliases where a column's name differs), and what NamedExec binds. They stay in the
 // adapter: the domain types carry no tags, and each row converts to its domain type in a small
-// method. A nullable column is a pointer where the domain type has one, and a sql.Null where the
-// domain wants the zero value for NULL.
+// method. A nullable column is a sql.Null, turned into the domain's pointer by ptr: sqlx
+// allocates every pointer field of every row before scanning it (and the scan allocates again),
+// which made a page of diary entries 20 % slower than scanning into sql.Null.
 
 // movieColumns are the columns of movieRow, for a movies table aliased m.
 const movieColumns = `m.id, m.external_metadata_id, m.title, m.release_year, m.director, m.poster_path,
@@ -31,24 +32,24 @@ const movieColumnsAsMovie = `m.id AS "movie.id", m.external_metadata_id AS "movi
 
 // movieRow is a movies row.
 type movieRow struct {
-	ID               uuid.UUID     `db:"id"`
-	ExternalID       *string       `db:"external_metadata_id"`
-	Title            string        `db:"title"`
-	ReleaseYear      sql.Null[int] `db:"release_year"`
-	Director         *string       `db:"director"`
-	PosterPath       *string       `db:"poster_path"`
-	Genres           string        `db:"genres"` // a JSON array
-	RuntimeMinutes   *int          `db:"runtime_minutes"`
-	OriginalLanguage *string       `db:"original_language"`
-	Overview         *string       `db:"overview"`
-	CollectionName   *string       `db:"collection_name"`
+	ID               uuid.UUID        `db:"id"`
+	ExternalID       sql.Null[string] `db:"external_metadata_id"`
+	Title            string           `db:"title"`
+	ReleaseYear      sql.Null[int]    `db:"release_year"`
+	Director         sql.Null[string] `db:"director"`
+	PosterPath       sql.Null[string] `db:"poster_path"`
+	Genres           string           `db:"genres"` // a JSON array
+	RuntimeMinutes   sql.Null[int]    `db:"runtime_minutes"`
+	OriginalLanguage sql.Null[string] `db:"original_language"`
+	Overview         sql.Null[string] `db:"overview"`
+	CollectionName   sql.Null[string] `db:"collection_name"`
 }
 
 func (r movieRow) movie() (domain.Movie, error) {
 	m := domain.Movie{
-		ID: r.ID, ExternalID: r.ExternalID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: r.Director,
-		PosterPath: r.PosterPath, RuntimeMinutes: r.RuntimeMinutes, OriginalLanguage: r.OriginalLanguage,
-		Overview: r.Overview, CollectionName: r.CollectionName, Genres: []string{},
+		ID: r.ID, ExternalID: ptr(r.ExternalID), Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: ptr(r.Director),
+		PosterPath: ptr(r.PosterPath), RuntimeMinutes: ptr(r.RuntimeMinutes), OriginalLanguage: ptr(r.OriginalLanguage),
+		Overview: ptr(r.Overview), CollectionName: ptr(r.CollectionName), Genres: []string{},
 	}
 	if r.Genres != "" {
 		if err := json.Unmarshal([]byte(r.Genres), &m.Genres); err != nil {
@@ -64,22 +65,25 @@ const reviewColumns = `r.id, r.user_id, r.movie_id, r.rating, r.comment, r.watch
 
 // reviewRow is a reviews row.
 type reviewRow struct {
-	ID             uuid.UUID `db:"id"`
-	UserID         uuid.UUID `db:"user_id"`
-	MovieID        uuid.UUID `db:"movie_id"`
-	Rating         int       `db:"rating"`
-	Comment        *string   `db:"comment"`
-	WatchedAt      string    `db:"watched_at"`
-	WatchMedium    *string   `db:"watch_medium"`
-	RemoteActorURL *string   `db:"remote_actor_url"`
-	CreatedAt      string    `db:"created_at"`
-	UpdatedAt      string    `db:"updated_at"`
+	ID             uuid.UUID        `db:"id"`
+	UserID         uuid.UUID        `db:"user_id"`
+	MovieID        uuid.UUID        `db:"movie_id"`
+	Rating         int              `db:"rating"`
+	Comment        sql.Null[string] `db:"comment"`
+	WatchedAt      string           `db:"watched_at"`
+	WatchMedium    sql.Null[string] `db:"watch_medium"`
+	RemoteActorURL sql.Null[string] `db:"remote_actor_url"`
+	CreatedAt      string           `db:"created_at"`
+	UpdatedAt      string           `db:"updated_at"`
 }
 
 func (r reviewRow) review() (domain.Review, error) {
 	rv := domain.Review{
-		ID: r.ID, UserID: r.UserID, MovieID: r.MovieID, Rating: r.Rating, Comment: r.Comment,
-		WatchMedium: (*domain.WatchMedium)(r.WatchMedium), RemoteActorURL: r.RemoteActorURL,
+		ID: r.ID, UserID: r.UserID, MovieID: r.MovieID, Rating: r.Rating, Comment: ptr(r.Comment),
+		RemoteActorURL: ptr(r.RemoteActorURL),
+	}
+	if r.WatchMedium.Valid {
+		rv.WatchMedium = ref(domain.WatchMedium(r.WatchMedium.V))
 	}
 	var errs [3]error
 	rv.WatchedAt, errs[0] = parseTime(r.WatchedAt)
@@ -99,6 +103,23 @@ type reviewMovieRow struct {
 	Movie movieRow `db:"movie"`
 }
 
+// nullOf maps a pointer to a nullable column value (the inverse of ptr).
+func nullOf[T any](p *T) sql.Null[T] {
+	if p == nil {
+		return sql.Null[T]{}
+	}
+	return sql.Null[T]{V: *p, Valid: true}
+}
+
+// ref returns a pointer to v.
+func ref[T any](v T) *T { return &v }
+
+// pageOf returns an empty slice with room for the rows of page p out of total: sqlx appends
+// each row it scans, and regrowing a slice of wide row structs copies every row again.
+func pageOf[R any](p domain.Page, total int) []R {
+	return make([]R, 0, max(0, min(p.Limit, total-p.Offset)))
+}
+
 // parseOptionalTime parses a nullable time column.
 func parseOptionalTime(s *string) (*time.Time, error) {
 	if s == nil {
@@ -114,7 +135,10 @@ func parseOptionalTime(s *string) (*time.Time, error) {
 // mapRows converts rows to domain values with conv, stopping at the first error. No rows give
 // nil, as a scan loop did.
 func mapRows[R, T any](rows []R, conv func(R) (T, error)) ([]T, error) {
-	var out []T
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]T, 0, len(rows))
 	for _, r := range rows {
 		v, err := conv(r)
 		if err != nil {
@@ -127,7 +151,10 @@ func mapRows[R, T any](rows []R, conv func(R) (T, error)) ([]T, error) {
 
 // castRows is mapRows for conversions that cannot fail.
 func castRows[R, T any](rows []R, conv func(R) T) []T {
-	var out []T
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]T, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, conv(r))
 	}

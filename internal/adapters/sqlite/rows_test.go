@@ -15,8 +15,6 @@ import (
 	"moviesdiary/internal/usecase/search"
 )
 
-func ref[T any](v T) *T { return &v }
-
 // fullMovie has every movies column set, so a row struct that misses one shows.
 func fullMovie(ext string) domain.Movie {
 	return domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: ref(ext), Title: "Heat", ReleaseYear: 1995,

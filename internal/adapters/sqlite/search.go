@@ -186,7 +186,7 @@ func searchPage[R, T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols st
 	if err := db.GetContext(ctx, &out.Total, count, q.args...); err != nil {
 		return out, err
 	}
-	var rows []R
+	rows := pageOf[R](p, out.Total)
 	if err := db.SelectContext(ctx, &rows, `SELECT `+cols+q.from+w+q.order+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(q.args, p.Limit, p.Offset)...); err != nil {
 		return out, err
@@ -203,17 +203,17 @@ const movieHitColumns = `m.id, m.title, m.release_year, m.director, m.poster_pat
 
 // movieHitRow is a movie found.
 type movieHitRow struct {
-	ID          uuid.UUID     `db:"id"`
-	Title       string        `db:"title"`
-	ReleaseYear sql.Null[int] `db:"release_year"`
-	Director    *string       `db:"director"`
-	PosterPath  *string       `db:"poster_path"`
-	Genres      string        `db:"genres"` // a JSON array
+	ID          uuid.UUID        `db:"id"`
+	Title       string           `db:"title"`
+	ReleaseYear sql.Null[int]    `db:"release_year"`
+	Director    sql.Null[string] `db:"director"`
+	PosterPath  sql.Null[string] `db:"poster_path"`
+	Genres      string           `db:"genres"` // a JSON array
 }
 
 func (r movieHitRow) hit() (search.MovieHit, error) {
-	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: r.Director,
-		PosterPath: r.PosterPath, Genres: []string{}}
+	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: ptr(r.Director),
+		PosterPath: ptr(r.PosterPath), Genres: []string{}}
 	if r.Genres != "" {
 		_ = json.Unmarshal([]byte(r.Genres), &h.Genres)
 	}
@@ -256,16 +256,16 @@ const personHitColumns = `p.id, p.name, p.known_for_department, p.profile_path,
 
 // personHitRow is a person found.
 type personHitRow struct {
-	ID                 uuid.UUID `db:"id"`
-	Name               string    `db:"name"`
-	KnownForDepartment *string   `db:"known_for_department"`
-	ProfilePath        *string   `db:"profile_path"`
-	KnownForTitles     string    `db:"known_for_titles"` // a JSON array
+	ID                 uuid.UUID        `db:"id"`
+	Name               string           `db:"name"`
+	KnownForDepartment sql.Null[string] `db:"known_for_department"`
+	ProfilePath        sql.Null[string] `db:"profile_path"`
+	KnownForTitles     string           `db:"known_for_titles"` // a JSON array
 }
 
 func (r personHitRow) hit() (search.PersonHit, error) {
-	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: r.KnownForDepartment, ProfilePath: r.ProfilePath,
-		KnownForTitles: []string{}}
+	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
+		ProfilePath: ptr(r.ProfilePath), KnownForTitles: []string{}}
 	_ = json.Unmarshal([]byte(r.KnownForTitles), &h.KnownForTitles)
 	return h, nil
 }

@@ -89,7 +89,7 @@ func (s *Store) Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) 
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM watchlist WHERE user_id = ?`, userID.String()); err != nil {
 		return out, fmt.Errorf("count watchlist: %w", err)
 	}
-	var rows []watchlistRow
+	rows := pageOf[watchlistRow](p, out.Total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, w.added_at FROM watchlist w
 		JOIN movies m ON m.id = w.movie_id WHERE w.user_id = ? ORDER BY w.added_at DESC, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		userID.String(), p.Limit, p.Offset)

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,15 +58,15 @@ func (s *Store) StartWrapUp(ctx context.Context, id uuid.UUID) (domain.WrapUp, b
 // wrapUpViewingRow is a local review in a wrap-up's range with what the report needs of its
 // movie.
 type wrapUpViewingRow struct {
-	WatchedAt   string    `db:"watched_at"`
-	Rating      int       `db:"rating"`
-	WatchMedium *string   `db:"watch_medium"`
-	MovieID     uuid.UUID `db:"id"`
-	Title       string    `db:"title"`
-	Director    *string   `db:"director"`
-	Genres      string    `db:"genres"` // a JSON array
-	Runtime     *int      `db:"runtime_minutes"`
-	TopCast     string    `db:"top_cast"` // a JSON array
+	WatchedAt   string           `db:"watched_at"`
+	Rating      int              `db:"rating"`
+	WatchMedium sql.Null[string] `db:"watch_medium"`
+	MovieID     uuid.UUID        `db:"id"`
+	Title       string           `db:"title"`
+	Director    sql.Null[string] `db:"director"`
+	Genres      string           `db:"genres"` // a JSON array
+	Runtime     sql.Null[int]    `db:"runtime_minutes"`
+	TopCast     string           `db:"top_cast"` // a JSON array
 }
 
 func (r wrapUpViewingRow) viewing() (wrapup.Viewing, error) {
@@ -73,8 +74,8 @@ func (r wrapUpViewingRow) viewing() (wrapup.Viewing, error) {
 	if err != nil {
 		return wrapup.Viewing{}, err
 	}
-	v := wrapup.Viewing{WatchedAt: watched, Rating: r.Rating, Medium: r.WatchMedium, MovieID: r.MovieID, Title: r.Title,
-		Director: r.Director, Runtime: r.Runtime}
+	v := wrapup.Viewing{WatchedAt: watched, Rating: r.Rating, Medium: ptr(r.WatchMedium), MovieID: r.MovieID,
+		Title: r.Title, Director: ptr(r.Director), Runtime: ptr(r.Runtime)}
 	_ = json.Unmarshal([]byte(r.Genres), &v.Genres)
 	_ = json.Unmarshal([]byte(r.TopCast), &v.Cast)
 	return v, nil

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -16,19 +17,19 @@ const wrapUpColumns = `id, user_id, status, start_date, end_date, created_at, co
 
 // wrapUpRow is a wrapups row.
 type wrapUpRow struct {
-	ID           uuid.UUID  `db:"id"`
-	UserID       *uuid.UUID `db:"user_id"`
-	Status       string     `db:"status"`
-	StartDate    string     `db:"start_date"`
-	EndDate      string     `db:"end_date"`
-	CreatedAt    string     `db:"created_at"`
-	CompletedAt  *string    `db:"completed_at"`
-	ErrorMessage *string    `db:"error_message"`
-	Report       *string    `db:"report"`
+	ID           uuid.UUID           `db:"id"`
+	UserID       sql.Null[uuid.UUID] `db:"user_id"`
+	Status       string              `db:"status"`
+	StartDate    string              `db:"start_date"`
+	EndDate      string              `db:"end_date"`
+	CreatedAt    string              `db:"created_at"`
+	CompletedAt  sql.Null[string]    `db:"completed_at"`
+	ErrorMessage sql.Null[string]    `db:"error_message"`
+	Report       sql.Null[string]    `db:"report"`
 }
 
 func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
-	w := domain.WrapUp{ID: r.ID, UserID: r.UserID, Status: domain.WrapUpStatus(r.Status), ErrorMessage: r.ErrorMessage}
+	w := domain.WrapUp{ID: r.ID, UserID: ptr(r.UserID), Status: domain.WrapUpStatus(r.Status), ErrorMessage: ptr(r.ErrorMessage)}
 	var err error
 	if w.StartDate, err = domain.ParseDate(r.StartDate); err != nil {
 		return domain.WrapUp{}, err
@@ -39,11 +40,11 @@ func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
 	if w.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
 		return domain.WrapUp{}, err
 	}
-	if w.CompletedAt, err = parseOptionalTime(r.CompletedAt); err != nil {
+	if w.CompletedAt, err = parseOptionalTime(ptr(r.CompletedAt)); err != nil {
 		return domain.WrapUp{}, err
 	}
-	if r.Report != nil {
-		w.Report = json.RawMessage(*r.Report)
+	if r.Report.Valid {
+		w.Report = json.RawMessage(r.Report.V)
 	}
 	return w, nil
 }
