@@ -15,6 +15,7 @@ import (
 // enqueuing the same id again (a replayed fan-out) inserts nothing, in the same or a later
 // transaction.
 func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	id := uuid.MustParse("5e0f7a1c-1111-5222-8333-444455556666")
@@ -42,6 +43,7 @@ func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
 // TestRemoteReviewsWithoutLocalUser: after migration 0021 a remote review needs no local user,
 // a local review still does, and deleting a user deletes their reviews but no remote one.
 func TestRemoteReviewsWithoutLocalUser(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	u, err := s.CreateUser(ctx, domain.User{ID: uuid.New(), Username: "alice", Email: "a@example.test", PasswordHash: "x",
