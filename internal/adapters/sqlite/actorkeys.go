@@ -46,14 +46,21 @@ func insertActorKey(ctx context.Context, tx *sqlx.Tx, owner uuid.UUID, priv, pub
 	return nil
 }
 
+// actorKeyRow is an actor's key pair as stored.
+type actorKeyRow struct {
+	PrivatePEM string `db:"private_key_pem"`
+	PublicPEM  string `db:"public_key_pem"`
+}
+
 // ActorKey returns a local actor's key pair (PEM), making and storing one if it has none yet: a
 // user from before federation, or the instance actor. Two callers racing store one key and both
 // return it.
 func (s *Store) ActorKey(ctx context.Context, owner uuid.UUID) (privatePEM, publicPEM string, err error) {
-	err = s.read.QueryRowContext(ctx, `SELECT private_key_pem, public_key_pem FROM actor_keys WHERE owner_id = ?`,
-		owner.String()).Scan(&privatePEM, &publicPEM)
+	var key actorKeyRow
+	err = s.read.GetContext(ctx, &key, `SELECT private_key_pem, public_key_pem FROM actor_keys WHERE owner_id = ?`,
+		owner.String())
 	if err == nil {
-		return privatePEM, publicPEM, nil
+		return key.PrivatePEM, key.PublicPEM, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return "", "", fmt.Errorf("read actor key: %w", err)
@@ -66,11 +73,11 @@ func (s *Store) ActorKey(ctx context.Context, owner uuid.UUID) (privatePEM, publ
 		if err := insertActorKey(ctx, tx, owner, priv, pub, millis(s.now())); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT private_key_pem, public_key_pem FROM actor_keys WHERE owner_id = ?`,
-			owner.String()).Scan(&privatePEM, &publicPEM)
+		return tx.GetContext(ctx, &key, `SELECT private_key_pem, public_key_pem FROM actor_keys WHERE owner_id = ?`,
+			owner.String())
 	})
 	if err != nil {
 		return "", "", fmt.Errorf("actor key: %w", err)
 	}
-	return privatePEM, publicPEM, nil
+	return key.PrivatePEM, key.PublicPEM, nil
 }

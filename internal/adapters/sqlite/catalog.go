@@ -30,67 +30,78 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 	}
 	w := ` FROM movies m WHERE ` + strings.Join(where, ` AND `)
 	out := domain.Paged[domain.Movie]{Page: p}
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+w, args...).Scan(&out.Total); err != nil {
+	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+w, args...); err != nil {
 		return out, fmt.Errorf("count movies: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+movieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+	rows := pageOf[movieRow](p, out.Total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
-	out.Items, err = scanAll(rows, func(rows *sql.Rows) (domain.Movie, error) {
-		var mr movieRow
-		if err := rows.Scan(mr.dest()...); err != nil {
-			return domain.Movie{}, err
-		}
-		return mr.movie()
-	})
-	if err != nil {
+	if out.Items, err = mapRows(rows, movieRow.movie); err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
 	return out, nil
 }
 
+// ratingsRow counts reviews by rating, 1 to 5.
+type ratingsRow struct {
+	R1 int `db:"r1"`
+	R2 int `db:"r2"`
+	R3 int `db:"r3"`
+	R4 int `db:"r4"`
+	R5 int `db:"r5"`
+}
+
+// ratingsColumns select a ratingsRow over reviews.
+const ratingsColumns = `count(*) FILTER (WHERE rating = 1) AS r1, count(*) FILTER (WHERE rating = 2) AS r2,
+	count(*) FILTER (WHERE rating = 3) AS r3, count(*) FILTER (WHERE rating = 4) AS r4,
+	count(*) FILTER (WHERE rating = 5) AS r5`
+
+func (r ratingsRow) histogram() [5]int { return [5]int{r.R1, r.R2, r.R3, r.R4, r.R5} }
+
 // MovieStats counts a movie's reviews, their average and their histogram.
 func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, error) {
-	var st movie.Stats
-	var avg sql.Null[float64]
-	h := &st.Histogram
-	err := s.read.QueryRowContext(ctx, `SELECT count(*), avg(rating), count(remote_actor_url),
-		count(*) FILTER (WHERE rating = 1), count(*) FILTER (WHERE rating = 2), count(*) FILTER (WHERE rating = 3),
-		count(*) FILTER (WHERE rating = 4), count(*) FILTER (WHERE rating = 5)
-		FROM reviews WHERE movie_id = ?`, id.String()).
-		Scan(&st.TotalCount, &avg, &st.FederatedCount, &h[0], &h[1], &h[2], &h[3], &h[4])
-	if err != nil {
-		return st, fmt.Errorf("movie stats: %w", err)
+	var row struct {
+		Total     int               `db:"total"`
+		Avg       sql.Null[float64] `db:"avg_rating"`
+		Federated int               `db:"federated"`
+		ratingsRow
 	}
-	st.AvgRating = ptr(avg)
-	return st, nil
+	err := s.read.GetContext(ctx, &row, `SELECT count(*) AS total, avg(rating) AS avg_rating,
+		count(remote_actor_url) AS federated, `+ratingsColumns+` FROM reviews WHERE movie_id = ?`, id.String())
+	if err != nil {
+		return movie.Stats{}, fmt.Errorf("movie stats: %w", err)
+	}
+	return movie.Stats{TotalCount: row.Total, AvgRating: ptr(row.Avg), FederatedCount: row.Federated, Histogram: row.histogram()}, nil
+}
+
+// viewingRow is a review on a movie page with its author's name.
+type viewingRow struct {
+	reviewRow
+	UserDisplay string `db:"user_display"`
+}
+
+func (r viewingRow) viewing() (movie.Viewing, error) {
+	rv, err := r.review()
+	return movie.Viewing{UserDisplay: r.UserDisplay, Review: rv}, err
 }
 
 // MovieReviews returns a page of a movie's reviews, newest viewing first.
 func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (domain.Paged[movie.Viewing], error) {
 	out := domain.Paged[movie.Viewing]{Page: p}
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM reviews WHERE movie_id = ?`, id.String()).Scan(&out.Total); err != nil {
+	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM reviews WHERE movie_id = ?`, id.String()); err != nil {
 		return out, fmt.Errorf("count movie reviews: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '')
+	rows := pageOf[viewingRow](p, out.Total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
 		FROM reviews r LEFT JOIN users u ON u.id = r.user_id WHERE r.movie_id = ?
 		ORDER BY r.watched_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, id.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("movie reviews: %w", err)
 	}
-	out.Items, err = scanAll(rows, func(rows *sql.Rows) (movie.Viewing, error) {
-		var rr reviewRow
-		var v movie.Viewing
-		if err := rows.Scan(append(rr.dest(), &v.UserDisplay)...); err != nil {
-			return v, err
-		}
-		var err error
-		v.Review, err = rr.review()
-		return v, err
-	})
-	if err != nil {
+	if out.Items, err = mapRows(rows, viewingRow.viewing); err != nil {
 		return out, fmt.Errorf("movie reviews: %w", err)
 	}
 	return out, nil
@@ -99,57 +110,73 @@ func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (
 // MovieProfile returns the enrichment document stored for a movie.
 func (s *Store) MovieProfile(ctx context.Context, id uuid.UUID) (json.RawMessage, error) {
 	var doc string
-	err := s.read.QueryRowContext(ctx, `SELECT profile FROM movie_profiles WHERE movie_id = ?`, id.String()).Scan(&doc)
-	if err != nil {
+	if err := s.read.GetContext(ctx, &doc, `SELECT profile FROM movie_profiles WHERE movie_id = ?`, id.String()); err != nil {
 		return nil, notFound(err, "Entity not found: movie profile (not enriched yet)")
 	}
 	return json.RawMessage(doc), nil
 }
 
+// personColumns are the columns of personRow.
+const personColumns = `id, external_id, name, known_for_department, profile_path, biography, birthday, deathday,
+	place_of_birth, homepage, imdb_id, enriched_at`
+
+// personRow is a people row.
+type personRow struct {
+	ID                 uuid.UUID        `db:"id"`
+	ExternalID         string           `db:"external_id"`
+	Name               string           `db:"name"`
+	KnownForDepartment sql.Null[string] `db:"known_for_department"`
+	ProfilePath        sql.Null[string] `db:"profile_path"`
+	Biography          sql.Null[string] `db:"biography"`
+	Birthday           sql.Null[string] `db:"birthday"`
+	Deathday           sql.Null[string] `db:"deathday"`
+	PlaceOfBirth       sql.Null[string] `db:"place_of_birth"`
+	Homepage           sql.Null[string] `db:"homepage"`
+	IMDbID             sql.Null[string] `db:"imdb_id"`
+	EnrichedAt         sql.Null[string] `db:"enriched_at"`
+}
+
+func (r personRow) person() movie.Person {
+	return movie.Person{
+		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
+		ProfilePath: ptr(r.ProfilePath), Biography: ptr(r.Biography), Birthday: ptr(r.Birthday),
+		Deathday: ptr(r.Deathday), PlaceOfBirth: ptr(r.PlaceOfBirth), Homepage: ptr(r.Homepage), IMDbID: ptr(r.IMDbID),
+		Enriched: r.EnrichedAt.Valid,
+	}
+}
+
 // Person returns a person.
 func (s *Store) Person(ctx context.Context, id uuid.UUID) (movie.Person, error) {
-	var (
-		p                                                 movie.Person
-		pid                                               string
-		enriched                                          sql.Null[string]
-		dept, profile, bio, born, died, place, home, imdb sql.Null[string]
-	)
-	err := s.read.QueryRowContext(ctx, `SELECT id, external_id, name, known_for_department, profile_path, biography,
-		birthday, deathday, place_of_birth, homepage, imdb_id, enriched_at FROM people WHERE id = ?`, id.String()).
-		Scan(&pid, &p.ExternalID, &p.Name, &dept, &profile, &bio, &born, &died, &place, &home, &imdb, &enriched)
-	if err != nil {
+	var row personRow
+	if err := s.read.GetContext(ctx, &row, `SELECT `+personColumns+` FROM people WHERE id = ?`, id.String()); err != nil {
 		return movie.Person{}, notFound(err, "Entity not found: person")
 	}
-	p.ID = id
-	p.KnownForDepartment, p.ProfilePath, p.Biography = ptr(dept), ptr(profile), ptr(bio)
-	p.Birthday, p.Deathday, p.PlaceOfBirth, p.Homepage, p.IMDbID = ptr(born), ptr(died), ptr(place), ptr(home), ptr(imdb)
-	p.Enriched = enriched.Valid
-	return p, nil
+	return row.person(), nil
+}
+
+// creditRow is a person's credit with its movie.
+type creditRow struct {
+	movieRow
+	Kind       string           `db:"kind"`
+	Role       string           `db:"role"`
+	Department sql.Null[string] `db:"department"`
+}
+
+func (r creditRow) credit() (movie.Credit, error) {
+	m, err := r.movie()
+	return movie.Credit{Movie: m, Cast: r.Kind == "cast", Role: r.Role, Department: ptr(r.Department)}, err
 }
 
 // PersonCredits returns a person's credits, newest movie first.
 func (s *Store) PersonCredits(ctx context.Context, id uuid.UUID) ([]movie.Credit, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+movieColumns+`, c.kind, c.role, c.department
+	var rows []creditRow
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, c.kind, c.role, c.department
 		FROM movie_credits c JOIN movies m ON m.id = c.movie_id WHERE c.person_id = ?
 		ORDER BY m.release_year DESC, m.title, c.billing_order`, id.String())
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}
-	credits, err := scanAll(rows, func(rows *sql.Rows) (movie.Credit, error) {
-		var (
-			mr   movieRow
-			c    movie.Credit
-			kind string
-			dept sql.Null[string]
-		)
-		if err := rows.Scan(append(mr.dest(), &kind, &c.Role, &dept)...); err != nil {
-			return c, err
-		}
-		var err error
-		c.Movie, err = mr.movie()
-		c.Cast, c.Department = kind == "cast", ptr(dept)
-		return c, err
-	})
+	credits, err := mapRows(rows, creditRow.credit)
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}

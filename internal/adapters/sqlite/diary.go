@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -15,26 +14,25 @@ import (
 // entryFrom is the FROM clause of diary entries: a review, its movie, its local author if any.
 const entryFrom = ` FROM reviews r JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id`
 
-// entrySelect selects what scanEntry reads.
-const entrySelect = `SELECT ` + reviewColumns + `, ` + movieColumns + `, COALESCE(u.username, r.remote_actor_url, '')`
+// entrySelect selects an entryRow.
+const entrySelect = `SELECT ` + reviewColumns + `, ` + movieColumnsAsMovie + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display`
 
-func scanEntry(rows *sql.Rows) (review.Entry, error) {
-	var (
-		rr reviewRow
-		mr movieRow
-		e  review.Entry
-	)
-	if err := rows.Scan(append(append(rr.dest(), mr.dest()...), &e.UserDisplayName)...); err != nil {
+// entryRow is a diary entry: a review, its movie and its author's name.
+type entryRow struct {
+	reviewMovieRow
+	UserDisplay string `db:"user_display"`
+}
+
+func (r entryRow) entry() (review.Entry, error) {
+	rv, err := r.review()
+	if err != nil {
 		return review.Entry{}, err
 	}
-	var err error
-	if e.Review, err = rr.review(); err != nil {
+	m, err := r.Movie.movie()
+	if err != nil {
 		return review.Entry{}, err
 	}
-	if e.Movie, err = mr.movie(); err != nil {
-		return review.Entry{}, err
-	}
-	return e, nil
+	return review.Entry{Review: rv, Movie: m, UserDisplayName: r.UserDisplay}, nil
 }
 
 func orderBy(sort review.Sort) string {
@@ -72,15 +70,16 @@ func (s *Store) Feed(ctx context.Context, sort review.Sort, p domain.Page) (doma
 
 func (s *Store) entries(ctx context.Context, where string, args []any, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
 	out := domain.Paged[review.Entry]{Page: p}
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*)`+entryFrom+where, args...).Scan(&out.Total); err != nil {
+	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+entryFrom+where, args...); err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+	rows := pageOf[entryRow](p, out.Total)
+	err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
-	if out.Items, err = scanAll(rows, scanEntry); err != nil {
+	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
@@ -88,18 +87,10 @@ func (s *Store) entries(ctx context.Context, where string, args []any, sort revi
 
 // History returns every review of a movie, oldest viewing first.
 func (s *Store) History(ctx context.Context, movieID uuid.UUID) ([]domain.Review, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+reviewColumns+` FROM reviews r WHERE r.movie_id = ?
-		ORDER BY r.watched_at, r.id`, movieID.String())
-	if err != nil {
+	var rows []reviewRow
+	if err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+` FROM reviews r WHERE r.movie_id = ?
+		ORDER BY r.watched_at, r.id`, movieID.String()); err != nil {
 		return nil, fmt.Errorf("movie history: %w", err)
 	}
-	return scanAll(rows, scanReview)
-}
-
-func scanReview(rows *sql.Rows) (domain.Review, error) {
-	var rr reviewRow
-	if err := rows.Scan(rr.dest()...); err != nil {
-		return domain.Review{}, err
-	}
-	return rr.review()
+	return mapRows(rows, reviewRow.review)
 }

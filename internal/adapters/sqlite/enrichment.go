@@ -15,45 +15,45 @@ import (
 	"moviesdiary/internal/usecase/enrichment"
 )
 
+// enrichmentRow is when an entity's profile was written and when TMDb last said it does not
+// know the entity.
+type enrichmentRow struct {
+	EnrichedAt sql.Null[string] `db:"enriched_at"`
+	MissingAt  sql.Null[string] `db:"tmdb_missing_at"`
+}
+
+func (r enrichmentRow) state() (enrichment.State, error) {
+	enriched, err := parseOptionalTime(ptr(r.EnrichedAt))
+	if err != nil {
+		return enrichment.State{}, err
+	}
+	missing, err := parseOptionalTime(ptr(r.MissingAt))
+	if err != nil {
+		return enrichment.State{}, err
+	}
+	return enrichment.State{EnrichedAt: enriched, MissingAt: missing}, nil
+}
+
 // MovieEnrichmentState returns when the movie's profile was written and when TMDb last said it
 // does not know the movie; KindNotFound when the movie is gone.
 func (s *Store) MovieEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var enriched, missing sql.Null[string]
-	err := s.read.QueryRowContext(ctx, `SELECT p.enriched_at, m.tmdb_missing_at FROM movies m
-		LEFT JOIN movie_profiles p ON p.movie_id = m.id WHERE m.id = ?`, id.String()).Scan(&enriched, &missing)
+	var row enrichmentRow
+	err := s.read.GetContext(ctx, &row, `SELECT p.enriched_at, m.tmdb_missing_at FROM movies m
+		LEFT JOIN movie_profiles p ON p.movie_id = m.id WHERE m.id = ?`, id.String())
 	if err != nil {
 		return enrichment.State{}, notFound(err, "Entity not found: movie")
 	}
-	return enrichmentState(enriched, missing)
+	return row.state()
 }
 
 // PersonEnrichmentState is MovieEnrichmentState for a person.
 func (s *Store) PersonEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var enriched, missing sql.Null[string]
-	err := s.read.QueryRowContext(ctx, `SELECT enriched_at, tmdb_missing_at FROM people WHERE id = ?`, id.String()).
-		Scan(&enriched, &missing)
+	var row enrichmentRow
+	err := s.read.GetContext(ctx, &row, `SELECT enriched_at, tmdb_missing_at FROM people WHERE id = ?`, id.String())
 	if err != nil {
 		return enrichment.State{}, notFound(err, "Entity not found: person")
 	}
-	return enrichmentState(enriched, missing)
-}
-
-func enrichmentState(enriched, missing sql.Null[string]) (enrichment.State, error) {
-	var st enrichment.State
-	for _, c := range []struct {
-		v   sql.Null[string]
-		dst **time.Time
-	}{{enriched, &st.EnrichedAt}, {missing, &st.MissingAt}} {
-		if !c.v.Valid {
-			continue
-		}
-		t, err := parseTime(c.v.V)
-		if err != nil {
-			return st, err
-		}
-		*c.dst = &t
-	}
-	return st, nil
+	return row.state()
 }
 
 // SaveMovieEnrichment writes a movie's enrichment in one transaction: the people (upserts), the
@@ -63,13 +63,15 @@ func enrichmentState(enriched, missing sql.Null[string]) (enrichment.State, erro
 func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnrichment) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM movies WHERE id = ?`, e.MovieID.String()).Scan(&one)
+		err := tx.GetContext(ctx, &one, `SELECT 1 FROM movies WHERE id = ?`, e.MovieID.String())
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		// The people and credits go positionally: NamedExec parses its query at every call
+		// (4.5 µs), which a movie's hundred credits would add to the writer's time.
 		for _, p := range e.People {
 			_, err := tx.ExecContext(ctx, `INSERT INTO people (id, external_id, name, known_for_department, profile_path)
 				VALUES (?, ?, ?, ?, ?)
@@ -96,11 +98,15 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			}
 		}
 		genres, _ := json.Marshal(e.Genres)
-		_, err = tx.ExecContext(ctx, `UPDATE movies SET genres = ?, runtime_minutes = ifnull(?, runtime_minutes),
-			original_language = ifnull(?, original_language), overview = ifnull(?, overview),
-			collection_name = ifnull(?, collection_name), director = ifnull(director, ?), tmdb_missing_at = NULL
-			WHERE id = ?`, string(genres), e.Runtime, nullString(e.OriginalLanguage), nullString(e.Overview),
-			nullString(e.Collection), nullString(e.Director), e.MovieID.String())
+		_, err = tx.NamedExecContext(ctx, `UPDATE movies SET genres = :genres,
+			runtime_minutes = ifnull(:runtime_minutes, runtime_minutes),
+			original_language = ifnull(:original_language, original_language), overview = ifnull(:overview, overview),
+			collection_name = ifnull(:collection_name, collection_name), director = ifnull(director, :director),
+			tmdb_missing_at = NULL WHERE id = :id`, movieRow{
+			ID: e.MovieID, Genres: string(genres), RuntimeMinutes: nullOf(e.Runtime),
+			OriginalLanguage: nullOf(e.OriginalLanguage), Overview: nullOf(e.Overview),
+			CollectionName: nullOf(e.Collection), Director: nullOf(e.Director),
+		})
 		if err != nil {
 			return fmt.Errorf("update movie: %w", err)
 		}
@@ -132,12 +138,16 @@ func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time
 // search document.
 func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrichment.Person, at time.Time) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE people SET name = ?, biography = ?, birthday = ?, deathday = ?,
-			place_of_birth = ?, homepage = ?, imdb_id = ?, known_for_department = ifnull(?, known_for_department),
-			profile_path = ifnull(?, profile_path), tmdb_missing_at = NULL, enriched_at = ? WHERE id = ?`,
-			p.Name, nullIfEmpty(p.Biography), nullString(p.Birthday), nullString(p.Deathday), nullString(p.PlaceOfBirth),
-			nullString(p.Homepage), nullString(p.IMDbID), nullIfEmpty(p.KnownForDepartment), nullString(p.ProfilePath),
-			formatTime(at), id.String())
+		_, err := tx.NamedExecContext(ctx, `UPDATE people SET name = :name, biography = :biography,
+			birthday = :birthday, deathday = :deathday, place_of_birth = :place_of_birth, homepage = :homepage,
+			imdb_id = :imdb_id, known_for_department = ifnull(:known_for_department, known_for_department),
+			profile_path = ifnull(:profile_path, profile_path), tmdb_missing_at = NULL, enriched_at = :enriched_at
+			WHERE id = :id`, personRow{
+			ID: id, Name: p.Name, Biography: nonEmpty(p.Biography), Birthday: nullOf(p.Birthday),
+			Deathday: nullOf(p.Deathday), PlaceOfBirth: nullOf(p.PlaceOfBirth), Homepage: nullOf(p.Homepage),
+			IMDbID: nullOf(p.IMDbID), KnownForDepartment: nonEmpty(p.KnownForDepartment), ProfilePath: nullOf(p.ProfilePath),
+			EnrichedAt: sql.Null[string]{V: formatTime(at), Valid: true},
+		})
 		if err != nil {
 			return err
 		}
@@ -165,7 +175,11 @@ func (s *Store) MarkPersonMissing(ctx context.Context, id uuid.UUID, at time.Tim
 func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, freshFor, missingRetry, requestedWithin time.Duration, limit int) (int, error) {
 	n := 0
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT m.id, m.external_metadata_id FROM movies m
+		var stale []struct {
+			ID         uuid.UUID `db:"id"`
+			ExternalID string    `db:"external_metadata_id"`
+		}
+		err := tx.SelectContext(ctx, &stale, `SELECT m.id, m.external_metadata_id FROM movies m
 			LEFT JOIN movie_profiles p ON p.movie_id = m.id
 			WHERE m.external_metadata_id IS NOT NULL
 				AND (p.enriched_at IS NULL OR p.enriched_at < ?1)
@@ -173,26 +187,16 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 				AND (m.enrichment_requested_at IS NULL OR m.enrichment_requested_at < ?3)
 			ORDER BY p.enriched_at IS NOT NULL, p.enriched_at, m.id LIMIT CAST(?4 AS INTEGER)`,
 			formatTime(now.Add(-freshFor)), formatTime(now.Add(-missingRetry)), formatTime(now.Add(-requestedWithin)), limit)
-		if err != nil {
+		if err != nil || len(stale) == 0 {
 			return err
 		}
-		events, err := scanAll(rows, func(rows *sql.Rows) (domain.Event, error) {
-			var id, ext string
-			if err := rows.Scan(&id, &ext); err != nil {
-				return nil, err
-			}
-			mid, err := uuid.Parse(id)
-			return domain.MovieEnrichmentRequested{MovieID: mid, ExternalMetadataID: ext}, err
-		})
-		if err != nil || len(events) == 0 {
-			return err
-		}
-		for _, e := range events {
-			ev := e.(domain.MovieEnrichmentRequested)
+		events := make([]domain.Event, len(stale))
+		for i, m := range stale {
 			if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = ? WHERE id = ?`,
-				formatTime(now), ev.MovieID.String()); err != nil {
+				formatTime(now), m.ID.String()); err != nil {
 				return err
 			}
+			events[i] = domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: m.ExternalID}
 		}
 		n = len(events)
 		return s.enqueue(ctx, tx, events...)
@@ -203,9 +207,5 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 	return n, nil
 }
 
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
+// nonEmpty is s as a nullable column: NULL when empty.
+func nonEmpty(s string) sql.Null[string] { return sql.Null[string]{V: s, Valid: s != ""} }

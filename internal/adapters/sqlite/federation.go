@@ -14,49 +14,62 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// remoteActorColumns are the columns scanRemoteActor reads.
-const remoteActorColumns = `url, inbox, COALESCE(shared_inbox, ''), COALESCE(outbox, ''), COALESCE(handle, ''),
-	COALESCE(display_name, ''), key_id, public_key, fetched_at`
+// remoteActorColumns are the columns of remoteActorRow.
+const remoteActorColumns = `url, inbox, COALESCE(shared_inbox, '') AS shared_inbox, COALESCE(outbox, '') AS outbox,
+	COALESCE(handle, '') AS handle, COALESCE(display_name, '') AS display_name, key_id, public_key, fetched_at`
 
-func scanRemoteActor(row interface{ Scan(...any) error }) (domain.RemoteActor, error) {
-	var (
-		a       domain.RemoteActor
-		fetched int64
-	)
-	err := row.Scan(&a.URL, &a.Inbox, &a.SharedInbox, &a.Outbox, &a.Handle, &a.DisplayName, &a.KeyID, &a.PublicKeyPEM, &fetched)
-	a.FetchedAt = time.UnixMilli(fetched).UTC()
-	return a, err
+// remoteActorRow is a remote_actors row, with "" for the optional columns' NULL.
+type remoteActorRow struct {
+	URL          string `db:"url"`
+	Inbox        string `db:"inbox"`
+	SharedInbox  string `db:"shared_inbox"`
+	Outbox       string `db:"outbox"`
+	Handle       string `db:"handle"`
+	DisplayName  string `db:"display_name"`
+	KeyID        string `db:"key_id"`
+	PublicKeyPEM string `db:"public_key"`
+	FetchedAt    int64  `db:"fetched_at"` // Unix ms
+}
+
+func (r remoteActorRow) actor() domain.RemoteActor {
+	return domain.RemoteActor{
+		URL: r.URL, Inbox: r.Inbox, SharedInbox: r.SharedInbox, Outbox: r.Outbox, Handle: r.Handle,
+		DisplayName: r.DisplayName, KeyID: r.KeyID, PublicKeyPEM: r.PublicKeyPEM, FetchedAt: time.UnixMilli(r.FetchedAt).UTC(),
+	}
+}
+
+// remoteActorWhere returns the cached actor selected by the rest of a query.
+func (s *Store) remoteActorWhere(ctx context.Context, rest string, args ...any) (domain.RemoteActor, error) {
+	var row remoteActorRow
+	if err := s.read.GetContext(ctx, &row, `SELECT `+remoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
+		return domain.RemoteActor{}, notFound(err, "Entity not found: remote actor")
+	}
+	return row.actor(), nil
 }
 
 // RemoteActor returns the cached actor document at url.
 func (s *Store) RemoteActor(ctx context.Context, url string) (domain.RemoteActor, error) {
-	a, err := scanRemoteActor(s.read.QueryRowContext(ctx, `SELECT `+remoteActorColumns+` FROM remote_actors WHERE url = ?`, url))
-	if err != nil {
-		return a, notFound(err, "Entity not found: remote actor")
-	}
-	return a, nil
+	return s.remoteActorWhere(ctx, `WHERE url = ?`, url)
 }
 
 // RemoteActorByKeyID returns the cached actor whose public key has that id.
 func (s *Store) RemoteActorByKeyID(ctx context.Context, keyID string) (domain.RemoteActor, error) {
-	a, err := scanRemoteActor(s.read.QueryRowContext(ctx, `SELECT `+remoteActorColumns+` FROM remote_actors
-		WHERE key_id = ? ORDER BY fetched_at DESC LIMIT 1`, keyID))
-	if err != nil {
-		return a, notFound(err, "Entity not found: remote actor")
-	}
-	return a, nil
+	return s.remoteActorWhere(ctx, `WHERE key_id = ? ORDER BY fetched_at DESC LIMIT 1`, keyID)
 }
 
 // SaveRemoteActor stores or refreshes a fetched actor document.
 func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO remote_actors (url, inbox, shared_inbox, outbox, handle, display_name,
-			key_id, public_key, fetched_at) VALUES (?, ?, NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?)
+		_, err := tx.NamedExecContext(ctx, `INSERT INTO remote_actors (url, inbox, shared_inbox, outbox, handle,
+			display_name, key_id, public_key, fetched_at) VALUES (:url, :inbox, NULLIF(:shared_inbox, ''),
+			NULLIF(:outbox, ''), NULLIF(:handle, ''), NULLIF(:display_name, ''), :key_id, :public_key, :fetched_at)
 			ON CONFLICT (url) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
 			outbox = excluded.outbox, handle = COALESCE(excluded.handle, remote_actors.handle),
 			display_name = excluded.display_name, key_id = excluded.key_id, public_key = excluded.public_key,
-			fetched_at = excluded.fetched_at`,
-			a.URL, a.Inbox, a.SharedInbox, a.Outbox, a.Handle, a.DisplayName, a.KeyID, a.PublicKeyPEM, millis(a.FetchedAt))
+			fetched_at = excluded.fetched_at`, remoteActorRow{
+			URL: a.URL, Inbox: a.Inbox, SharedInbox: a.SharedInbox, Outbox: a.Outbox, Handle: a.Handle,
+			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: millis(a.FetchedAt),
+		})
 		if err != nil {
 			return fmt.Errorf("save remote actor: %w", err)
 		}
@@ -83,8 +96,8 @@ func (s *Store) DomainBlocked(ctx context.Context, host string) (bool, error) {
 		host = h
 	}
 	var blocked bool
-	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM domain_blocks
-		WHERE domain = ?1 OR ?1 LIKE '%.' || domain)`, host).Scan(&blocked)
+	err := s.read.GetContext(ctx, &blocked, `SELECT EXISTS (SELECT 1 FROM domain_blocks
+		WHERE domain = ?1 OR ?1 LIKE '%.' || domain)`, host)
 	if err != nil {
 		return false, fmt.Errorf("read domain blocks: %w", err)
 	}
@@ -93,21 +106,18 @@ func (s *Store) DomainBlocked(ctx context.Context, host string) (bool, error) {
 
 // BlockedDomains lists the blocked domains (a fan-out checks its inboxes against them at once).
 func (s *Store) BlockedDomains(ctx context.Context) ([]string, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT lower(domain) FROM domain_blocks ORDER BY 1`)
-	if err != nil {
+	var domains []string
+	if err := s.read.SelectContext(ctx, &domains, `SELECT lower(domain) FROM domain_blocks ORDER BY 1`); err != nil {
 		return nil, fmt.Errorf("read domain blocks: %w", err)
 	}
-	return scanAll(rows, func(rows *sql.Rows) (string, error) {
-		var d string
-		return d, rows.Scan(&d)
-	})
+	return domains, nil
 }
 
 // HasBlocked reports whether a local user blocked the remote actor at actorURL.
 func (s *Store) HasBlocked(ctx context.Context, user uuid.UUID, actorURL string) (bool, error) {
 	var blocked bool
-	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'remote'
-		AND target_id = ?)`, user.String(), actorURL).Scan(&blocked)
+	err := s.read.GetContext(ctx, &blocked, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'remote'
+		AND target_id = ?)`, user.String(), actorURL)
 	if err != nil {
 		return false, fmt.Errorf("read blocks: %w", err)
 	}
@@ -174,8 +184,8 @@ func saveRelation(ctx context.Context, tx *sqlx.Tx, r domain.Relation) error {
 // Relation returns the id of the latest Follow or Block from actor to object ("" for none).
 func (s *Store) Relation(ctx context.Context, typ, actor, object string) (string, error) {
 	var id string
-	err := s.read.QueryRowContext(ctx, `SELECT activity_id FROM ap_relations WHERE type = ? AND actor = ? AND object = ?`,
-		typ, actor, object).Scan(&id)
+	err := s.read.GetContext(ctx, &id, `SELECT activity_id FROM ap_relations WHERE type = ? AND actor = ? AND object = ?`,
+		typ, actor, object)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -187,19 +197,19 @@ func (s *Store) Relation(ctx context.Context, typ, actor, object string) (string
 
 // RelationByID returns the relation an activity id recorded.
 func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Relation, error) {
-	r := domain.Relation{ActivityID: activityID}
-	err := s.read.QueryRowContext(ctx, `SELECT type, actor, object FROM ap_relations WHERE activity_id = ?`, activityID).
-		Scan(&r.Type, &r.Actor, &r.Object)
+	var row relationRow
+	err := s.read.GetContext(ctx, &row, `SELECT type, actor, object, activity_id FROM ap_relations WHERE activity_id = ?`,
+		activityID)
 	if err != nil {
-		return r, notFound(err, "Entity not found: relation")
+		return domain.Relation{ActivityID: activityID}, notFound(err, "Entity not found: relation")
 	}
-	return r, nil
+	return domain.Relation(row), nil
 }
 
 // PublishedActivity returns an activity we published.
 func (s *Store) PublishedActivity(ctx context.Context, id string) ([]byte, error) {
 	var doc string
-	if err := s.read.QueryRowContext(ctx, `SELECT activity FROM ap_activities WHERE id = ?`, id).Scan(&doc); err != nil {
+	if err := s.read.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE id = ?`, id); err != nil {
 		return nil, notFound(err, "Entity not found: activity")
 	}
 	return []byte(doc), nil
@@ -209,17 +219,11 @@ func (s *Store) PublishedActivity(ctx context.Context, id string) ([]byte, error
 // among their accepted remote followers (the shared inbox when there is one), leaving out
 // followers whose actor is not cached.
 func (s *Store) FollowerInboxes(ctx context.Context, user uuid.UUID) ([]string, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT DISTINCT COALESCE(a.shared_inbox, a.inbox) FROM follows f
+	var inboxes []string
+	err := s.read.SelectContext(ctx, &inboxes, `SELECT DISTINCT COALESCE(a.shared_inbox, a.inbox) FROM follows f
 		JOIN remote_actors a ON a.url = f.follower_id
 		WHERE f.target_kind = 'local' AND f.target_id = ? AND f.follower_kind = 'remote' AND f.status = 'accepted'
 		ORDER BY 1`, user.String())
-	if err != nil {
-		return nil, fmt.Errorf("follower inboxes: %w", err)
-	}
-	inboxes, err := scanAll(rows, func(rows *sql.Rows) (string, error) {
-		var s string
-		return s, rows.Scan(&s)
-	})
 	if err != nil {
 		return nil, fmt.Errorf("follower inboxes: %w", err)
 	}
@@ -229,8 +233,8 @@ func (s *Store) FollowerInboxes(ctx context.Context, user uuid.UUID) ([]string, 
 // FollowStatus returns the status of follower's follow of target ("" when there is none).
 func (s *Store) FollowStatus(ctx context.Context, follower, target domain.SocialIdentity) (string, error) {
 	var status string
-	err := s.read.QueryRowContext(ctx, `SELECT status FROM follows WHERE follower_kind = ? AND follower_id = ?
-		AND target_kind = ? AND target_id = ?`, follower.Kind, follower.ID, target.Kind, target.ID).Scan(&status)
+	err := s.read.GetContext(ctx, &status, `SELECT status FROM follows WHERE follower_kind = ? AND follower_id = ?
+		AND target_kind = ? AND target_id = ?`, follower.Kind, follower.ID, target.Kind, target.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -253,51 +257,43 @@ func (s *Store) FederatedReview(ctx context.Context, id uuid.UUID) (domain.Revie
 
 // LocalReviewsOfMovie lists the ids of a movie's local reviews.
 func (s *Store) LocalReviewsOfMovie(ctx context.Context, movie uuid.UUID) ([]uuid.UUID, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id FROM reviews WHERE movie_id = ? AND remote_actor_url IS NULL ORDER BY id`,
+	var ids []uuid.UUID
+	err := s.read.SelectContext(ctx, &ids, `SELECT id FROM reviews WHERE movie_id = ? AND remote_actor_url IS NULL ORDER BY id`,
 		movie.String())
 	if err != nil {
 		return nil, fmt.Errorf("reviews of movie: %w", err)
 	}
-	return scanAll(rows, func(rows *sql.Rows) (uuid.UUID, error) {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return uuid.Nil, err
-		}
-		return uuid.Parse(s)
-	})
+	return ids, nil
 }
 
 // OutboxReviews returns a page of a user's local reviews, newest first, and their count.
 func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit int) ([]domain.Review, []domain.Movie, int, error) {
 	var total int
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM reviews WHERE user_id = ? AND remote_actor_url IS NULL`,
-		user.String()).Scan(&total); err != nil {
+	if err := s.read.GetContext(ctx, &total, `SELECT count(*) FROM reviews WHERE user_id = ? AND remote_actor_url IS NULL`,
+		user.String()); err != nil {
 		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+reviewColumns+`, `+movieColumns+` FROM reviews r JOIN movies m ON m.id = r.movie_id
-		WHERE r.user_id = ? AND r.remote_actor_url IS NULL ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
-		user.String(), limit, offset)
+	rows := pageOf[reviewMovieRow](domain.Page{Limit: limit, Offset: offset}, total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, `+movieColumnsAsMovie+` FROM reviews r
+		JOIN movies m ON m.id = r.movie_id WHERE r.user_id = ? AND r.remote_actor_url IS NULL
+		ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 	}
-	var movies []domain.Movie
-	reviews, err := scanAll(rows, func(rows *sql.Rows) (domain.Review, error) {
-		var (
-			rr reviewRow
-			mr movieRow
-		)
-		if err := rows.Scan(append(rr.dest(), mr.dest()...)...); err != nil {
-			return domain.Review{}, err
-		}
-		m, err := mr.movie()
+	var (
+		reviews []domain.Review
+		movies  []domain.Movie
+	)
+	for _, row := range rows {
+		r, err := row.review()
 		if err != nil {
-			return domain.Review{}, err
+			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 		}
-		movies = append(movies, m)
-		return rr.review()
-	})
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
+		m, err := row.Movie.movie()
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
+		}
+		reviews, movies = append(reviews, r), append(movies, m)
 	}
 	return reviews, movies, total, nil
 }
@@ -306,28 +302,22 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 // follows, accepted only, in the order followed, and their count.
 func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers bool, offset, limit int) ([]domain.SocialIdentity, int, error) {
 	where := `f.target_kind = 'local' AND f.target_id = ?`
-	cols := `f.follower_kind, f.follower_id`
+	cols := `f.follower_kind AS kind, f.follower_id AS id`
 	if !followers {
-		where, cols = `f.follower_kind = 'local' AND f.follower_id = ?`, `f.target_kind, f.target_id`
+		where, cols = `f.follower_kind = 'local' AND f.follower_id = ?`, `f.target_kind AS kind, f.target_id AS id`
 	}
 	where += ` AND f.status = 'accepted'`
 	var total int
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM follows f WHERE `+where, user.String()).Scan(&total); err != nil {
+	if err := s.read.GetContext(ctx, &total, `SELECT count(*) FROM follows f WHERE `+where, user.String()); err != nil {
 		return nil, 0, fmt.Errorf("count follows: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+cols+` FROM follows f WHERE `+where+
+	rows := pageOf[identityRow](domain.Page{Limit: limit, Offset: offset}, total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+cols+` FROM follows f WHERE `+where+
 		` ORDER BY f.created_at, 2 LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list follows: %w", err)
 	}
-	ids, err := scanAll(rows, func(rows *sql.Rows) (domain.SocialIdentity, error) {
-		var id domain.SocialIdentity
-		return id, rows.Scan(&id.Kind, &id.ID)
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("list follows: %w", err)
-	}
-	return ids, total, nil
+	return castRows(rows, identityRow.identity), total, nil
 }
 
 // NodeStats counts the local users and the local reviews, for NodeInfo.
@@ -344,8 +334,8 @@ func (s *Store) NodeStats(ctx context.Context) (users, reviews int, err error) {
 // or Delete).
 func (s *Store) LatestActivity(ctx context.Context, objectID string) ([]byte, error) {
 	var doc string
-	err := s.read.QueryRowContext(ctx, `SELECT activity FROM ap_activities WHERE object_id = ?
-		ORDER BY created_at DESC, rowid DESC LIMIT 1`, objectID).Scan(&doc)
+	err := s.read.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE object_id = ?
+		ORDER BY created_at DESC, rowid DESC LIMIT 1`, objectID)
 	if err != nil {
 		return nil, notFound(err, "Entity not found: object")
 	}
@@ -359,22 +349,36 @@ func (s *Store) ActivityIDs(ctx context.Context, typ string, objectIDs []string)
 	if len(objectIDs) == 0 {
 		return out, nil
 	}
-	args := []any{typ}
-	for _, id := range objectIDs {
-		args = append(args, id)
-	}
-	rows, err := s.read.QueryContext(ctx, `SELECT object_id, id FROM ap_activities WHERE type = ? AND object_id IN (?`+
-		strings.Repeat(`, ?`, len(objectIDs)-1)+`) ORDER BY created_at, rowid`, args...)
+	query, args, err := sqlx.In(`SELECT object_id, id FROM ap_activities WHERE type = ? AND object_id IN (?)
+		ORDER BY created_at, rowid`, typ, objectIDs)
 	if err != nil {
 		return nil, fmt.Errorf("activity ids: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var obj, id string
-		if err := rows.Scan(&obj, &id); err != nil {
-			return nil, fmt.Errorf("activity ids: %w", err)
-		}
-		out[obj] = id
+	var rows []struct {
+		ObjectID string `db:"object_id"`
+		ID       string `db:"id"`
 	}
-	return out, rows.Err()
+	if err := s.read.SelectContext(ctx, &rows, s.read.Rebind(query), args...); err != nil {
+		return nil, fmt.Errorf("activity ids: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ObjectID] = r.ID // the latest wins: rows come oldest first
+	}
+	return out, nil
 }
+
+// relationRow is an ap_relations row.
+type relationRow struct {
+	Type       string `db:"type"`
+	Actor      string `db:"actor"`
+	Object     string `db:"object"`
+	ActivityID string `db:"activity_id"`
+}
+
+// identityRow is a (kind, id) pair of a follows or blocks row, selected as kind and id.
+type identityRow struct {
+	Kind string `db:"kind"`
+	ID   string `db:"id"`
+}
+
+func (r identityRow) identity() domain.SocialIdentity { return domain.SocialIdentity(r) }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 // enqueuing the same id again (a replayed fan-out) inserts nothing, in the same or a later
 // transaction.
 func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	id := uuid.MustParse("5e0f7a1c-1111-5222-8333-444455556666")
@@ -43,6 +43,7 @@ func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
 // TestRemoteReviewsWithoutLocalUser: after migration 0021 a remote review needs no local user,
 // a local review still does, and deleting a user deletes their reviews but no remote one.
 func TestRemoteReviewsWithoutLocalUser(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	u, err := s.CreateUser(ctx, domain.User{ID: uuid.New(), Username: "alice", Email: "a@example.test", PasswordHash: "x",
@@ -72,14 +73,7 @@ func TestRemoteReviewsWithoutLocalUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	var left []string
-	rows, err := s.read.Query(`SELECT COALESCE(remote_actor_url, 'local') FROM reviews`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	left, err = scanAll(rows, func(rows *sql.Rows) (string, error) {
-		var v string
-		return v, rows.Scan(&v)
-	})
+	err = s.read.Select(&left, `SELECT COALESCE(remote_actor_url, 'local') FROM reviews`)
 	if err != nil || len(left) != 1 || left[0] != remote.ActorURL {
 		t.Errorf("reviews left after deleting the user: %v (%v), want only the remote one", left, err)
 	}

@@ -18,8 +18,8 @@ func (s *Store) Follow(ctx context.Context, follower uuid.UUID, target domain.So
 	return s.writeWithEvents(ctx, "follow", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		if tid, ok := target.UserID(); ok {
 			var blocked bool
-			err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'local'
-				AND target_id = ?)`, tid.String(), follower.String()).Scan(&blocked)
+			err := tx.GetContext(ctx, &blocked, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'local'
+				AND target_id = ?)`, tid.String(), follower.String())
 			if err != nil {
 				return nil, err
 			}
@@ -144,7 +144,7 @@ func deleteFollow(ctx context.Context, tx *sqlx.Tx, follower, target domain.Soci
 
 // Following lists the actors a user follows (accepted only), in the order followed.
 func (s *Store) Following(ctx context.Context, user uuid.UUID) ([]domain.Actor, error) {
-	return s.actors(ctx, `SELECT f.target_kind, f.target_id, u.username, u.display_name FROM follows f
+	return s.actors(ctx, `SELECT f.target_kind AS kind, f.target_id AS id, u.username, u.display_name FROM follows f
 		LEFT JOIN users u ON f.target_kind = 'local' AND u.id = f.target_id
 		WHERE f.follower_kind = 'local' AND f.follower_id = ? AND f.status = 'accepted' ORDER BY f.created_at`, user.String())
 }
@@ -155,35 +155,34 @@ func (s *Store) Followers(ctx context.Context, user uuid.UUID, pending bool) ([]
 	if pending {
 		status = "pending"
 	}
-	return s.actors(ctx, `SELECT f.follower_kind, f.follower_id, u.username, u.display_name FROM follows f
+	return s.actors(ctx, `SELECT f.follower_kind AS kind, f.follower_id AS id, u.username, u.display_name FROM follows f
 		LEFT JOIN users u ON f.follower_kind = 'local' AND u.id = f.follower_id
 		WHERE f.target_kind = 'local' AND f.target_id = ? AND f.status = ? ORDER BY f.created_at`, user.String(), status)
 }
 
 // Blocked lists the actors a user blocked.
 func (s *Store) Blocked(ctx context.Context, user uuid.UUID) ([]domain.Actor, error) {
-	return s.actors(ctx, `SELECT b.target_kind, b.target_id, u.username, u.display_name FROM blocks b
+	return s.actors(ctx, `SELECT b.target_kind AS kind, b.target_id AS id, u.username, u.display_name FROM blocks b
 		LEFT JOIN users u ON b.target_kind = 'local' AND u.id = b.target_id
 		WHERE b.blocker_id = ? ORDER BY b.created_at`, user.String())
 }
 
+// actorRow is the other party of a follow or block, with the user's names when it is local.
+type actorRow struct {
+	identityRow
+	Username    sql.Null[string] `db:"username"`
+	DisplayName sql.Null[string] `db:"display_name"`
+}
+
+func (r actorRow) actor() domain.Actor {
+	return domain.Actor{Identity: r.identity(), Username: r.Username.V, DisplayName: ptr(r.DisplayName)}
+}
+
+// actors runs a query selecting actorRows.
 func (s *Store) actors(ctx context.Context, query string, args ...any) ([]domain.Actor, error) {
-	rows, err := s.read.QueryContext(ctx, query, args...)
-	if err != nil {
+	var rows []actorRow
+	if err := s.read.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("list actors: %w", err)
 	}
-	out, err := scanAll(rows, func(rows *sql.Rows) (domain.Actor, error) {
-		var (
-			a        domain.Actor
-			username sql.Null[string]
-			display  sql.Null[string]
-		)
-		err := rows.Scan(&a.Identity.Kind, &a.Identity.ID, &username, &display)
-		a.Username, a.DisplayName = username.V, ptr(display)
-		return a, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list actors: %w", err)
-	}
-	return out, nil
+	return castRows(rows, actorRow.actor), nil
 }

@@ -17,8 +17,8 @@ import (
 func (s *Store) AddRemoteFollower(ctx context.Context, user uuid.UUID, actorURL, followID, userActorURL string) error {
 	return s.writeWithEvents(ctx, "remote follow", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		var blocked bool
-		err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'remote'
-			AND target_id = ?)`, user.String(), actorURL).Scan(&blocked)
+		err := tx.GetContext(ctx, &blocked, `SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND target_kind = 'remote'
+			AND target_id = ?)`, user.String(), actorURL)
 		if err != nil {
 			return nil, err
 		}
@@ -79,13 +79,20 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 				return fmt.Errorf("set remote poster: %w", err)
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium, watched_at,
-			created_at, updated_at, remote_actor_url, ap_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err = tx.NamedExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium,
+			watched_at, created_at, updated_at, remote_actor_url, ap_id) VALUES (:id, :user_id, :movie_id, :rating,
+			:comment, :watch_medium, :watched_at, :created_at, :updated_at, :remote_actor_url, :ap_id)
 			ON CONFLICT (id) DO UPDATE SET rating = excluded.rating, comment = excluded.comment,
 			watch_medium = excluded.watch_medium, watched_at = excluded.watched_at, updated_at = excluded.updated_at
-			WHERE reviews.remote_actor_url = excluded.remote_actor_url`,
-			r.ID.String(), r.UserID.String(), movie.ID.String(), r.Rating, nullString(r.Comment), mediumValue(r.WatchMedium),
-			formatTime(r.WatchedAt), formatTime(r.Published), formatTime(s.now()), r.ActorURL, r.APID)
+			WHERE reviews.remote_actor_url = excluded.remote_actor_url`, remoteReviewRow{
+			reviewRow: reviewRow{
+				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: nullOf(r.Comment),
+				WatchMedium: nullOf((*string)(r.WatchMedium)), WatchedAt: formatTime(r.WatchedAt),
+				CreatedAt: formatTime(r.Published), UpdatedAt: formatTime(s.now()),
+				RemoteActorURL: sql.Null[string]{V: r.ActorURL, Valid: true},
+			},
+			APID: r.APID,
+		})
 		if err != nil {
 			return fmt.Errorf("upsert remote review: %w", err)
 		}
@@ -102,18 +109,9 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 // to them.
 func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		rows, err := tx.QueryContext(ctx, `DELETE FROM reviews WHERE remote_actor_url = ? AND (? = '' OR ap_id = ?)
+		var movies []uuid.UUID
+		err := tx.SelectContext(ctx, &movies, `DELETE FROM reviews WHERE remote_actor_url = ? AND (? = '' OR ap_id = ?)
 			RETURNING movie_id`, actorURL, apID, apID)
-		if err != nil {
-			return err
-		}
-		movies, err := scanAll(rows, func(rows *sql.Rows) (uuid.UUID, error) {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				return uuid.Nil, err
-			}
-			return uuid.Parse(s)
-		})
 		if err != nil {
 			return err
 		}
@@ -135,4 +133,10 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 		return fmt.Errorf("delete remote reviews: %w", err)
 	}
 	return nil
+}
+
+// remoteReviewRow is a reviews row of a remote review, with its object id.
+type remoteReviewRow struct {
+	reviewRow
+	APID string `db:"ap_id"`
 }

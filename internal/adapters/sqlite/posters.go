@@ -19,18 +19,18 @@ import (
 func (s *Store) SetPoster(ctx context.Context, movieID uuid.UUID, key string) (poster.Outcome, error) {
 	var out poster.Outcome
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		var current sql.Null[string]
-		err := tx.QueryRowContext(ctx, `SELECT poster_path FROM movies WHERE id = ?`, movieID.String()).Scan(&current)
+		var current *string
+		err := tx.GetContext(ctx, &current, `SELECT poster_path FROM movies WHERE id = ?`, movieID.String())
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			out = poster.MovieGone
 			return nil
 		case err != nil:
 			return err
-		case current.Valid && current.V == key:
+		case current != nil && *current == key:
 			out = poster.AlreadySet
 			return nil
-		case current.Valid && current.V == domain.ConvertedKey(key):
+		case current != nil && *current == domain.ConvertedKey(key):
 			out = poster.AlreadyConverted
 			return nil
 		}
@@ -67,7 +67,7 @@ func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error
 // ImageKeyInUse reports whether a movie's poster is the image key.
 func (s *Store) ImageKeyInUse(ctx context.Context, key string) (bool, error) {
 	var used bool
-	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM movies WHERE poster_path = ?)`, key).Scan(&used)
+	err := s.read.GetContext(ctx, &used, `SELECT EXISTS (SELECT 1 FROM movies WHERE poster_path = ?)`, key)
 	if err != nil {
 		return false, fmt.Errorf("image key in use: %w", err)
 	}

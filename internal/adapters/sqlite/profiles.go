@@ -10,77 +10,88 @@ import (
 	"moviesdiary/internal/usecase/user"
 )
 
+// userStatsRow is user.Stats as UserStats selects it.
+type userStatsRow struct {
+	TotalMovies      int               `db:"total_movies"`
+	AvgRating        sql.Null[float64] `db:"avg_rating"`
+	FavoriteDirector sql.Null[string]  `db:"favorite_director"`
+	MostActiveMonth  sql.Null[string]  `db:"most_active_month"`
+	FollowingCount   int               `db:"following_count"`
+	FollowersCount   int               `db:"followers_count"`
+}
+
 // UserStats summarises a user's reviews and follows.
 func (s *Store) UserStats(ctx context.Context, id uuid.UUID) (user.Stats, error) {
-	var (
-		st       user.Stats
-		avg      sql.Null[float64]
-		director sql.Null[string]
-		month    sql.Null[string]
-	)
-	err := s.read.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM reviews WHERE user_id = ?1),
-		(SELECT avg(rating) FROM reviews WHERE user_id = ?1),
+	var row userStatsRow
+	err := s.read.GetContext(ctx, &row, `SELECT
+		(SELECT count(*) FROM reviews WHERE user_id = ?1) AS total_movies,
+		(SELECT avg(rating) FROM reviews WHERE user_id = ?1) AS avg_rating,
 		(SELECT m.director FROM reviews r JOIN movies m ON m.id = r.movie_id
-			WHERE r.user_id = ?1 AND m.director IS NOT NULL GROUP BY m.director ORDER BY count(*) DESC, m.director LIMIT 1),
+			WHERE r.user_id = ?1 AND m.director IS NOT NULL GROUP BY m.director ORDER BY count(*) DESC, m.director LIMIT 1)
+			AS favorite_director,
 		(SELECT substr(watched_at, 1, 7) FROM reviews WHERE user_id = ?1
-			GROUP BY substr(watched_at, 1, 7) ORDER BY count(*) DESC, 1 DESC LIMIT 1),
-		(SELECT count(*) FROM follows WHERE follower_kind = 'local' AND follower_id = ?1 AND status = 'accepted'),
-		(SELECT count(*) FROM follows WHERE target_kind = 'local' AND target_id = ?1 AND status = 'accepted')`,
-		id.String()).Scan(&st.TotalMovies, &avg, &director, &month, &st.FollowingCount, &st.FollowersCount)
+			GROUP BY substr(watched_at, 1, 7) ORDER BY count(*) DESC, 1 DESC LIMIT 1) AS most_active_month,
+		(SELECT count(*) FROM follows WHERE follower_kind = 'local' AND follower_id = ?1 AND status = 'accepted')
+			AS following_count,
+		(SELECT count(*) FROM follows WHERE target_kind = 'local' AND target_id = ?1 AND status = 'accepted')
+			AS followers_count`, id.String())
 	if err != nil {
-		return st, fmt.Errorf("user stats: %w", err)
+		return user.Stats{}, fmt.Errorf("user stats: %w", err)
 	}
-	st.AvgRating, st.FavoriteDirector, st.MostActiveMonth = ptr(avg), ptr(director), ptr(month)
-	return st, nil
+	return user.Stats{TotalMovies: row.TotalMovies, AvgRating: ptr(row.AvgRating), FavoriteDirector: ptr(row.FavoriteDirector),
+		MostActiveMonth: ptr(row.MostActiveMonth), FollowingCount: row.FollowingCount, FollowersCount: row.FollowersCount}, nil
 }
+
+// monthRow is one month of a user's viewings.
+type monthRow struct {
+	YearMonth string  `db:"year_month"`
+	AvgRating float64 `db:"avg_rating"`
+	Count     int     `db:"count"`
+}
+
+func (r monthRow) month() user.MonthRating { return user.MonthRating(r) }
+
+// countRow is how often a name occurs.
+type countRow struct {
+	Name  string `db:"name"`
+	Count int    `db:"count"`
+}
+
+func (r countRow) count() user.Count { return user.Count(r) }
 
 // UserTrends aggregates a user's reviews by month, director, genre, rating and watch medium.
 func (s *Store) UserTrends(ctx context.Context, id uuid.UUID, limit int) (user.Trends, error) {
 	var tr user.Trends
 	uid := id.String()
-	rows, err := s.read.QueryContext(ctx, `SELECT substr(watched_at, 1, 7), avg(rating), count(*) FROM reviews
-		WHERE user_id = ? GROUP BY 1 ORDER BY 1`, uid)
-	if err != nil {
+	var months []monthRow
+	if err := s.read.SelectContext(ctx, &months, `SELECT substr(watched_at, 1, 7) AS year_month, avg(rating) AS avg_rating,
+		count(*) AS count FROM reviews WHERE user_id = ? GROUP BY 1 ORDER BY 1`, uid); err != nil {
 		return tr, fmt.Errorf("user trends: %w", err)
 	}
-	tr.Monthly, err = scanAll(rows, func(rows *sql.Rows) (user.MonthRating, error) {
-		var m user.MonthRating
-		return m, rows.Scan(&m.YearMonth, &m.AvgRating, &m.Count)
-	})
-	if err != nil {
-		return tr, fmt.Errorf("user trends: %w", err)
-	}
+	tr.Monthly = castRows(months, monthRow.month)
 	counts := []struct {
 		dst   *[]user.Count
 		query string
 		args  []any
 	}{
-		{&tr.TopDirectors, `SELECT m.director, count(*) FROM reviews r JOIN movies m ON m.id = r.movie_id
+		{&tr.TopDirectors, `SELECT m.director AS name, count(*) AS count FROM reviews r JOIN movies m ON m.id = r.movie_id
 			WHERE r.user_id = ? AND m.director IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT CAST(? AS INTEGER)`, []any{uid, limit}},
-		{&tr.TopGenres, `SELECT g.value, count(*) FROM reviews r JOIN movies m ON m.id = r.movie_id, json_each(m.genres) g
+		{&tr.TopGenres, `SELECT g.value AS name, count(*) AS count FROM reviews r JOIN movies m ON m.id = r.movie_id, json_each(m.genres) g
 			WHERE r.user_id = ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT CAST(? AS INTEGER)`, []any{uid, limit}},
-		{&tr.Media, `SELECT watch_medium, count(*) FROM reviews WHERE user_id = ? AND watch_medium IS NOT NULL
+		{&tr.Media, `SELECT watch_medium AS name, count(*) AS count FROM reviews WHERE user_id = ? AND watch_medium IS NOT NULL
 			GROUP BY 1 ORDER BY 2 DESC, 1`, []any{uid}},
 	}
 	for _, c := range counts {
-		rows, err := s.read.QueryContext(ctx, c.query, c.args...)
-		if err != nil {
+		var rows []countRow
+		if err := s.read.SelectContext(ctx, &rows, c.query, c.args...); err != nil {
 			return tr, fmt.Errorf("user trends: %w", err)
 		}
-		if *c.dst, err = scanAll(rows, func(rows *sql.Rows) (user.Count, error) {
-			var n user.Count
-			return n, rows.Scan(&n.Name, &n.Count)
-		}); err != nil {
-			return tr, fmt.Errorf("user trends: %w", err)
-		}
+		*c.dst = castRows(rows, countRow.count)
 	}
-	d := &tr.RatingDistribution
-	err = s.read.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE rating = 1), count(*) FILTER (WHERE rating = 2),
-		count(*) FILTER (WHERE rating = 3), count(*) FILTER (WHERE rating = 4), count(*) FILTER (WHERE rating = 5)
-		FROM reviews WHERE user_id = ?`, uid).Scan(&d[0], &d[1], &d[2], &d[3], &d[4])
-	if err != nil {
+	var ratings ratingsRow
+	if err := s.read.GetContext(ctx, &ratings, `SELECT `+ratingsColumns+` FROM reviews WHERE user_id = ?`, uid); err != nil {
 		return tr, fmt.Errorf("user trends: %w", err)
 	}
+	tr.RatingDistribution = ratings.histogram()
 	return tr, nil
 }

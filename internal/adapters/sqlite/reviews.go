@@ -65,20 +65,23 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 
 // replay returns the result of the request that first used an idempotency key.
 func replay(ctx context.Context, tx *sqlx.Tx, userID uuid.UUID, idem review.Idempotency) (review.Logged, bool, error) {
-	var hash, reviewID string
-	err := tx.QueryRowContext(ctx, `SELECT request_hash, review_id FROM idempotency_keys WHERE user_id = ? AND key = ?`,
-		userID.String(), idem.Key).Scan(&hash, &reviewID)
+	var key struct {
+		RequestHash string `db:"request_hash"`
+		ReviewID    string `db:"review_id"`
+	}
+	err := tx.GetContext(ctx, &key, `SELECT request_hash, review_id FROM idempotency_keys WHERE user_id = ? AND key = ?`,
+		userID.String(), idem.Key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return review.Logged{}, false, nil
 	}
 	if err != nil {
 		return review.Logged{}, false, fmt.Errorf("read idempotency key: %w", err)
 	}
-	if hash != idem.RequestHash {
+	if key.RequestHash != idem.RequestHash {
 		return review.Logged{}, false, domain.Errorf(domain.KindConflict,
 			"Idempotency-Key %q was already used for a different request", idem.Key)
 	}
-	r, err := reviewWhere(ctx, tx, `r.id = ?`, reviewID)
+	r, err := reviewWhere(ctx, tx, `r.id = ?`, key.ReviewID)
 	if err != nil {
 		if domain.KindOf(err) == domain.KindNotFound {
 			return review.Logged{}, false, domain.Errorf(domain.KindConflict,
@@ -93,6 +96,8 @@ func replay(ctx context.Context, tx *sqlx.Tx, userID uuid.UUID, idem review.Idem
 	return review.Logged{Review: r, Movie: m, Replayed: true}, true, nil
 }
 
+// insertReview stores a local review. Positional, not NamedExec: sqlx parses a named query at
+// every call (4.5 µs), and this runs in the writer's group loop for every review logged.
 func insertReview(ctx context.Context, tx *sqlx.Tx, r domain.Review) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium,
 		watched_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -111,9 +116,10 @@ func mediumValue(m *domain.WatchMedium) any {
 	return string(*m)
 }
 
-func reviewWhere(ctx context.Context, q queryer, where string, args ...any) (domain.Review, error) {
+// reviewWhere returns the review selected by where (over reviews r), read through q.
+func reviewWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.Review, error) {
 	var row reviewRow
-	if err := q.QueryRowContext(ctx, `SELECT `+reviewColumns+` FROM reviews r WHERE `+where, args...).Scan(row.dest()...); err != nil {
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+reviewColumns+` FROM reviews r WHERE `+where, args...); err != nil {
 		return domain.Review{}, notFound(err, "Entity not found: review")
 	}
 	return row.review()

@@ -4,96 +4,159 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
 )
 
-// movieColumns are the columns movieRow scans, for a movies table aliased m.
+// Row structs are what sqlx scans a query into, column by name (the db tags; a query selects
+// with aliases where a column's name differs), and what NamedExec binds. They stay in the
+// adapter: the domain types carry no tags, and each row converts to its domain type in a small
+// method. A nullable column is a sql.Null, turned into the domain's pointer by ptr (and back by
+// nullOf): sqlx allocates every nil pointer field of a row before the scan, which allocates
+// another, while a sql.Null scans in place.
+
+// movieColumns are the columns of movieRow, for a movies table aliased m.
 const movieColumns = `m.id, m.external_metadata_id, m.title, m.release_year, m.director, m.poster_path,
 	m.genres, m.runtime_minutes, m.original_language, m.overview, m.collection_name`
 
-// movieRow is a movies row as scanned.
+// movieColumnsAsMovie are movieColumns named for a movieRow field tagged "movie", in a join
+// with a reviews table whose columns (id) share the names.
+const movieColumnsAsMovie = `m.id AS "movie.id", m.external_metadata_id AS "movie.external_metadata_id",
+	m.title AS "movie.title", m.release_year AS "movie.release_year", m.director AS "movie.director",
+	m.poster_path AS "movie.poster_path", m.genres AS "movie.genres", m.runtime_minutes AS "movie.runtime_minutes",
+	m.original_language AS "movie.original_language", m.overview AS "movie.overview",
+	m.collection_name AS "movie.collection_name"`
+
+// movieRow is a movies row.
 type movieRow struct {
-	id, title, genres                          string
-	ext, director, poster, lang, overview, col sql.Null[string]
-	year, runtime                              sql.Null[int]
+	ID               uuid.UUID        `db:"id"`
+	ExternalID       sql.Null[string] `db:"external_metadata_id"`
+	Title            string           `db:"title"`
+	ReleaseYear      sql.Null[int]    `db:"release_year"`
+	Director         sql.Null[string] `db:"director"`
+	PosterPath       sql.Null[string] `db:"poster_path"`
+	Genres           string           `db:"genres"` // a JSON array
+	RuntimeMinutes   sql.Null[int]    `db:"runtime_minutes"`
+	OriginalLanguage sql.Null[string] `db:"original_language"`
+	Overview         sql.Null[string] `db:"overview"`
+	CollectionName   sql.Null[string] `db:"collection_name"`
 }
 
-func (r *movieRow) dest() []any {
-	return []any{&r.id, &r.ext, &r.title, &r.year, &r.director, &r.poster, &r.genres, &r.runtime, &r.lang,
-		&r.overview, &r.col}
-}
-
-func (r *movieRow) movie() (domain.Movie, error) {
-	id, err := uuid.Parse(r.id)
-	if err != nil {
-		return domain.Movie{}, fmt.Errorf("movie id %q: %w", r.id, err)
-	}
+func (r movieRow) movie() (domain.Movie, error) {
 	m := domain.Movie{
-		ID: id, ExternalID: ptr(r.ext), Title: r.title, ReleaseYear: r.year.V, Director: ptr(r.director),
-		PosterPath: ptr(r.poster), RuntimeMinutes: ptr(r.runtime), OriginalLanguage: ptr(r.lang),
-		Overview: ptr(r.overview), CollectionName: ptr(r.col), Genres: []string{},
+		ID: r.ID, ExternalID: ptr(r.ExternalID), Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: ptr(r.Director),
+		PosterPath: ptr(r.PosterPath), RuntimeMinutes: ptr(r.RuntimeMinutes), OriginalLanguage: ptr(r.OriginalLanguage),
+		Overview: ptr(r.Overview), CollectionName: ptr(r.CollectionName), Genres: []string{},
 	}
-	if r.genres != "" {
-		if err := json.Unmarshal([]byte(r.genres), &m.Genres); err != nil {
-			return domain.Movie{}, fmt.Errorf("movie %s genres: %w", id, err)
+	if r.Genres != "" {
+		if err := json.Unmarshal([]byte(r.Genres), &m.Genres); err != nil {
+			return domain.Movie{}, fmt.Errorf("movie %s genres: %w", r.ID, err)
 		}
 	}
 	return m, nil
 }
 
-// reviewColumns are the columns reviewRow scans, for a reviews table aliased r.
+// reviewColumns are the columns of reviewRow, for a reviews table aliased r.
 const reviewColumns = `r.id, r.user_id, r.movie_id, r.rating, r.comment, r.watched_at, r.watch_medium,
 	r.remote_actor_url, r.created_at, r.updated_at`
 
-// reviewRow is a reviews row as scanned.
+// reviewRow is a reviews row.
 type reviewRow struct {
-	id, user, movie, watched, created, updated string
-	rating                                     int
-	comment, medium, remote                    sql.Null[string]
+	ID             uuid.UUID        `db:"id"`
+	UserID         uuid.UUID        `db:"user_id"`
+	MovieID        uuid.UUID        `db:"movie_id"`
+	Rating         int              `db:"rating"`
+	Comment        sql.Null[string] `db:"comment"`
+	WatchedAt      string           `db:"watched_at"`
+	WatchMedium    sql.Null[string] `db:"watch_medium"`
+	RemoteActorURL sql.Null[string] `db:"remote_actor_url"`
+	CreatedAt      string           `db:"created_at"`
+	UpdatedAt      string           `db:"updated_at"`
 }
 
-func (r *reviewRow) dest() []any {
-	return []any{&r.id, &r.user, &r.movie, &r.rating, &r.comment, &r.watched, &r.medium, &r.remote,
-		&r.created, &r.updated}
-}
-
-func (r *reviewRow) review() (domain.Review, error) {
-	var (
-		rv   domain.Review
-		errs [6]error
-	)
-	rv.ID, errs[0] = uuid.Parse(r.id)
-	rv.UserID, errs[1] = uuid.Parse(r.user)
-	rv.MovieID, errs[2] = uuid.Parse(r.movie)
-	rv.WatchedAt, errs[3] = parseTime(r.watched)
-	rv.CreatedAt, errs[4] = parseTime(r.created)
-	rv.UpdatedAt, errs[5] = parseTime(r.updated)
+func (r reviewRow) review() (domain.Review, error) {
+	rv := domain.Review{
+		ID: r.ID, UserID: r.UserID, MovieID: r.MovieID, Rating: r.Rating, Comment: ptr(r.Comment),
+		RemoteActorURL: ptr(r.RemoteActorURL),
+	}
+	if r.WatchMedium.Valid {
+		rv.WatchMedium = ref(domain.WatchMedium(r.WatchMedium.V))
+	}
+	var errs [3]error
+	rv.WatchedAt, errs[0] = parseTime(r.WatchedAt)
+	rv.CreatedAt, errs[1] = parseTime(r.CreatedAt)
+	rv.UpdatedAt, errs[2] = parseTime(r.UpdatedAt)
 	for _, err := range errs {
 		if err != nil {
-			return domain.Review{}, fmt.Errorf("review %s: %w", r.id, err)
+			return domain.Review{}, fmt.Errorf("review %s: %w", r.ID, err)
 		}
-	}
-	rv.Rating, rv.Comment, rv.RemoteActorURL = r.rating, ptr(r.comment), ptr(r.remote)
-	if r.medium.Valid {
-		m := domain.WatchMedium(r.medium.V)
-		rv.WatchMedium = &m
 	}
 	return rv, nil
 }
 
-// scanAll reads every row of rows with scan.
-func scanAll[T any](rows *sql.Rows, scan func(*sql.Rows) (T, error)) ([]T, error) {
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
+// reviewMovieRow is a review and its movie, selected with reviewColumns and movieColumnsAsMovie.
+type reviewMovieRow struct {
+	reviewRow
+	Movie movieRow `db:"movie"`
+}
+
+// nullOf maps a pointer to a nullable column value (the inverse of ptr).
+func nullOf[T any](p *T) sql.Null[T] {
+	if p == nil {
+		return sql.Null[T]{}
+	}
+	return sql.Null[T]{V: *p, Valid: true}
+}
+
+// ref returns a pointer to v.
+func ref[T any](v T) *T { return &v }
+
+// pageOf returns an empty slice with room for the rows of page p out of total: sqlx appends
+// each row it scans, and regrowing a slice of wide row structs copies every row again.
+func pageOf[R any](p domain.Page, total int) []R {
+	return make([]R, 0, max(0, min(p.Limit, total-p.Offset)))
+}
+
+// parseOptionalTime parses a nullable time column.
+func parseOptionalTime(s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := parseTime(*s)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// mapRows converts rows to domain values with conv, stopping at the first error. No rows give
+// nil, as a scan loop did.
+func mapRows[R, T any](rows []R, conv func(R) (T, error)) ([]T, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]T, 0, len(rows))
+	for _, r := range rows {
+		v, err := conv(r)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// castRows is mapRows for conversions that cannot fail.
+func castRows[R, T any](rows []R, conv func(R) T) []T {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]T, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, conv(r))
+	}
+	return out
 }

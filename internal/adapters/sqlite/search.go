@@ -60,7 +60,7 @@ func indexMovieTx(ctx context.Context, tx *sqlx.Tx, id uuid.UUID) error {
 func (s *Store) IndexMovie(ctx context.Context, id uuid.UUID, onlyIfMissing bool) error {
 	if onlyIfMissing {
 		var indexed bool
-		err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_movies WHERE movie_id = ?)`, id.String()).Scan(&indexed)
+		err := s.read.GetContext(ctx, &indexed, `SELECT EXISTS (SELECT 1 FROM search_movies WHERE movie_id = ?)`, id.String())
 		if err != nil {
 			return fmt.Errorf("index movie: %w", err)
 		}
@@ -93,23 +93,26 @@ func (s *Store) Reindex(ctx context.Context, page int) error {
 	} {
 		after := ""
 		for {
-			var first, last sql.Null[string]
-			err := s.read.QueryRowContext(ctx, `SELECT min(id), max(id) FROM (SELECT id FROM `+t.table+`
-				WHERE id > ? ORDER BY id LIMIT CAST(? AS INTEGER))`, after, page).Scan(&first, &last)
+			var span struct {
+				First *string `db:"first"`
+				Last  *string `db:"last"`
+			}
+			err := s.read.GetContext(ctx, &span, `SELECT min(id) AS first, max(id) AS last FROM (SELECT id FROM `+t.table+`
+				WHERE id > ? ORDER BY id LIMIT CAST(? AS INTEGER))`, after, page)
 			if err != nil {
 				return fmt.Errorf("reindex %s: %w", t.table, err)
 			}
-			if !last.Valid {
+			if span.Last == nil {
 				break
 			}
 			err = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-				_, err := tx.ExecContext(ctx, fmt.Sprintf(t.upsert, t.col+` BETWEEN ? AND ?`), first.V, last.V)
+				_, err := tx.ExecContext(ctx, fmt.Sprintf(t.upsert, t.col+` BETWEEN ? AND ?`), *span.First, *span.Last)
 				return err
 			})
 			if err != nil {
 				return fmt.Errorf("reindex %s: %w", t.table, err)
 			}
-			after = last.V
+			after = *span.Last
 		}
 	}
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
@@ -167,9 +170,10 @@ func (q *searchSQL) filter(cond string, arg any) {
 	q.where, q.args = append(q.where, cond), append(q.args, arg)
 }
 
-// searchPage counts the matches of q and returns the page's rows of cols, scanned by scan.
-func searchPage[T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols string, p domain.Page,
-	scan func(*sql.Rows) (T, error)) (domain.Paged[T], error) {
+// searchPage counts the matches of q and returns the page's rows of cols, selected into R and
+// converted by conv.
+func searchPage[R, T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols string, p domain.Page,
+	conv func(R) (T, error)) (domain.Paged[T], error) {
 	out := domain.Paged[T]{Page: p, Items: []T{}}
 	w := ""
 	if len(q.where) > 0 {
@@ -179,18 +183,41 @@ func searchPage[T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols strin
 	if q.fts != "" && len(q.where) == 1 {
 		count = `SELECT count(*) FROM ` + q.fts + w
 	}
-	if err := db.QueryRowContext(ctx, count, q.args...).Scan(&out.Total); err != nil {
+	if err := db.GetContext(ctx, &out.Total, count, q.args...); err != nil {
 		return out, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+cols+q.from+w+q.order+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, append(q.args, p.Limit, p.Offset)...)
-	if err != nil {
+	rows := pageOf[R](p, out.Total)
+	if err := db.SelectContext(ctx, &rows, `SELECT `+cols+q.from+w+q.order+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+		append(q.args, p.Limit, p.Offset)...); err != nil {
 		return out, err
 	}
-	items, err := scanAll(rows, scan)
+	items, err := mapRows(rows, conv)
 	if items != nil {
 		out.Items = items
 	}
 	return out, err
+}
+
+// movieHitColumns are the columns of movieHitRow.
+const movieHitColumns = `m.id, m.title, m.release_year, m.director, m.poster_path, m.genres`
+
+// movieHitRow is a movie found.
+type movieHitRow struct {
+	ID          uuid.UUID        `db:"id"`
+	Title       string           `db:"title"`
+	ReleaseYear sql.Null[int]    `db:"release_year"`
+	Director    sql.Null[string] `db:"director"`
+	PosterPath  sql.Null[string] `db:"poster_path"`
+	Genres      string           `db:"genres"` // a JSON array
+}
+
+func (r movieHitRow) hit() (search.MovieHit, error) {
+	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: ptr(r.Director),
+		PosterPath: ptr(r.PosterPath), Genres: []string{}}
+	if r.Genres != "" {
+		_ = json.Unmarshal([]byte(r.Genres), &h.Genres)
+	}
+	return h, nil
 }
 
 // SearchMovies pages the movies matching q's text and filters, best match first.
@@ -213,31 +240,34 @@ func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[
 	if q.PersonID != nil {
 		sq.filter(`EXISTS (SELECT 1 FROM movie_credits c WHERE c.movie_id = m.id AND c.person_id = ?)`, q.PersonID.String())
 	}
-	out, err := searchPage(ctx, s.read, sq, `m.id, m.title, m.release_year, m.director, m.poster_path, m.genres`, q.Page,
-		func(rows *sql.Rows) (search.MovieHit, error) {
-			var (
-				h                search.MovieHit
-				id, genres       string
-				year             sql.Null[int]
-				director, poster sql.Null[string]
-			)
-			if err := rows.Scan(&id, &h.Title, &year, &director, &poster, &genres); err != nil {
-				return h, err
-			}
-			var err error
-			if h.ID, err = uuid.Parse(id); err != nil {
-				return h, err
-			}
-			h.ReleaseYear, h.Director, h.PosterPath, h.Genres = year.V, ptr(director), ptr(poster), []string{}
-			if genres != "" {
-				_ = json.Unmarshal([]byte(genres), &h.Genres)
-			}
-			return h, nil
-		})
+	out, err := searchPage(ctx, s.read, sq, movieHitColumns, q.Page, movieHitRow.hit)
 	if err != nil {
 		return out, fmt.Errorf("search movies: %w", err)
 	}
 	return out, nil
+}
+
+// personHitColumns are the columns of personHitRow: a person and up to three titles they are
+// known for.
+const personHitColumns = `p.id, p.name, p.known_for_department, p.profile_path,
+	(SELECT json_group_array(title) FROM (SELECT m.title FROM movie_credits c JOIN movies m ON m.id = c.movie_id
+		WHERE c.person_id = p.id GROUP BY m.id ORDER BY min(c.billing_order) IS NULL, m.release_year DESC, m.title LIMIT 3))
+		AS known_for_titles`
+
+// personHitRow is a person found.
+type personHitRow struct {
+	ID                 uuid.UUID        `db:"id"`
+	Name               string           `db:"name"`
+	KnownForDepartment sql.Null[string] `db:"known_for_department"`
+	ProfilePath        sql.Null[string] `db:"profile_path"`
+	KnownForTitles     string           `db:"known_for_titles"` // a JSON array
+}
+
+func (r personHitRow) hit() (search.PersonHit, error) {
+	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
+		ProfilePath: ptr(r.ProfilePath), KnownForTitles: []string{}}
+	_ = json.Unmarshal([]byte(r.KnownForTitles), &h.KnownForTitles)
+	return h, nil
 }
 
 // SearchPeople pages the people matching q's text and department, best match first.
@@ -251,26 +281,7 @@ func (s *Store) SearchPeople(ctx context.Context, q search.Query) (domain.Paged[
 	if q.Department != "" {
 		sq.filter(`p.known_for_department = ? COLLATE NOCASE`, q.Department)
 	}
-	out, err := searchPage(ctx, s.read, sq, `p.id, p.name, p.known_for_department, p.profile_path,
-		(SELECT json_group_array(title) FROM (SELECT m.title FROM movie_credits c JOIN movies m ON m.id = c.movie_id
-			WHERE c.person_id = p.id GROUP BY m.id ORDER BY min(c.billing_order) IS NULL, m.release_year DESC, m.title LIMIT 3))`,
-		q.Page, func(rows *sql.Rows) (search.PersonHit, error) {
-			var (
-				h             search.PersonHit
-				id, titles    string
-				dept, profile sql.Null[string]
-			)
-			if err := rows.Scan(&id, &h.Name, &dept, &profile, &titles); err != nil {
-				return h, err
-			}
-			var err error
-			if h.ID, err = uuid.Parse(id); err != nil {
-				return h, err
-			}
-			h.KnownForDepartment, h.ProfilePath, h.KnownForTitles = ptr(dept), ptr(profile), []string{}
-			_ = json.Unmarshal([]byte(titles), &h.KnownForTitles)
-			return h, nil
-		})
+	out, err := searchPage(ctx, s.read, sq, personHitColumns, q.Page, personHitRow.hit)
 	if err != nil {
 		return out, fmt.Errorf("search people: %w", err)
 	}

@@ -14,16 +14,23 @@ import (
 
 // Settings returns a user's federation settings; a user who never saved any has the defaults.
 func (s *Store) Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error) {
-	var fs domain.FederationSettings
-	err := s.read.QueryRowContext(ctx, `SELECT federate_reviews, federate_watchlist, federate_goals FROM user_settings
-		WHERE user_id = ?`, user.String()).Scan(&fs.Reviews, &fs.Watchlist, &fs.Goals)
+	var row settingsRow
+	err := s.read.GetContext(ctx, &row, `SELECT federate_reviews, federate_watchlist, federate_goals FROM user_settings
+		WHERE user_id = ?`, user.String())
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.DefaultFederationSettings, nil
 	}
 	if err != nil {
-		return fs, fmt.Errorf("read settings: %w", err)
+		return domain.FederationSettings{}, fmt.Errorf("read settings: %w", err)
 	}
-	return fs, nil
+	return domain.FederationSettings(row), nil
+}
+
+// settingsRow is a user_settings row.
+type settingsRow struct {
+	Reviews   bool `db:"federate_reviews"`
+	Watchlist bool `db:"federate_watchlist"`
+	Goals     bool `db:"federate_goals"`
 }
 
 // SaveSettings replaces a user's federation settings. No event: nothing outside the database

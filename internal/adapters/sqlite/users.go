@@ -22,7 +22,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 	}
 	err = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil {
+		if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users`); err != nil {
 			return err
 		}
 		if n == 0 {
@@ -47,7 +47,27 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 	return u, nil
 }
 
+// userColumns are the columns of userRow.
 const userColumns = `id, username, email, password_hash, is_admin, created_at`
+
+// userRow is a users row.
+type userRow struct {
+	ID           uuid.UUID `db:"id"`
+	Username     string    `db:"username"`
+	Email        string    `db:"email"`
+	PasswordHash string    `db:"password_hash"`
+	IsAdmin      bool      `db:"is_admin"`
+	CreatedAt    string    `db:"created_at"`
+}
+
+func (r userRow) user() domain.User {
+	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard}
+	if r.IsAdmin {
+		u.Role = domain.RoleAdmin
+	}
+	u.CreatedAt, _ = parseTime(r.CreatedAt)
+	return u
+}
 
 // UserByEmail returns the user with that e-mail, ignoring case.
 func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
@@ -65,26 +85,11 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (domain.Use
 }
 
 func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.User, error) {
-	var (
-		u       domain.User
-		id      string
-		admin   bool
-		created string
-	)
-	err := s.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE `+where, arg).
-		Scan(&id, &u.Username, &u.Email, &u.PasswordHash, &admin, &created)
-	if err != nil {
+	var row userRow
+	if err := s.read.GetContext(ctx, &row, `SELECT `+userColumns+` FROM users WHERE `+where, arg); err != nil {
 		return domain.User{}, notFound(err, "Entity not found: user")
 	}
-	if u.ID, err = uuid.Parse(id); err != nil {
-		return domain.User{}, fmt.Errorf("user id %q: %w", id, err)
-	}
-	u.Role = domain.RoleStandard
-	if admin {
-		u.Role = domain.RoleAdmin
-	}
-	u.CreatedAt, _ = parseTime(created)
-	return u, nil
+	return row.user(), nil
 }
 
 // CreateSession stores a refresh session.
@@ -104,21 +109,21 @@ func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash s
 func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error) {
 	var user uuid.UUID
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		var id string
-		var exp int64
-		err := tx.QueryRowContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ? RETURNING user_id, expires_at`,
-			oldHash).Scan(&id, &exp)
+		var old struct {
+			UserID    uuid.UUID `db:"user_id"`
+			ExpiresAt int64     `db:"expires_at"` // Unix ms
+		}
+		err := tx.GetContext(ctx, &old, `DELETE FROM refresh_sessions WHERE token_hash = ? RETURNING user_id, expires_at`,
+			oldHash)
 		if err != nil {
 			return notFound(err, "Invalid refresh token")
 		}
-		if exp <= millis(now) {
+		if old.ExpiresAt <= millis(now) {
 			return errExpired
 		}
-		if user, err = uuid.Parse(id); err != nil {
-			return fmt.Errorf("session user %q: %w", id, err)
-		}
+		user = old.UserID
 		_, err = tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at)
-			VALUES (?, ?, ?, ?)`, newHash, id, millis(expires), millis(now))
+			VALUES (?, ?, ?, ?)`, newHash, user.String(), millis(expires), millis(now))
 		return err
 	})
 	if err == errExpired {

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -69,32 +68,35 @@ func (s *Store) RemoveFromWatchlist(ctx context.Context, userID, movieID uuid.UU
 	return nil
 }
 
+// watchlistRow is a movie on a watchlist.
+type watchlistRow struct {
+	movieRow
+	AddedAt string `db:"added_at"`
+}
+
+func (r watchlistRow) entry() (watchlist.Entry, error) {
+	m, err := r.movie()
+	if err != nil {
+		return watchlist.Entry{}, err
+	}
+	t, err := parseTime(r.AddedAt)
+	return watchlist.Entry{Movie: m, AddedAt: t}, err
+}
+
 // Watchlist returns a page of a user's watchlist, newest first.
 func (s *Store) Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) (domain.Paged[watchlist.Entry], error) {
 	out := domain.Paged[watchlist.Entry]{Page: p}
-	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM watchlist WHERE user_id = ?`, userID.String()).Scan(&out.Total); err != nil {
+	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM watchlist WHERE user_id = ?`, userID.String()); err != nil {
 		return out, fmt.Errorf("count watchlist: %w", err)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+movieColumns+`, w.added_at FROM watchlist w
+	rows := pageOf[watchlistRow](p, out.Total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, w.added_at FROM watchlist w
 		JOIN movies m ON m.id = w.movie_id WHERE w.user_id = ? ORDER BY w.added_at DESC, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		userID.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("list watchlist: %w", err)
 	}
-	out.Items, err = scanAll(rows, func(rows *sql.Rows) (watchlist.Entry, error) {
-		var mr movieRow
-		var added string
-		if err := rows.Scan(append(mr.dest(), &added)...); err != nil {
-			return watchlist.Entry{}, err
-		}
-		m, err := mr.movie()
-		if err != nil {
-			return watchlist.Entry{}, err
-		}
-		t, err := parseTime(added)
-		return watchlist.Entry{Movie: m, AddedAt: t}, err
-	})
-	if err != nil {
+	if out.Items, err = mapRows(rows, watchlistRow.entry); err != nil {
 		return out, fmt.Errorf("list watchlist: %w", err)
 	}
 	return out, nil
@@ -103,8 +105,8 @@ func (s *Store) Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) 
 // OnWatchlist reports whether the movie is on the user's watchlist.
 func (s *Store) OnWatchlist(ctx context.Context, userID, movieID uuid.UUID) (bool, error) {
 	var on bool
-	err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM watchlist WHERE user_id = ? AND movie_id = ?)`,
-		userID.String(), movieID.String()).Scan(&on)
+	err := s.read.GetContext(ctx, &on, `SELECT EXISTS (SELECT 1 FROM watchlist WHERE user_id = ? AND movie_id = ?)`,
+		userID.String(), movieID.String())
 	if err != nil {
 		return false, fmt.Errorf("watchlist lookup: %w", err)
 	}

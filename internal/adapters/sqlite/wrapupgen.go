@@ -55,6 +55,32 @@ func (s *Store) StartWrapUp(ctx context.Context, id uuid.UUID) (domain.WrapUp, b
 	return w, ok, nil
 }
 
+// wrapUpViewingRow is a local review in a wrap-up's range with what the report needs of its
+// movie.
+type wrapUpViewingRow struct {
+	WatchedAt   string           `db:"watched_at"`
+	Rating      int              `db:"rating"`
+	WatchMedium sql.Null[string] `db:"watch_medium"`
+	MovieID     uuid.UUID        `db:"id"`
+	Title       string           `db:"title"`
+	Director    sql.Null[string] `db:"director"`
+	Genres      string           `db:"genres"` // a JSON array
+	Runtime     sql.Null[int]    `db:"runtime_minutes"`
+	TopCast     string           `db:"top_cast"` // a JSON array
+}
+
+func (r wrapUpViewingRow) viewing() (wrapup.Viewing, error) {
+	watched, err := parseTime(r.WatchedAt)
+	if err != nil {
+		return wrapup.Viewing{}, err
+	}
+	v := wrapup.Viewing{WatchedAt: watched, Rating: r.Rating, Medium: ptr(r.WatchMedium), MovieID: r.MovieID,
+		Title: r.Title, Director: ptr(r.Director), Runtime: ptr(r.Runtime)}
+	_ = json.Unmarshal([]byte(r.Genres), &v.Genres)
+	_ = json.Unmarshal([]byte(r.TopCast), &v.Cast)
+	return v, nil
+}
+
 // WrapUpViewings returns the local reviews watched in [start, end] (of one user, or of everyone
 // when user is nil), oldest first, with their movies and top-billed cast.
 func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end domain.Date) ([]wrapup.Viewing, error) {
@@ -62,10 +88,12 @@ func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end 
 	if user != nil {
 		uid = user.String()
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT r.watched_at, r.rating, r.watch_medium, m.id, m.title, m.director,
+	var rows []wrapUpViewingRow
+	err := s.read.SelectContext(ctx, &rows, `SELECT r.watched_at, r.rating, r.watch_medium, m.id, m.title, m.director,
 			m.genres, m.runtime_minutes,
 			ifnull((SELECT json_group_array(name) FROM (SELECT p.name FROM movie_credits c JOIN people p ON p.id = c.person_id
 				WHERE c.movie_id = m.id AND c.kind = 'cast' AND ifnull(c.billing_order, 99) < 5 ORDER BY c.billing_order)), '[]')
+				AS top_cast
 		FROM reviews r JOIN movies m ON m.id = r.movie_id
 		WHERE r.remote_actor_url IS NULL AND (?1 IS NULL OR r.user_id = ?1)
 			AND r.watched_at >= ?2 AND r.watched_at < ?3
@@ -73,29 +101,7 @@ func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end 
 	if err != nil {
 		return nil, fmt.Errorf("wrap-up viewings: %w", err)
 	}
-	return scanAll(rows, func(rows *sql.Rows) (wrapup.Viewing, error) {
-		var (
-			v                wrapup.Viewing
-			watched, id      string
-			genres, cast     string
-			medium, director sql.Null[string]
-			runtime          sql.Null[int]
-		)
-		if err := rows.Scan(&watched, &v.Rating, &medium, &id, &v.Title, &director, &genres, &runtime, &cast); err != nil {
-			return v, err
-		}
-		var err error
-		if v.WatchedAt, err = parseTime(watched); err != nil {
-			return v, err
-		}
-		if v.MovieID, err = uuid.Parse(id); err != nil {
-			return v, err
-		}
-		v.Medium, v.Director, v.Runtime = ptr(medium), ptr(director), ptr(runtime)
-		_ = json.Unmarshal([]byte(genres), &v.Genres)
-		_ = json.Unmarshal([]byte(cast), &v.Cast)
-		return v, nil
-	})
+	return mapRows(rows, wrapUpViewingRow.viewing)
 }
 
 // CompleteWrapUp stores the report, marks the wrap-up Ready and enqueues WrapUpCompleted in one

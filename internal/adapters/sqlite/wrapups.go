@@ -12,7 +12,42 @@ import (
 	"moviesdiary/internal/domain"
 )
 
+// wrapUpColumns are the columns of wrapUpRow.
 const wrapUpColumns = `id, user_id, status, start_date, end_date, created_at, completed_at, error_message, report`
+
+// wrapUpRow is a wrapups row.
+type wrapUpRow struct {
+	ID           uuid.UUID           `db:"id"`
+	UserID       sql.Null[uuid.UUID] `db:"user_id"`
+	Status       string              `db:"status"`
+	StartDate    string              `db:"start_date"`
+	EndDate      string              `db:"end_date"`
+	CreatedAt    string              `db:"created_at"`
+	CompletedAt  sql.Null[string]    `db:"completed_at"`
+	ErrorMessage sql.Null[string]    `db:"error_message"`
+	Report       sql.Null[string]    `db:"report"`
+}
+
+func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
+	w := domain.WrapUp{ID: r.ID, UserID: ptr(r.UserID), Status: domain.WrapUpStatus(r.Status), ErrorMessage: ptr(r.ErrorMessage)}
+	var err error
+	if w.StartDate, err = domain.ParseDate(r.StartDate); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if w.EndDate, err = domain.ParseDate(r.EndDate); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if w.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if w.CompletedAt, err = parseOptionalTime(ptr(r.CompletedAt)); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if r.Report.Valid {
+		w.Report = json.RawMessage(r.Report.V)
+	}
+	return w, nil
+}
 
 // RequestWrapUp stores a Pending wrap-up with WrapUpRequested in one transaction. The unique
 // index on live wrap-ups of a user and range decides: when it refuses the insert, the live
@@ -51,12 +86,12 @@ func (s *Store) WrapUp(ctx context.Context, id uuid.UUID) (domain.WrapUp, error)
 
 // WrapUps lists a user's wrap-ups and the instance-wide ones, newest first.
 func (s *Store) WrapUps(ctx context.Context, user uuid.UUID) ([]domain.WrapUp, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+wrapUpColumns+` FROM wrapups WHERE user_id = ? OR user_id IS NULL
-		ORDER BY created_at DESC, id DESC`, user.String())
-	if err != nil {
+	var rows []wrapUpRow
+	if err := s.read.SelectContext(ctx, &rows, `SELECT `+wrapUpColumns+` FROM wrapups WHERE user_id = ? OR user_id IS NULL
+		ORDER BY created_at DESC, id DESC`, user.String()); err != nil {
 		return nil, fmt.Errorf("list wrap-ups: %w", err)
 	}
-	return scanAll(rows, func(rows *sql.Rows) (domain.WrapUp, error) { return scanWrapUp(rows) })
+	return mapRows(rows, wrapUpRow.wrapUp)
 }
 
 // DeleteWrapUp deletes a wrap-up.
@@ -73,54 +108,11 @@ func (s *Store) DeleteWrapUp(ctx context.Context, id uuid.UUID) error {
 	})
 }
 
-func wrapUpWhere(ctx context.Context, q queryer, where string, args ...any) (domain.WrapUp, error) {
-	w, err := scanWrapUp(q.QueryRowContext(ctx, `SELECT `+wrapUpColumns+` FROM wrapups WHERE `+where, args...))
-	if err != nil {
+// wrapUpWhere returns the wrap-up selected by where, read through q.
+func wrapUpWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WrapUp, error) {
+	var row wrapUpRow
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+wrapUpColumns+` FROM wrapups WHERE `+where, args...); err != nil {
 		return domain.WrapUp{}, notFound(err, "Entity not found: wrap-up")
 	}
-	return w, nil
-}
-
-func scanWrapUp(row interface{ Scan(...any) error }) (domain.WrapUp, error) {
-	var (
-		w                       domain.WrapUp
-		id, status, start, end  string
-		created                 string
-		user, done, msg, report sql.Null[string]
-	)
-	if err := row.Scan(&id, &user, &status, &start, &end, &created, &done, &msg, &report); err != nil {
-		return w, err
-	}
-	var err error
-	if w.ID, err = uuid.Parse(id); err != nil {
-		return w, fmt.Errorf("wrap-up id %q: %w", id, err)
-	}
-	if user.Valid {
-		u, err := uuid.Parse(user.V)
-		if err != nil {
-			return w, fmt.Errorf("wrap-up %s user: %w", id, err)
-		}
-		w.UserID = &u
-	}
-	if w.StartDate, err = domain.ParseDate(start); err != nil {
-		return w, err
-	}
-	if w.EndDate, err = domain.ParseDate(end); err != nil {
-		return w, err
-	}
-	if w.CreatedAt, err = parseTime(created); err != nil {
-		return w, err
-	}
-	if done.Valid {
-		t, err := parseTime(done.V)
-		if err != nil {
-			return w, err
-		}
-		w.CompletedAt = &t
-	}
-	w.Status, w.ErrorMessage = domain.WrapUpStatus(status), ptr(msg)
-	if report.Valid {
-		w.Report = json.RawMessage(report.V)
-	}
-	return w, nil
+	return row.wrapUp()
 }
