@@ -26,7 +26,7 @@ func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Eve
 	if !ok || e.Requester.Kind != domain.IdentityRemote {
 		return nil
 	}
-	status, err := s.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
+	status, err := s.ports.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
 	if err != nil || status != "accepted" {
 		return err
 	}
@@ -34,11 +34,11 @@ func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Eve
 	if err != nil || !on {
 		return err
 	}
-	follower, err := s.Remote.Actor(ctx, e.Requester.ID, false)
+	follower, err := s.ports.Remote.Actor(ctx, e.Requester.ID, false)
 	if err != nil {
 		return err
 	}
-	reviews, movies, _, err := s.Reviews.OutboxReviews(ctx, e.OwnerID, 0, BackfillReviews)
+	reviews, movies, _, err := s.ports.Reviews.OutboxReviews(ctx, e.OwnerID, 0, BackfillReviews)
 	if err != nil {
 		return err
 	}
@@ -60,11 +60,11 @@ func (s *Service) Import(ctx context.Context, event domain.Event) error {
 	if !ok || e.Requester.Kind != domain.IdentityRemote {
 		return nil
 	}
-	status, err := s.Follows.FollowStatus(ctx, domain.LocalIdentity(e.OwnerID), e.Requester)
+	status, err := s.ports.Follows.FollowStatus(ctx, domain.LocalIdentity(e.OwnerID), e.Requester)
 	if err != nil || status != "accepted" {
 		return err
 	}
-	actor, err := s.Remote.Actor(ctx, e.Requester.ID, false)
+	actor, err := s.ports.Remote.Actor(ctx, e.Requester.ID, false)
 	if err != nil || actor.Outbox == "" {
 		return err
 	}
@@ -73,7 +73,7 @@ func (s *Service) Import(ctx context.Context, event domain.Event) error {
 		if err := s.RefuseHost(ctx, next); err != nil || HostOf(next) != HostOf(actor.URL) {
 			return err
 		}
-		doc, err := s.Remote.OutboxPage(ctx, next, e.OwnerID)
+		doc, err := s.ports.Remote.OutboxPage(ctx, next, e.OwnerID)
 		if err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func (s *Service) Import(ctx context.Context, event domain.Event) error {
 			if err != nil || !ok {
 				continue
 			}
-			if err := s.Inbox.SaveRemoteReview(ctx, r); err != nil {
+			if err := s.ports.Inbox.SaveRemoteReview(ctx, r); err != nil {
 				return err
 			}
 		}

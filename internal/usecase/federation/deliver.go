@@ -25,5 +25,5 @@ func (s *Service) Deliver(ctx context.Context, eventID string, event domain.Even
 		}
 		return err
 	}
-	return s.Remote.Deliver(ctx, e.InboxURL, e.ActivityJSON, e.SigningActorID)
+	return s.ports.Remote.Deliver(ctx, e.InboxURL, e.ActivityJSON, e.SigningActorID)
 }

@@ -36,7 +36,7 @@ func (s *Service) Receive(ctx context.Context, signer string, recipient *uuid.UU
 		return nil
 	}
 	if recipient != nil {
-		blocked, err := s.Blocks.HasBlocked(ctx, *recipient, in.Actor)
+		blocked, err := s.ports.Blocks.HasBlocked(ctx, *recipient, in.Actor)
 		if err != nil {
 			return err
 		}
@@ -44,7 +44,7 @@ func (s *Service) Receive(ctx context.Context, signer string, recipient *uuid.UU
 			return domain.Forbidden("blocked")
 		}
 	}
-	fresh, err := s.Inbox.ReceiveActivity(ctx, domain.ActivityReceived{
+	fresh, err := s.ports.Inbox.ReceiveActivity(ctx, domain.ActivityReceived{
 		ActivityID: in.ID, ActorURL: in.Actor, Activity: raw, RecipientID: recipient,
 	})
 	if err != nil {
@@ -77,15 +77,15 @@ func (s *Service) Process(ctx context.Context, e domain.ActivityReceived, in Inb
 		if !ok {
 			return nil
 		}
-		if _, err := s.Accounts.UserByID(ctx, user); errors.Is(err, domain.ErrNotFound) {
+		if _, err := s.ports.Accounts.UserByID(ctx, user); errors.Is(err, domain.ErrNotFound) {
 			return nil
 		} else if err != nil {
 			return err
 		}
-		if _, err := s.Remote.Actor(ctx, actor, false); err != nil {
+		if _, err := s.ports.Remote.Actor(ctx, actor, false); err != nil {
 			return err
 		}
-		err := s.Follows.AddRemoteFollower(ctx, user, actor, e.ActivityID, s.urls.Actor(user))
+		err := s.ports.Follows.AddRemoteFollower(ctx, user, actor, e.ActivityID, s.urls.Actor(user))
 		if errors.Is(err, domain.ErrForbidden) || errors.Is(err, domain.ErrNotFound) {
 			return nil
 		}
@@ -97,7 +97,7 @@ func (s *Service) Process(ctx context.Context, e domain.ActivityReceived, in Inb
 		}
 		if inner.Type == "Follow" && inner.Actor == actor {
 			if user, ok := s.urls.LocalUser(inner.Object); ok {
-				return s.Follows.RemoveRemoteFollower(ctx, user, actor)
+				return s.ports.Follows.RemoveRemoteFollower(ctx, user, actor)
 			}
 		}
 		return nil
@@ -110,7 +110,7 @@ func (s *Service) Process(ctx context.Context, e domain.ActivityReceived, in Inb
 		if inner.Type != "Follow" || !ok || inner.Object != actor {
 			return nil
 		}
-		return s.Follows.FollowAnswered(ctx, user, actor, in.Type == "Accept")
+		return s.ports.Follows.FollowAnswered(ctx, user, actor, in.Type == "Accept")
 	case "Create", "Update":
 		if in.Note == nil {
 			return nil
@@ -122,18 +122,18 @@ func (s *Service) Process(ctx context.Context, e domain.ActivityReceived, in Inb
 			}
 			return nil
 		}
-		return s.Inbox.SaveRemoteReview(ctx, r)
+		return s.ports.Inbox.SaveRemoteReview(ctx, r)
 	case "Delete":
 		if in.Object == actor {
-			return s.Inbox.DeleteRemoteReviews(ctx, actor, "")
+			return s.ports.Inbox.DeleteRemoteReviews(ctx, actor, "")
 		}
 		if in.Object == "" {
 			return nil
 		}
-		return s.Inbox.DeleteRemoteReviews(ctx, actor, in.Object)
+		return s.ports.Inbox.DeleteRemoteReviews(ctx, actor, in.Object)
 	case "Block":
 		if user, ok := s.urls.LocalUser(in.Object); ok {
-			return s.Follows.RemoveRemoteFollower(ctx, user, actor)
+			return s.ports.Follows.RemoveRemoteFollower(ctx, user, actor)
 		}
 	}
 	return nil
@@ -145,7 +145,7 @@ func (s *Service) innerActivity(ctx context.Context, in Inbound) (*domain.Relati
 	if in.Inner != nil {
 		return in.Inner, nil
 	}
-	rel, err := s.Publications.RelationByID(ctx, in.Object)
+	rel, err := s.ports.Publications.RelationByID(ctx, in.Object)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, nil
 	}

@@ -30,7 +30,7 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 	case domain.ReviewUpdated:
 		return s.publishReview(ctx, key, "Update", e.ReviewID)
 	case domain.PosterSynced:
-		ids, err := s.Reviews.LocalReviewsOfMovie(ctx, e.MovieID)
+		ids, err := s.ports.Reviews.LocalReviewsOfMovie(ctx, e.MovieID)
 		if err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 		return s.toFollowers(ctx, Activity{ID: id("Move"), Type: "Move", Actor: e.UserID, Object: Object{ID: actor},
 			Target: e.NewActorURL}, actor)
 	case domain.UserUpdated:
-		u, err := s.Accounts.UserByID(ctx, e.UserID)
+		u, err := s.ports.Accounts.UserByID(ctx, e.UserID)
 		if errors.Is(err, domain.ErrNotFound) {
 			return nil
 		}
@@ -79,7 +79,7 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 	case domain.FollowAccepted:
 		// Also emitted when a remote actor accepts our follow (the requester is then the one
 		// we follow): only a follow of the owner that is now accepted is answered.
-		status, err := s.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
+		status, err := s.ports.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
 		if err != nil || status != "accepted" {
 			return err
 		}
@@ -95,7 +95,7 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 // publishReview sends a Create or Update of a review's Note to its author's followers, when the
 // review still exists and its author federates reviews.
 func (s *Service) publishReview(ctx context.Context, key, kind string, id uuid.UUID) error {
-	r, m, err := s.Reviews.FederatedReview(ctx, id)
+	r, m, err := s.ports.Reviews.FederatedReview(ctx, id)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil // deleted since: its Delete follows
 	}
@@ -112,7 +112,7 @@ func (s *Service) publishReview(ctx context.Context, key, kind string, id uuid.U
 
 // toFollowers publishes an activity of its actor to one inbox per server of their followers.
 func (s *Service) toFollowers(ctx context.Context, a Activity, objectID string) error {
-	inboxes, err := s.Follows.FollowerInboxes(ctx, a.Actor)
+	inboxes, err := s.ports.Follows.FollowerInboxes(ctx, a.Actor)
 	if err != nil {
 		return err
 	}
@@ -122,12 +122,12 @@ func (s *Service) toFollowers(ctx context.Context, a Activity, objectID string) 
 // publish records an activity and its deliveries in one transaction: one delivery per distinct
 // inbox not on a blocked domain, each with an id derived from the activity id and the inbox.
 func (s *Service) publish(ctx context.Context, a Activity, objectID string, inboxes []string, rel *domain.Relation) error {
-	raw, err := s.Encode(ctx, a)
+	raw, err := s.ports.Encode(ctx, a)
 	if err != nil {
 		return err
 	}
 	p := domain.Publication{ActivityID: a.ID, Type: a.Type, ActorID: a.Actor, ObjectID: objectID, Activity: raw, Relation: rel}
-	blocked, err := s.Blocks.BlockedDomains(ctx)
+	blocked, err := s.ports.Blocks.BlockedDomains(ctx)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (s *Service) publish(ctx context.Context, a Activity, objectID string, inbo
 			InboxURL: inbox, ActivityJSON: raw, SigningActorID: a.Actor,
 		}})
 	}
-	return s.Publications.Publish(ctx, p)
+	return s.ports.Publications.Publish(ctx, p)
 }
 
 // relate sends a Follow or Block from a local user to a remote actor, or (undo) its Undo, which
@@ -153,12 +153,12 @@ func (s *Service) relate(ctx context.Context, key, kind string, user uuid.UUID, 
 	}
 	me := s.urls.Actor(user)
 	if !undo && kind == "Follow" {
-		blocked, err := s.Blocks.HasBlocked(ctx, user, target.ID)
+		blocked, err := s.ports.Blocks.HasBlocked(ctx, user, target.ID)
 		if err != nil || blocked {
 			return err
 		}
 	}
-	actor, err := s.Remote.Actor(ctx, target.ID, false)
+	actor, err := s.ports.Remote.Actor(ctx, target.ID, false)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (s *Service) relate(ctx context.Context, key, kind string, user uuid.UUID, 
 			target.ID, []string{actor.Inbox}, &domain.Relation{Type: kind, Actor: me, Object: target.ID, ActivityID: id})
 	}
 	inner := domain.Relation{Type: kind, Actor: me, Object: target.ID}
-	if inner.ActivityID, err = s.Publications.Relation(ctx, kind, me, target.ID); err != nil {
+	if inner.ActivityID, err = s.ports.Publications.Relation(ctx, kind, me, target.ID); err != nil {
 		return err
 	}
 	return s.publish(ctx, Activity{ID: ActivityID(s.urls.Base, key, "Undo"), Type: "Undo", Actor: user,
@@ -181,12 +181,12 @@ func (s *Service) answer(ctx context.Context, key, kind string, owner uuid.UUID,
 		return nil
 	}
 	me := s.urls.Actor(owner)
-	actor, err := s.Remote.Actor(ctx, follower.ID, false)
+	actor, err := s.ports.Remote.Actor(ctx, follower.ID, false)
 	if err != nil {
 		return err
 	}
 	follow := domain.Relation{Type: "Follow", Actor: follower.ID, Object: me}
-	if follow.ActivityID, err = s.Publications.Relation(ctx, "Follow", follower.ID, me); err != nil {
+	if follow.ActivityID, err = s.ports.Publications.Relation(ctx, "Follow", follower.ID, me); err != nil {
 		return err
 	}
 	return s.publish(ctx, Activity{ID: ActivityID(s.urls.Base, key, kind), Type: kind, Actor: owner,

@@ -13,22 +13,22 @@ func (s *Service) LocalActor(ctx context.Context, id uuid.UUID) (domain.User, er
 	if id == InstanceActorID {
 		return domain.User{ID: id, Username: "instance"}, nil
 	}
-	return s.Accounts.UserByID(ctx, id)
+	return s.ports.Accounts.UserByID(ctx, id)
 }
 
 // Account is a local user by id, as WebFinger names it by actor URL.
 func (s *Service) Account(ctx context.Context, id uuid.UUID) (domain.User, error) {
-	return s.Accounts.UserByID(ctx, id)
+	return s.ports.Accounts.UserByID(ctx, id)
 }
 
 // AccountByName is a local user by username, as WebFinger names it by acct:.
 func (s *Service) AccountByName(ctx context.Context, username string) (domain.User, error) {
-	return s.Accounts.UserByUsername(ctx, username)
+	return s.ports.Accounts.UserByUsername(ctx, username)
 }
 
 // NodeStats counts the local users and local reviews NodeInfo reports.
 func (s *Service) NodeStats(ctx context.Context) (users, reviews int, err error) {
-	return s.Reviews.NodeStats(ctx)
+	return s.ports.Reviews.NodeStats(ctx)
 }
 
 // OutboxItem is one review of a user's outbox with the id of the Create that carries it.
@@ -43,14 +43,14 @@ type OutboxItem struct {
 // stored), and their total. It is empty for the instance actor and for a user who does not
 // federate reviews; a failed read of the settings is returned, not taken as consent.
 func (s *Service) Outbox(ctx context.Context, user uuid.UUID, offset, limit int) ([]OutboxItem, int, error) {
-	set, err := s.Accounts.Settings(ctx, user)
+	set, err := s.ports.Accounts.Settings(ctx, user)
 	if err != nil {
 		return nil, 0, err
 	}
 	if !set.Reviews || user == InstanceActorID {
 		return nil, 0, nil
 	}
-	reviews, movies, total, err := s.Reviews.OutboxReviews(ctx, user, offset, limit)
+	reviews, movies, total, err := s.ports.Reviews.OutboxReviews(ctx, user, offset, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -58,7 +58,7 @@ func (s *Service) Outbox(ctx context.Context, user uuid.UUID, offset, limit int)
 	for i, rv := range reviews {
 		objects[i] = s.urls.Review(rv.ID)
 	}
-	created, err := s.Publications.ActivityIDs(ctx, "Create", objects)
+	created, err := s.ports.Publications.ActivityIDs(ctx, "Create", objects)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) Outbox(ctx context.Context, user uuid.UUID, offset, limit int)
 // FollowCollection is a page of a user's followers (or of whom they follow) as actor URLs, and
 // the total.
 func (s *Service) FollowCollection(ctx context.Context, user uuid.UUID, followers bool, offset, limit int) ([]string, int, error) {
-	ids, total, err := s.Follows.FollowCollection(ctx, user, followers, offset, limit)
+	ids, total, err := s.ports.Follows.FollowCollection(ctx, user, followers, offset, limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -93,11 +93,11 @@ func (s *Service) FollowCollection(ctx context.Context, user uuid.UUID, follower
 
 // Review is a local review and its movie, when its author federates reviews (else not found).
 func (s *Service) Review(ctx context.Context, id uuid.UUID) (domain.Review, domain.Movie, error) {
-	rv, m, err := s.Reviews.FederatedReview(ctx, id)
+	rv, m, err := s.ports.Reviews.FederatedReview(ctx, id)
 	if err != nil {
 		return rv, m, err
 	}
-	set, err := s.Accounts.Settings(ctx, rv.UserID)
+	set, err := s.ports.Accounts.Settings(ctx, rv.UserID)
 	if err != nil {
 		return rv, m, err
 	}
@@ -110,10 +110,10 @@ func (s *Service) Review(ctx context.Context, id uuid.UUID) (domain.Review, doma
 // LatestActivity is the latest activity we published about an object (its Create, Update or
 // Delete), as sent.
 func (s *Service) LatestActivity(ctx context.Context, objectID string) ([]byte, error) {
-	return s.Publications.LatestActivity(ctx, objectID)
+	return s.ports.Publications.LatestActivity(ctx, objectID)
 }
 
 // PublishedActivity is an activity we published, by its id, as sent.
 func (s *Service) PublishedActivity(ctx context.Context, id string) ([]byte, error) {
-	return s.Publications.PublishedActivity(ctx, id)
+	return s.ports.Publications.PublishedActivity(ctx, id)
 }

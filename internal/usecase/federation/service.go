@@ -39,10 +39,10 @@ type Config struct {
 
 // Service is the federation policy; the adapter's routes and worker handlers call it.
 type Service struct {
-	Deps
-	urls URLs
-	log  *slog.Logger
-	now  func() time.Time
+	ports Deps
+	urls  URLs
+	log   *slog.Logger
+	now   func() time.Time
 }
 
 // New builds the service over its ports.
@@ -56,7 +56,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 		d.Inbox == nil || d.Remote == nil || d.Encode == nil {
 		return nil, errors.New("federation: every port is required")
 	}
-	s := &Service{Deps: d, urls: URLs{Base: base}, log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now}
+	s := &Service{ports: d, urls: URLs{Base: base}, log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -76,7 +76,7 @@ func (s *Service) RefuseHost(ctx context.Context, raw string) error {
 	if host == "" {
 		return domain.Permanent(fmt.Errorf("%q has no host", raw))
 	}
-	blocked, err := s.Blocks.DomainBlocked(ctx, host)
+	blocked, err := s.ports.Blocks.DomainBlocked(ctx, host)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func blockedIn(host string, domains []string) bool {
 // flag reads one of a user's federation settings; a read error is returned (the event is
 // retried), so nothing is sent that the user may have turned off: federation fails closed.
 func (s *Service) flag(ctx context.Context, user uuid.UUID, pick func(domain.FederationSettings) bool) (bool, error) {
-	set, err := s.Accounts.Settings(ctx, user)
+	set, err := s.ports.Accounts.Settings(ctx, user)
 	if err != nil {
 		return false, fmt.Errorf("read federation settings: %w", err)
 	}
