@@ -14,6 +14,7 @@ import (
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/token"
+	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/review"
@@ -64,12 +65,10 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("BASE_URL: %w", err)
 	}
-	var routes []httpapi.Route
+	var routes []endpoint.Route
 	if f := o.Federation; f != nil {
 		soc.SetRemoteResolver(f.ResolveHandle)
-		for _, rt := range f.Routes() {
-			routes = append(routes, httpapi.Route(rt))
-		}
+		routes = f.Routes()
 	}
 	var observe func(string, string, int, time.Duration)
 	var metricsHandler http.Handler

@@ -1,13 +1,11 @@
 // Package activitypub is moviesdiary's ActivityPub adapter: actor keys and HTTP Signatures
-// (draft-cavage, rsa-sha256), the wire shapes of actors, Notes and activities, an outbound HTTP
-// client with an SSRF guard, the federation HTTP routes (WebFinger, NodeInfo, actors, inboxes,
-// collections, objects) and the worker's handlers that turn domain events into activities and
-// deliver them.
+// (draft-cavage, rsa-sha256), the wire shapes of actors, Notes, activities and collections, an
+// outbound HTTP client with an SSRF guard, the cache of remote actors and their keys, WebFinger
+// and NodeInfo, the federation HTTP routes (answered through the API's one error mapping,
+// internal/endpoint) and the worker's handlers.
 //
-// Every federation effect goes through the outbox. An outbound activity is built by a handler
-// from a domain event; its id derives from the event id (ActivityID), and its deliveries are
-// FederationDeliveryRequested events, one per distinct inbox, whose own ids derive from the
-// activity id and the inbox (DeliveryID). A replayed event therefore writes the same rows again,
-// which the outbox ignores, and a redelivered delivery POSTs the same activity id. An inbound
-// activity is verified, stored once by its id and processed by a handler, asynchronously.
+// What federation does is decided in internal/usecase/federation: the routes and handlers here
+// read the wire format into the use case's model, call it, and render what it decides. This
+// package is the use case's Remote (fetch an actor, deliver an activity, read an outbox page)
+// and its Encoder (an Activity as the JSON we publish).
 package activitypub

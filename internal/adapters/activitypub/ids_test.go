@@ -8,6 +8,7 @@ import (
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
 )
 
 // TestEveryActivityIDDerivesFromTheEvent: each kind of outbound activity (Create, Update,
@@ -58,7 +59,7 @@ func TestEveryActivityIDDerivesFromTheEvent(t *testing.T) {
 		run(t, a, activitypub.OutboundHandler, eventID.String(), c.event)
 		rows := a.count(`SELECT count(*) FROM event_queue`)
 		run(t, a, activitypub.OutboundHandler, eventID.String(), c.event) // the replay
-		want := activitypub.ActivityID(a.base, eventID.String(), c.kind)
+		want := federation.ActivityID(a.base, eventID.String(), c.kind)
 		if n := a.count(`SELECT count(*) FROM ap_activities WHERE id = ? AND type = ?`, want, c.kind); n != 1 {
 			t.Errorf("%s: no %s with id %s", c.event.EventType(), c.kind, want)
 		}

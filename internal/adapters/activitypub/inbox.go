@@ -10,87 +10,47 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
 )
 
 // inbox accepts a signed activity: it verifies the signature and that its key belongs to the
-// activity's actor, refuses blocked instances and (on a user's inbox) actors the user blocked,
-// stores the activity once by its id with the event that processes it, and answers 202. A
-// repeated id is answered 202 and not stored again.
-func (f *Federation) inbox(w http.ResponseWriter, r *http.Request) {
+// activity's actor and refuses blocked instances; the use case decides the rest (Receive) and
+// the activity is answered 202, stored or not.
+func (f *Federation) inbox(w http.ResponseWriter, r *http.Request) error {
 	var recipient *uuid.UUID
 	if r.PathValue("id") != "" {
-		u, ok := f.pathUser(w, r)
-		if !ok {
-			return
+		u, err := f.pathUser(r)
+		if err != nil {
+			return err
 		}
 		recipient = &u.ID
 	}
-	body, ok := readBody(w, r)
-	if !ok {
-		return
+	body, err := readBody(r)
+	if err != nil {
+		return err
 	}
 	signer, err := f.verify(r, body)
 	if err != nil {
 		f.log.WarnContext(r.Context(), "inbox request refused", "error", err, "path", r.URL.Path)
 		switch {
-		case errors.Is(err, ErrDomainBlocked):
-			fail(w, http.StatusForbidden, "instance blocked")
+		case errors.Is(err, federation.ErrDomainBlocked):
+			return domain.Forbidden("instance blocked")
 		case errors.Is(err, ErrSignature):
-			fail(w, http.StatusUnauthorized, err.Error())
+			return domain.Errorf(domain.KindUnauthorized, "%s", err.Error())
 		default:
-			fail(w, http.StatusUnauthorized, "signature could not be verified")
+			return domain.Errorf(domain.KindUnauthorized, "signature could not be verified")
 		}
-		return
 	}
 	activity, err := decodeObject(body)
 	if err != nil {
-		fail(w, http.StatusBadRequest, "body is not a JSON object")
-		return
+		return badRequest("body is not a JSON object")
 	}
-	id, actor := str(activity, "id"), str(activity, "actor")
-	switch {
-	case id == "" || str(activity, "type") == "":
-		fail(w, http.StatusBadRequest, "an activity needs an id and a type")
-		return
-	case actor != signer.URL:
-		fail(w, http.StatusUnauthorized, fmt.Sprintf("signed by %s on behalf of %s", signer.URL, actor))
-		return
-	case hostOf(id) != hostOf(actor):
-		fail(w, http.StatusBadRequest, "the activity id is not on its actor's host")
-		return
-	}
-	if !handled[str(activity, "type")] {
-		// Likes, Announces and the rest: accepted, as a peer expects, but not stored.
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	if recipient != nil {
-		blocked, err := f.store.HasBlocked(r.Context(), *recipient, actor)
-		if err != nil {
-			f.failErr(w, r, err)
-			return
-		}
-		if blocked {
-			fail(w, http.StatusForbidden, "blocked")
-			return
-		}
-	}
-	fresh, err := f.store.ReceiveActivity(r.Context(), domain.ActivityReceived{
-		ActivityID: id, ActorURL: actor, Activity: body, RecipientID: recipient,
-	})
-	if err != nil {
-		f.failErr(w, r, err)
-		return
-	}
-	if !fresh {
-		f.log.InfoContext(r.Context(), "inbox: repeated activity ignored", "activity_id", id)
+	if err := f.fed.Receive(r.Context(), signer.URL, recipient, inboundOf(activity), body); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusAccepted)
+	return nil
 }
-
-// handled are the activity types the inbound handler acts on.
-var handled = map[string]bool{"Follow": true, "Undo": true, "Accept": true, "Reject": true, "Create": true, "Update": true,
-	"Delete": true, "Block": true}
 
 // verify checks a request's HTTP signature and returns the actor whose key made it. The key is
 // looked up in the cache first; when the signature fails with a cached key the actor is fetched
@@ -110,7 +70,7 @@ func (f *Federation) verify(r *http.Request, body []byte) (domain.RemoteActor, e
 	if err != nil {
 		return domain.RemoteActor{}, fmt.Errorf("%w: %v", ErrSignature, err)
 	}
-	if err := f.refuseHost(ctx, p.KeyID); err != nil {
+	if err := f.fed.RefuseHost(ctx, p.KeyID); err != nil {
 		return domain.RemoteActor{}, err
 	}
 	actor, cached, err := f.keyOwner(ctx, p.KeyID)
@@ -141,7 +101,7 @@ func (f *Federation) checkSignature(r *http.Request, body []byte, p SignaturePar
 // keyOwner returns the actor a key id belongs to: cached, or fetched from the key id without its
 // fragment (the actor document embeds its key). cached tells which.
 func (f *Federation) keyOwner(ctx context.Context, keyID string) (domain.RemoteActor, bool, error) {
-	a, err := f.store.RemoteActorByKeyID(ctx, keyID)
+	a, err := f.keys.RemoteActorByKeyID(ctx, keyID)
 	if err == nil {
 		return a, true, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
 )
 
 // Wire constants.
@@ -25,26 +26,12 @@ const (
 	contextSecurity = "https://w3id.org/security/v1"
 )
 
-// InstanceActorID is the instance actor's id: it signs the fetches made on nobody's behalf
-// (verifying an inbound signature needs the sender's actor document).
-var InstanceActorID = uuid.MustParse("00000000-0000-4000-8000-000000000000")
-
-// URLs builds the URLs of our actors and objects from the public base URL.
-type URLs struct{ Base string }
-
-// Actor is a local user's actor URL.
-func (u URLs) Actor(id uuid.UUID) string { return u.Base + "/users/" + id.String() }
+// URLs builds the URLs of our actors and objects: the use case's names, and those only the wire
+// format needs (keys, the shared inbox, images).
+type URLs struct{ federation.URLs }
 
 // KeyID is the id of a local actor's public key.
 func (u URLs) KeyID(id uuid.UUID) string { return u.Actor(id) + "#main-key" }
-
-// Review is a review's object id.
-func (u URLs) Review(id uuid.UUID) string { return u.Base + "/reviews/" + id.String() }
-
-// WatchlistEntry is the object id of a movie on a user's watchlist.
-func (u URLs) WatchlistEntry(user, movie uuid.UUID) string {
-	return u.Actor(user) + "/watchlist/" + movie.String()
-}
 
 // SharedInbox is the instance's shared inbox.
 func (u URLs) SharedInbox() string { return u.Base + "/inbox" }
@@ -69,7 +56,7 @@ func (u URLs) ActorDocument(user domain.User, displayName *string, publicKeyPEM 
 		name = *displayName
 	}
 	typ := "Person"
-	if user.ID == InstanceActorID {
+	if user.ID == federation.InstanceActorID {
 		typ = "Application"
 	}
 	return Object{

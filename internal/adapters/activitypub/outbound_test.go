@@ -9,6 +9,7 @@ import (
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
 )
 
 // TestFanOutOneDeliveryPerInbox: a review goes out as a Create(Note) to one inbox per server:
@@ -46,7 +47,7 @@ func TestFanOutOneDeliveryPerInbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	create := shared.postsOf("Create")[0].Activity
-	wantID := activitypub.ActivityID(a.base, eventID, "Create")
+	wantID := federation.ActivityID(a.base, eventID, "Create")
 	if create["id"] != wantID || create["actor"] != a.actor(alice) {
 		t.Errorf("Create id %v actor %v, want %s by %s", create["id"], create["actor"], wantID, a.actor(alice))
 	}
@@ -57,7 +58,7 @@ func TestFanOutOneDeliveryPerInbox(t *testing.T) {
 		t.Errorf("Note = %v", note)
 	}
 	for _, inbox := range []string{shared.base + "/inbox", single.base + "/users/dave/inbox"} {
-		id := activitypub.DeliveryID(wantID, inbox).String()
+		id := federation.DeliveryID(wantID, inbox).String()
 		if n := a.count(`SELECT count(*) FROM event_queue WHERE event_id = ? AND event_type = 'FederationDeliveryRequested'
 			AND status = 'done'`, id); n != 1 {
 			t.Errorf("delivery %s to %s: %d done rows, want 1", id, inbox, n)
@@ -131,8 +132,8 @@ func TestReplayRepeatsIDs(t *testing.T) {
 	if after := outbox(); after != before {
 		t.Fatalf("replaying the fan-out added %d outbox rows, want none", after-before)
 	}
-	activityID := activitypub.ActivityID(a.base, env.EventID, "Update")
-	deliveryID := activitypub.DeliveryID(activityID, r.base+"/inbox").String()
+	activityID := federation.ActivityID(a.base, env.EventID, "Update")
+	deliveryID := federation.DeliveryID(activityID, r.base+"/inbox").String()
 	var payload []byte
 	if err := a.db.QueryRow(`SELECT payload FROM event_queue WHERE event_id = ?`, deliveryID).Scan(&payload); err != nil {
 		t.Fatalf("delivery %s not in the outbox: %v", deliveryID, err)
@@ -229,7 +230,7 @@ func TestCrashBetweenFanOutAndDelivery(t *testing.T) {
 	if after := a.count(`SELECT count(*) FROM event_queue`); after != rows {
 		t.Errorf("the replayed fan-out wrote %d new outbox rows, want 0", after-rows)
 	}
-	want := activitypub.ActivityID(a.base, eventID, "Create")
+	want := federation.ActivityID(a.base, eventID, "Create")
 	for _, r := range []*remote{r1, r2} {
 		got := r.postsOf("Create")
 		if len(got) != 1 || got[0].Activity["id"] != want {

@@ -11,15 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/endpoint"
 )
-
-// Route is one federation route, for the router and the OpenAPI document.
-type Route struct {
-	Method, Pattern, Summary string
-	Handler                  http.HandlerFunc
-	Status                   int   // Status is the success status.
-	Errors                   []int // Errors are the documented failure statuses besides 500.
-}
 
 // MaxInboxBody bounds an inbound activity.
 const MaxInboxBody = 1 << 20
@@ -28,24 +21,29 @@ const MaxInboxBody = 1 << 20
 const pageSize = 20
 
 // Routes are the federation routes: discovery, actors, inboxes, collections and every object id
-// we publish.
-func (f *Federation) Routes() []Route {
+// we publish. Their failures are answered by the router's one error mapping (endpoint.StatusOf).
+func (f *Federation) Routes() []endpoint.Route {
 	get, post := http.MethodGet, http.MethodPost
-	return []Route{
-		{get, "/.well-known/webfinger", "WebFinger: the actor of acct:user@host", f.webFinger, 200, []int{400, 404}},
-		{get, "/.well-known/nodeinfo", "NodeInfo discovery", f.nodeInfoLinks, 200, nil},
-		{get, "/nodeinfo/2.0", "NodeInfo 2.0", f.nodeInfo, 200, nil},
-		{get, "/users/{id}", "A user's ActivityPub actor (browsers are redirected to the app)", f.actor, 200, []int{303, 400, 404}},
-		{post, "/inbox", "Shared inbox: a signed activity, processed asynchronously", f.inbox, 202, []int{400, 401, 403, 413}},
-		{post, "/users/{id}/inbox", "A user's inbox: a signed activity, processed asynchronously", f.inbox, 202,
-			[]int{400, 401, 403, 404, 413}},
-		{get, "/users/{id}/outbox", "A user's outbox: their reviews as Create activities (paged)", f.outbox, 200, []int{400, 404}},
-		{get, "/users/{id}/followers", "A user's followers (paged)", f.followCollection(true), 200, []int{400, 404}},
-		{get, "/users/{id}/following", "Whom a user follows (paged)", f.followCollection(false), 200, []int{400, 404}},
-		{get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.publishedObject, 200, []int{400, 404, 410}},
-		{get, "/reviews/{id}", "A review Note", f.review, 200, []int{400, 404}},
-		{get, "/activities/{id}", "An activity we published", f.activity, 200, []int{400, 404}},
+	return []endpoint.Route{
+		route(get, "/.well-known/webfinger", "WebFinger: the actor of acct:user@host", f.webFinger, 200, 400, 404),
+		route(get, "/.well-known/nodeinfo", "NodeInfo discovery", f.nodeInfoLinks, 200),
+		route(get, "/nodeinfo/2.0", "NodeInfo 2.0", f.nodeInfo, 200),
+		route(get, "/users/{id}", "A user's ActivityPub actor (browsers are redirected to the app)", f.actor, 200, 303, 400, 404),
+		route(post, "/inbox", "Shared inbox: a signed activity, processed asynchronously", f.inbox, 202, 400, 401, 403, 413),
+		route(post, "/users/{id}/inbox", "A user's inbox: a signed activity, processed asynchronously", f.inbox, 202,
+			400, 401, 403, 404, 413),
+		route(get, "/users/{id}/outbox", "A user's outbox: their reviews as Create activities (paged)", f.outbox, 200, 400, 404),
+		route(get, "/users/{id}/followers", "A user's followers (paged)", f.followCollection(true), 200, 400, 404),
+		route(get, "/users/{id}/following", "Whom a user follows (paged)", f.followCollection(false), 200, 400, 404),
+		route(get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.publishedObject, 200, 400, 404, 410),
+		route(get, "/reviews/{id}", "A review Note", f.review, 200, 400, 404),
+		route(get, "/activities/{id}", "An activity we published", f.activity, 200, 400, 404),
 	}
+}
+
+// route is one federation route; errs are its documented failure statuses besides 500.
+func route(method, pattern, summary string, h endpoint.Func, status int, errs ...int) endpoint.Route {
+	return endpoint.Route{Method: method, Pattern: pattern, Summary: summary, Handle: h, Status: status, Errors: errs}
 }
 
 // writeAP writes an ActivityPub document.
@@ -61,45 +59,17 @@ func writeJSON(w http.ResponseWriter, contentType string, doc any) {
 	_ = json.NewEncoder(w).Encode(doc)
 }
 
-// fail writes the error envelope.
-func fail(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
-}
-
-// failErr maps a store or use-case error to a status; internal errors are logged, not shown.
-func (f *Federation) failErr(w http.ResponseWriter, r *http.Request, err error) {
-	switch domain.KindOf(err) {
-	case domain.KindNotFound:
-		fail(w, http.StatusNotFound, err.Error())
-	case domain.KindInvalid:
-		fail(w, http.StatusBadRequest, err.Error())
-	case domain.KindForbidden:
-		fail(w, http.StatusForbidden, err.Error())
-	default:
-		f.log.ErrorContext(r.Context(), "federation request failed", "path", r.URL.Path, "error", err)
-		fail(w, http.StatusInternalServerError, "internal server error")
-	}
-}
+// badRequest is a client mistake the HTTP layer finds (a malformed path, query or body).
+func badRequest(msg string) error { return endpoint.Fail(http.StatusBadRequest, msg) }
 
 // pathUser reads the {id} of a /users/{id}… path as an existing local user (or the instance
 // actor).
-func (f *Federation) pathUser(w http.ResponseWriter, r *http.Request) (domain.User, bool) {
+func (f *Federation) pathUser(r *http.Request) (domain.User, error) {
 	id, err := uuid.Parse(r.PathValue("id"))
 	if err != nil {
-		fail(w, http.StatusBadRequest, "id must be a UUID")
-		return domain.User{}, false
+		return domain.User{}, badRequest("id must be a UUID")
 	}
-	if id == InstanceActorID {
-		return domain.User{ID: id, Username: "instance"}, true
-	}
-	u, err := f.store.UserByID(r.Context(), id)
-	if err != nil {
-		f.failErr(w, r, err)
-		return domain.User{}, false
-	}
-	return u, true
+	return f.fed.LocalActor(r.Context(), id)
 }
 
 // wantsAP reports whether the client asked for ActivityPub JSON.
@@ -108,7 +78,7 @@ func wantsAP(r *http.Request) bool {
 	return strings.Contains(a, "application/activity+json") || strings.Contains(a, "application/ld+json")
 }
 
-func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) {
+func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) error {
 	res := r.URL.Query().Get("resource")
 	var (
 		u   domain.User
@@ -118,24 +88,20 @@ func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(res, "acct:"):
 		name, host, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(res, "acct:"), "@"), "@")
 		if host != "" && !strings.EqualFold(host, f.host) {
-			fail(w, http.StatusNotFound, "not an account of this instance")
-			return
+			return domain.NotFound("not an account of this instance")
 		}
-		u, err = f.store.UserByUsername(r.Context(), name)
+		u, err = f.fed.AccountByName(r.Context(), name)
 	case strings.HasPrefix(res, f.urls.Base+"/users/"):
-		id, ok := f.localUser(res)
+		id, ok := f.urls.LocalUser(res)
 		if !ok {
-			fail(w, http.StatusNotFound, "not an actor of this instance")
-			return
+			return domain.NotFound("not an actor of this instance")
 		}
-		u, err = f.store.UserByID(r.Context(), id)
+		u, err = f.fed.Account(r.Context(), id)
 	default:
-		fail(w, http.StatusBadRequest, "resource must be acct:user@host or an actor URL")
-		return
+		return badRequest("resource must be acct:user@host or an actor URL")
 	}
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
 	actor := f.urls.Actor(u.ID)
 	writeJSON(w, "application/jrd+json", map[string]any{
@@ -146,19 +112,20 @@ func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) {
 			{"rel": "http://webfinger.net/rel/profile-page", "type": "text/html", "href": actor},
 		},
 	})
+	return nil
 }
 
-func (f *Federation) nodeInfoLinks(w http.ResponseWriter, _ *http.Request) {
+func (f *Federation) nodeInfoLinks(w http.ResponseWriter, _ *http.Request) error {
 	writeJSON(w, "application/json", map[string]any{"links": []map[string]string{
 		{"rel": "http://nodeinfo.diaspora.software/ns/schema/2.0", "href": f.urls.Base + "/nodeinfo/2.0"},
 	}})
+	return nil
 }
 
-func (f *Federation) nodeInfo(w http.ResponseWriter, r *http.Request) {
-	users, reviews, err := f.store.NodeStats(r.Context())
+func (f *Federation) nodeInfo(w http.ResponseWriter, r *http.Request) error {
+	users, reviews, err := f.fed.NodeStats(r.Context())
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"`, map[string]any{
 		"version":           "2.0",
@@ -169,42 +136,42 @@ func (f *Federation) nodeInfo(w http.ResponseWriter, r *http.Request) {
 		"usage":             map[string]any{"users": map[string]int{"total": users}, "localPosts": reviews},
 		"metadata":          map[string]string{"nodeName": "moviesdiary", "nodeDescription": "A federated movie diary"},
 	})
+	return nil
 }
 
-func (f *Federation) actor(w http.ResponseWriter, r *http.Request) {
-	u, ok := f.pathUser(w, r)
-	if !ok {
-		return
+func (f *Federation) actor(w http.ResponseWriter, r *http.Request) error {
+	u, err := f.pathUser(r)
+	if err != nil {
+		return err
 	}
 	if !wantsAP(r) {
 		http.Redirect(w, r, "/app/users/"+u.ID.String(), http.StatusSeeOther)
-		return
+		return nil
 	}
-	_, pub, err := f.store.ActorKey(r.Context(), u.ID)
+	_, pub, err := f.keys.ActorKey(r.Context(), u.ID)
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
 	writeAP(w, http.StatusOK, f.urls.ActorDocument(u, nil, pub))
+	return nil
 }
 
 // userPage reads the user of a collection path and ?page=N (0 when absent: the collection
-// itself); false when it wrote an error.
-func (f *Federation) userPage(w http.ResponseWriter, r *http.Request) (domain.User, int, bool) {
-	u, ok := f.pathUser(w, r)
-	if !ok {
-		return u, 0, false
+// itself).
+func (f *Federation) userPage(r *http.Request) (domain.User, int, error) {
+	u, err := f.pathUser(r)
+	if err != nil {
+		return u, 0, err
 	}
 	p := r.URL.Query().Get("page")
 	if p == "" {
-		return u, 0, true
+		return u, 0, nil
 	}
 	n, err := strconv.Atoi(p)
 	if err != nil || n < 1 {
-		fail(w, http.StatusBadRequest, "page must be a positive integer")
-		return u, 0, false
+		return u, 0, badRequest("page must be a positive integer")
 	}
-	return u, n, true
+	return u, n, nil
 }
 
 // collection writes an OrderedCollection (n == 0, with its first page) or its page n.
@@ -231,148 +198,106 @@ func collection(w http.ResponseWriter, id string, n, total int, items []any) {
 	writeAP(w, http.StatusOK, doc)
 }
 
-func (f *Federation) outbox(w http.ResponseWriter, r *http.Request) {
-	u, n, ok := f.userPage(w, r)
-	if !ok {
-		return
-	}
-	settings, err := f.store.Settings(r.Context(), u.ID)
+func (f *Federation) outbox(w http.ResponseWriter, r *http.Request) error {
+	u, n, err := f.userPage(r)
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
-	id := f.urls.Actor(u.ID) + "/outbox"
-	if !settings.Reviews || u.ID == InstanceActorID {
-		collection(w, id, n, 0, []any{})
-		return
-	}
-	reviews, movies, total, err := f.store.OutboxReviews(r.Context(), u.ID, max(n-1, 0)*pageSize, pageSize)
+	reviews, total, err := f.fed.Outbox(r.Context(), u.ID, max(n-1, 0)*pageSize, pageSize)
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
-	objects := make([]string, len(reviews))
-	for i, rv := range reviews {
-		objects[i] = f.urls.Review(rv.ID)
-	}
-	created, err := f.store.ActivityIDs(r.Context(), "Create", objects)
-	if err != nil {
-		f.failErr(w, r, err)
-		return
-	}
+	actor := f.urls.Actor(u.ID)
 	items := make([]any, 0, len(reviews))
-	for i, rv := range reviews {
-		// The Create we sent, when there was one; a review from before federation gets an id
-		// derived from the review (stable, but not stored).
-		id, ok := created[objects[i]]
-		if !ok {
-			id = ActivityID(f.urls.Base, rv.ID.String(), "Create")
-		}
-		items = append(items, Activity(id, "Create", f.urls.Actor(u.ID), f.urls.ReviewNote(rv, movies[i])))
+	for _, it := range reviews {
+		items = append(items, Activity(it.CreateID, "Create", actor, f.urls.ReviewNote(it.Review, it.Movie)))
 	}
-	collection(w, id, n, total, items)
+	collection(w, actor+"/outbox", n, total, items)
+	return nil
 }
 
-func (f *Federation) followCollection(followers bool) http.HandlerFunc {
+func (f *Federation) followCollection(followers bool) endpoint.Func {
 	name := "/following"
 	if followers {
 		name = "/followers"
 	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		u, n, ok := f.userPage(w, r)
-		if !ok {
-			return
-		}
-		ids, total, err := f.store.FollowCollection(r.Context(), u.ID, followers, max(n-1, 0)*pageSize, pageSize)
+	return func(w http.ResponseWriter, r *http.Request) error {
+		u, n, err := f.userPage(r)
 		if err != nil {
-			f.failErr(w, r, err)
-			return
+			return err
 		}
-		items := make([]any, 0, len(ids))
-		for _, id := range ids {
-			if uid, ok := id.UserID(); ok {
-				items = append(items, f.urls.Actor(uid))
-			} else {
-				items = append(items, id.ID)
-			}
+		actors, total, err := f.fed.FollowCollection(r.Context(), u.ID, followers, max(n-1, 0)*pageSize, pageSize)
+		if err != nil {
+			return err
+		}
+		items := make([]any, len(actors))
+		for i, a := range actors {
+			items[i] = a
 		}
 		collection(w, f.urls.Actor(u.ID)+name, n, total, items)
+		return nil
 	}
 }
 
-func (f *Federation) review(w http.ResponseWriter, r *http.Request) {
+func (f *Federation) review(w http.ResponseWriter, r *http.Request) error {
 	id, err := uuid.Parse(r.PathValue("id"))
 	if err != nil {
-		fail(w, http.StatusBadRequest, "id must be a UUID")
-		return
+		return badRequest("id must be a UUID")
 	}
-	rv, m, err := f.store.FederatedReview(r.Context(), id)
+	rv, m, err := f.fed.Review(r.Context(), id)
 	if err != nil {
-		f.failErr(w, r, err)
-		return
-	}
-	settings, err := f.store.Settings(r.Context(), rv.UserID)
-	if err != nil {
-		f.failErr(w, r, err)
-		return
-	}
-	if !settings.Reviews {
-		fail(w, http.StatusNotFound, "Entity not found: review")
-		return
+		return err
 	}
 	note := f.urls.ReviewNote(rv, m)
 	note["@context"] = contextAS
 	writeAP(w, http.StatusOK, note)
+	return nil
 }
 
 // publishedObject serves an object we published only inside activities (a watchlist entry):
 // the object of the latest Create or Update of it, or a Tombstone (410) after its Delete.
-func (f *Federation) publishedObject(w http.ResponseWriter, r *http.Request) {
+func (f *Federation) publishedObject(w http.ResponseWriter, r *http.Request) error {
 	objectID := f.urls.Base + r.URL.Path
-	doc, err := f.store.LatestActivity(r.Context(), objectID)
+	doc, err := f.fed.LatestActivity(r.Context(), objectID)
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
 	a, err := decodeObject(doc)
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
 	if str(a, "type") == "Delete" {
 		writeAP(w, http.StatusGone, Tombstone(objectID))
-		return
+		return nil
 	}
 	o := obj(a, "object")
 	o["@context"] = contextAS
 	writeAP(w, http.StatusOK, o)
+	return nil
 }
 
-func (f *Federation) activity(w http.ResponseWriter, r *http.Request) {
+func (f *Federation) activity(w http.ResponseWriter, r *http.Request) error {
 	if _, err := uuid.Parse(r.PathValue("id")); err != nil {
-		fail(w, http.StatusBadRequest, "id must be a UUID")
-		return
+		return badRequest("id must be a UUID")
 	}
-	doc, err := f.store.PublishedActivity(r.Context(), f.urls.Base+r.URL.Path)
+	doc, err := f.fed.PublishedActivity(r.Context(), f.urls.Base+r.URL.Path)
 	if err != nil {
-		f.failErr(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", ContentType+"; charset=utf-8")
 	_, _ = w.Write(doc)
+	return nil
 }
 
-// readBody reads at most MaxInboxBody bytes; false (413 written) when there are more.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// readBody reads at most MaxInboxBody bytes.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxInboxBody+1))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) || len(body) > MaxInboxBody {
-		fail(w, http.StatusRequestEntityTooLarge, "body over 1 MiB")
-		return nil, false
+		return nil, endpoint.Fail(http.StatusRequestEntityTooLarge, "body over 1 MiB")
 	}
 	if err != nil {
-		fail(w, http.StatusBadRequest, "cannot read body")
-		return nil, false
+		return nil, badRequest("cannot read body")
 	}
-	return body, true
+	return body, nil
 }

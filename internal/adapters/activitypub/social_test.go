@@ -11,6 +11,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -73,7 +74,7 @@ func TestRemoteFollowLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	follow := r.postsOf("Follow")[0].Activity
-	if follow["id"] != activitypub.ActivityID(a.base, eventID, "Follow") || follow["actor"] != a.actor(alice) || follow["object"] != bob {
+	if follow["id"] != federation.ActivityID(a.base, eventID, "Follow") || follow["actor"] != a.actor(alice) || follow["object"] != bob {
 		t.Fatalf("Follow = %v", follow)
 	}
 
@@ -184,7 +185,7 @@ func TestInboundReviews(t *testing.T) {
 	if err := a.db.QueryRow(`SELECT movie_id, user_id, rating FROM reviews WHERE ap_id = ?`, noteID).Scan(&movieID, &userID, &rating); err != nil {
 		t.Fatal(err)
 	}
-	if movieID != domain.MovieIDFor("tt0133093").String() || userID != activitypub.RemoteUserID(bob).String() || rating != 4 {
+	if movieID != domain.MovieIDFor("tt0133093").String() || userID != federation.RemoteUserID(bob).String() || rating != 4 {
 		t.Errorf("stored movie %s user %s rating %d", movieID, userID, rating)
 	}
 	if n := a.count(`SELECT count(*) FROM event_queue WHERE event_type = 'ActivityReceived'`); n != 1 {

@@ -32,7 +32,7 @@ func limitBody(next http.Handler) http.Handler {
 func decode(r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return &httpError{http.StatusUnsupportedMediaType, "Content-Type must be application/json"}
+		return &httpError{Status: http.StatusUnsupportedMediaType, Message: "Content-Type must be application/json"}
 	}
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
@@ -57,7 +57,7 @@ func decodeError(err error) error {
 	)
 	switch {
 	case errors.As(err, &mbe):
-		return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
+		return &httpError{Status: http.StatusRequestEntityTooLarge, Message: fmt.Sprintf("request body exceeds %d bytes", mbe.Limit)}
 	case errors.Is(err, io.EOF):
 		return badRequest("request body must not be empty")
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
@@ -74,7 +74,7 @@ func decodeError(err error) error {
 }
 
 func unprocessable(msg string) error {
-	return &httpError{status: http.StatusUnprocessableEntity, msg: msg}
+	return &httpError{Status: http.StatusUnprocessableEntity, Message: msg}
 }
 
 // required reports a missing required field as the 422 a wrong shape gets.

@@ -22,7 +22,7 @@ var servedImageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "i
 func (s *Server) image(w http.ResponseWriter, r *http.Request) error {
 	key := strings.TrimPrefix(r.URL.Path, "/images/")
 	if s.Images == nil {
-		return &httpError{status: http.StatusNotFound, msg: "not found"}
+		return &httpError{Status: http.StatusNotFound, Message: "not found"}
 	}
 	f, err := s.Images.Open(key)
 	if err != nil {
@@ -40,7 +40,7 @@ func (s *Server) image(w http.ResponseWriter, r *http.Request) error {
 	}
 	ct := http.DetectContentType(head[:n])
 	if !servedImageTypes[ct] {
-		return &httpError{status: http.StatusNotFound, msg: "not found"}
+		return &httpError{Status: http.StatusNotFound, Message: "not found"}
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err

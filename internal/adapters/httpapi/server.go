@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/review"
@@ -59,7 +60,7 @@ type Deps struct {
 	Images ImageStore
 
 	// Routes are served beside the API's own (the federation routes); nil for none.
-	Routes []Route
+	Routes []endpoint.Route
 }
 
 // Server holds the HTTP handlers' dependencies.

@@ -1,9 +1,11 @@
-package activitypub
+package federation
 
 import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
 )
 
 // idSpace is the UUIDv5 namespace of the ids this package derives. It is fixed: changing it
@@ -25,4 +27,14 @@ func DeliveryID(activityID, inbox string) uuid.UUID {
 // RemoteUserID is the user id a remote actor's reviews carry: UUIDv5(URL namespace, actor URL).
 func RemoteUserID(actorURL string) uuid.UUID {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte(actorURL))
+}
+
+// eventKey is what activity ids derive from: the event id, or for a row without one (a foreign
+// writer) a hash of the payload, so even those ids repeat on a replay.
+func eventKey(eventID string, e domain.Event) string {
+	if eventID != "" {
+		return eventID
+	}
+	payload, _ := domain.Encode(e)
+	return uuid.NewSHA1(idSpace, payload).String()
 }

@@ -1,0 +1,55 @@
+package activitypub
+
+import (
+	"context"
+	"fmt"
+
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
+)
+
+// Handler names: stable, they key the processed-event ledger.
+const (
+	OutboundHandler = "federation.outbound"
+	DeliverHandler  = "federation.deliver"
+	InboundHandler  = "federation.inbound"
+	BackfillHandler = "federation.backfill"
+	ImportHandler   = "federation.import"
+)
+
+// Handlers are the worker's federation handlers, each a use-case call: outbound turns domain
+// events into activities and fans each out as one delivery per inbox; deliver POSTs one
+// delivery; inbound processes an activity an inbox stored; backfill sends a newly accepted
+// follower our recent reviews; import reads the outbox of an actor who accepted our follow.
+func (f *Federation) Handlers() []delivery.Handler {
+	return []delivery.Handler{
+		{Name: OutboundHandler, Types: federation.OutboundTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
+			return f.fed.Outbound(ctx, env.EventID, env.Event)
+		}},
+		{Name: DeliverHandler, Types: federation.DeliverTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
+			return f.fed.Deliver(ctx, env.EventID, env.Event)
+		}},
+		{Name: InboundHandler, Types: federation.InboundTypes, Handle: f.inbound},
+		{Name: BackfillHandler, Types: federation.FollowTimeTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
+			return f.fed.Backfill(ctx, env.EventID, env.Event)
+		}},
+		{Name: ImportHandler, Types: federation.FollowTimeTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
+			return f.fed.Import(ctx, env.Event)
+		}},
+	}
+}
+
+// inbound reads an activity an inbox stored and has the use case process it; a document that is
+// not a JSON object is a permanent error.
+func (f *Federation) inbound(ctx context.Context, env delivery.Envelope) error {
+	e, ok := env.Event.(domain.ActivityReceived)
+	if !ok {
+		return nil
+	}
+	a, err := decodeObject(e.Activity)
+	if err != nil {
+		return domain.Permanent(fmt.Errorf("inbound activity: %w", err))
+	}
+	return f.fed.Process(ctx, e, inboundOf(a))
+}

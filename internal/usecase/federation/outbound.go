@@ -1,0 +1,194 @@
+package federation
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// OutboundTypes are the events Outbound turns into activities.
+var OutboundTypes = []string{
+	"ReviewLogged", "ReviewUpdated", "ReviewDeleted", "PosterSynced", "WatchlistEntryAdded", "WatchlistEntryRemoved",
+	"FollowRequested", "Unfollowed", "FollowAccepted", "FollowRejected", "FollowerRemoved",
+	"ActorBlocked", "ActorUnblocked", "UserAccountMoved", "UserUpdated", "UserDeleted",
+}
+
+// Outbound turns a local event into the activity it causes and publishes it with one delivery
+// per inbox: reviews and watchlist entries (when their author federates them) and account
+// changes to the author's followers, follows, blocks and their undoing to the remote actor,
+// answers to a follow request to the requester. The activity id derives from eventID, so a
+// replay writes the same rows again.
+func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Event) error {
+	key := eventKey(eventID, event)
+	id := func(kind string) string { return ActivityID(s.urls.Base, key, kind) }
+	switch e := event.(type) {
+	case domain.ReviewLogged:
+		return s.publishReview(ctx, key, "Create", e.ReviewID)
+	case domain.ReviewUpdated:
+		return s.publishReview(ctx, key, "Update", e.ReviewID)
+	case domain.PosterSynced:
+		ids, err := s.ports.Reviews.LocalReviewsOfMovie(ctx, e.MovieID)
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, rid := range ids {
+			errs = append(errs, s.publishReview(ctx, key+"/"+rid.String(), "Update", rid))
+		}
+		return errors.Join(errs...)
+	case domain.ReviewDeleted:
+		object := s.urls.Review(e.ReviewID)
+		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{Tombstone: object}}, object)
+	case domain.WatchlistEntryAdded:
+		on, err := s.flag(ctx, e.UserID, func(set domain.FederationSettings) bool { return set.Watchlist })
+		if err != nil || !on {
+			return err
+		}
+		return s.toFollowers(ctx, Activity{ID: id("Create"), Type: "Create", Actor: e.UserID, Object: Object{Watchlist: &e}},
+			s.urls.WatchlistEntry(e.UserID, e.MovieID))
+	case domain.WatchlistEntryRemoved:
+		object := s.urls.WatchlistEntry(e.UserID, e.MovieID)
+		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{Tombstone: object}}, object)
+	case domain.UserAccountMoved:
+		actor := s.urls.Actor(e.UserID)
+		return s.toFollowers(ctx, Activity{ID: id("Move"), Type: "Move", Actor: e.UserID, Object: Object{ID: actor},
+			Target: e.NewActorURL}, actor)
+	case domain.UserUpdated:
+		u, err := s.ports.Accounts.UserByID(ctx, e.UserID)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return s.toFollowers(ctx, Activity{ID: id("Update"), Type: "Update", Actor: u.ID, Object: Object{Actor: &u}}, s.urls.Actor(u.ID))
+	case domain.UserDeleted:
+		actor := s.urls.Actor(e.UserID)
+		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{ID: actor}}, actor)
+	case domain.FollowRequested:
+		return s.relate(ctx, key, "Follow", e.FollowerID, e.Target, false)
+	case domain.Unfollowed:
+		return s.relate(ctx, key, "Follow", e.FollowerID, e.Target, true)
+	case domain.ActorBlocked:
+		return s.relate(ctx, key, "Block", e.BlockerID, e.Target, false)
+	case domain.ActorUnblocked:
+		return s.relate(ctx, key, "Block", e.BlockerID, e.Target, true)
+	case domain.FollowAccepted:
+		// Also emitted when a remote actor accepts our follow (the requester is then the one
+		// we follow): only a follow of the owner that is now accepted is answered.
+		status, err := s.ports.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
+		if err != nil || status != "accepted" {
+			return err
+		}
+		return s.answer(ctx, key, "Accept", e.OwnerID, e.Requester)
+	case domain.FollowRejected:
+		return s.answer(ctx, key, "Reject", e.OwnerID, e.Requester)
+	case domain.FollowerRemoved:
+		return s.answer(ctx, key, "Reject", e.OwnerID, e.Follower)
+	}
+	return nil
+}
+
+// publishReview sends a Create or Update of a review's Note to its author's followers, when the
+// review still exists and its author federates reviews.
+func (s *Service) publishReview(ctx context.Context, key, kind string, id uuid.UUID) error {
+	r, m, err := s.ports.Reviews.FederatedReview(ctx, id)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil // deleted since: its Delete follows
+	}
+	if err != nil {
+		return err
+	}
+	on, err := s.flag(ctx, r.UserID, func(set domain.FederationSettings) bool { return set.Reviews })
+	if err != nil || !on {
+		return err
+	}
+	return s.toFollowers(ctx, Activity{ID: ActivityID(s.urls.Base, key, kind), Type: kind, Actor: r.UserID,
+		Object: Object{Review: &r, Movie: m}}, s.urls.Review(r.ID))
+}
+
+// toFollowers publishes an activity of its actor to one inbox per server of their followers.
+func (s *Service) toFollowers(ctx context.Context, a Activity, objectID string) error {
+	inboxes, err := s.ports.Follows.FollowerInboxes(ctx, a.Actor)
+	if err != nil {
+		return err
+	}
+	return s.publish(ctx, a, objectID, inboxes, nil)
+}
+
+// publish records an activity and its deliveries in one transaction: one delivery per distinct
+// inbox not on a blocked domain, each with an id derived from the activity id and the inbox.
+func (s *Service) publish(ctx context.Context, a Activity, objectID string, inboxes []string, rel *domain.Relation) error {
+	raw, err := s.ports.Encode(ctx, a)
+	if err != nil {
+		return err
+	}
+	p := domain.Publication{ActivityID: a.ID, Type: a.Type, ActorID: a.Actor, ObjectID: objectID, Activity: raw, Relation: rel}
+	blocked, err := s.ports.Blocks.BlockedDomains(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, inbox := range inboxes {
+		if seen[inbox] || blockedIn(HostOf(inbox), blocked) {
+			continue
+		}
+		seen[inbox] = true
+		p.Deliveries = append(p.Deliveries, domain.Delivery{EventID: DeliveryID(a.ID, inbox), Event: domain.FederationDeliveryRequested{
+			InboxURL: inbox, ActivityJSON: raw, SigningActorID: a.Actor,
+		}})
+	}
+	return s.ports.Publications.Publish(ctx, p)
+}
+
+// relate sends a Follow or Block from a local user to a remote actor, or (undo) its Undo, which
+// carries the original activity (its recorded id, its actor and object). Local targets need no
+// activity; a Follow of an actor the user blocked is not sent.
+func (s *Service) relate(ctx context.Context, key, kind string, user uuid.UUID, target domain.SocialIdentity, undo bool) error {
+	if target.Kind != domain.IdentityRemote {
+		return nil
+	}
+	me := s.urls.Actor(user)
+	if !undo && kind == "Follow" {
+		blocked, err := s.ports.Blocks.HasBlocked(ctx, user, target.ID)
+		if err != nil || blocked {
+			return err
+		}
+	}
+	actor, err := s.ports.Remote.Actor(ctx, target.ID, false)
+	if err != nil {
+		return err
+	}
+	if !undo {
+		id := ActivityID(s.urls.Base, key, kind)
+		return s.publish(ctx, Activity{ID: id, Type: kind, Actor: user, Object: Object{ID: target.ID}, To: []string{target.ID}},
+			target.ID, []string{actor.Inbox}, &domain.Relation{Type: kind, Actor: me, Object: target.ID, ActivityID: id})
+	}
+	inner := domain.Relation{Type: kind, Actor: me, Object: target.ID}
+	if inner.ActivityID, err = s.ports.Publications.Relation(ctx, kind, me, target.ID); err != nil {
+		return err
+	}
+	return s.publish(ctx, Activity{ID: ActivityID(s.urls.Base, key, "Undo"), Type: "Undo", Actor: user,
+		Object: Object{Activity: &inner}, To: []string{target.ID}}, target.ID, []string{actor.Inbox}, nil)
+}
+
+// answer sends a remote follower an Accept or Reject of its Follow of a local user.
+func (s *Service) answer(ctx context.Context, key, kind string, owner uuid.UUID, follower domain.SocialIdentity) error {
+	if follower.Kind != domain.IdentityRemote {
+		return nil
+	}
+	me := s.urls.Actor(owner)
+	actor, err := s.ports.Remote.Actor(ctx, follower.ID, false)
+	if err != nil {
+		return err
+	}
+	follow := domain.Relation{Type: "Follow", Actor: follower.ID, Object: me}
+	if follow.ActivityID, err = s.ports.Publications.Relation(ctx, "Follow", follower.ID, me); err != nil {
+		return err
+	}
+	return s.publish(ctx, Activity{ID: ActivityID(s.urls.Base, key, kind), Type: kind, Actor: owner,
+		Object: Object{Activity: &follow}, To: []string{follower.ID}}, follower.ID, []string{actor.Inbox}, nil)
+}

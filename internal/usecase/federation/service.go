@@ -1,0 +1,107 @@
+package federation
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+)
+
+// Deps are the service's ports; the SQLite store is every store port, the ActivityPub adapter
+// the Remote and the Encode.
+type Deps struct {
+	Accounts     Accounts
+	Blocks       Blocks
+	Reviews      Reviews
+	Follows      Follows
+	Publications Publications
+	Inbox        Inbox
+	Remote       Remote
+	Encode       Encoder
+}
+
+// Config configures the service; zero fields take defaults.
+type Config struct {
+	// BaseURL is the instance's public origin; actors are {BaseURL}/users/{uuid}.
+	BaseURL string
+	Logger  *slog.Logger
+	// Now is the clock (a remote review without a publication date is dated now).
+	Now func() time.Time
+}
+
+// Service is the federation policy; the adapter's routes and worker handlers call it.
+type Service struct {
+	ports Deps
+	urls  URLs
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New builds the service over its ports.
+func New(d Deps, cfg Config) (*Service, error) {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("federation: base URL %q must be an absolute http(s) URL", cfg.BaseURL)
+	}
+	if d.Accounts == nil || d.Blocks == nil || d.Reviews == nil || d.Follows == nil || d.Publications == nil ||
+		d.Inbox == nil || d.Remote == nil || d.Encode == nil {
+		return nil, errors.New("federation: every port is required")
+	}
+	s := &Service{ports: d, urls: URLs{Base: base}, log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s, nil
+}
+
+// URLs returns the names of this instance's actors and objects.
+func (s *Service) URLs() URLs { return s.urls }
+
+// ErrDomainBlocked marks traffic refused because its instance is blocked.
+var ErrDomainBlocked = errors.New("domain blocked")
+
+// RefuseHost reports, as a permanent error, that the host of a URL is blocked (wrapping
+// ErrDomainBlocked) or that the URL has none; a failed read of the blocks is returned as it is.
+func (s *Service) RefuseHost(ctx context.Context, raw string) error {
+	host := HostOf(raw)
+	if host == "" {
+		return domain.Permanent(fmt.Errorf("%q has no host", raw))
+	}
+	blocked, err := s.ports.Blocks.DomainBlocked(ctx, host)
+	if err != nil {
+		return err
+	}
+	if blocked {
+		return domain.Permanent(fmt.Errorf("%w: %s", ErrDomainBlocked, host))
+	}
+	return nil
+}
+
+// blockedIn reports whether host is one of domains or under one of them.
+func blockedIn(host string, domains []string) bool {
+	for _, d := range domains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// flag reads one of a user's federation settings; a read error is returned (the event is
+// retried), so nothing is sent that the user may have turned off: federation fails closed.
+func (s *Service) flag(ctx context.Context, user uuid.UUID, pick func(domain.FederationSettings) bool) (bool, error) {
+	set, err := s.ports.Accounts.Settings(ctx, user)
+	if err != nil {
+		return false, fmt.Errorf("read federation settings: %w", err)
+	}
+	return pick(set), nil
+}
