@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -18,9 +19,11 @@ var errOutboxDown = errors.New("outbox down")
 // write the events as usual otherwise: a write whose events fail must then leave nothing behind.
 type faultyOutbox struct{ failOn atomic.Pointer[string] }
 
-func newFaultyOutbox(s *Store) *faultyOutbox {
-	f := &faultyOutbox{}
-	s.SetEnqueueFunc(func(ctx context.Context, tx *sqlx.Tx, events ...domain.Event) error {
+func newFaultyOutbox() *faultyOutbox { return &faultyOutbox{} }
+
+// option makes a store write its events through f.
+func (f *faultyOutbox) option() Option {
+	return WithEnqueue(func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
 		if typ := f.failOn.Load(); typ != nil {
 			for _, e := range events {
 				if e.EventType() == *typ {
@@ -28,9 +31,8 @@ func newFaultyOutbox(s *Store) *faultyOutbox {
 				}
 			}
 		}
-		return EnqueueEvents(ctx, tx, events...)
+		return EnqueueEvents(ctx, tx, now, events...)
 	})
-	return f
 }
 
 // fail makes batches holding an event of type eventType fail; "" lets every batch through.

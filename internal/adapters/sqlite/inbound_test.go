@@ -26,8 +26,8 @@ func remoteReviewOf(ext string) domain.RemoteReview {
 func TestSaveRemoteReviewCommitsWithItsEvents(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newStore(t)
-	outbox := newFaultyOutbox(s)
+	outbox := newFaultyOutbox()
+	s := newStore(t, outbox.option())
 
 	outbox.fail("MovieDiscovered")
 	lost := remoteReviewOf("tt0079944")

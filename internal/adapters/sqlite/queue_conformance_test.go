@@ -43,11 +43,9 @@ type queueHarness struct {
 }
 
 func newQueueHarness(t *testing.T) deliverytest.Harness {
-	s := sqlitetest.Open(t, filepath.Join(t.TempDir(), "conformance.db"))
-	// A second ahead of the wall clock, whole milliseconds: rows stamped with SQLite's 'now' are
-	// due at once, and next_attempt_at − now is exact.
-	h := &queueHarness{store: s, now: time.Now().Add(time.Second).Truncate(time.Millisecond)}
-	s.SetClock(h.Now)
+	// Whole milliseconds, so next_attempt_at − now is exact; the store stamps rows with this clock.
+	h := &queueHarness{now: time.Now().Truncate(time.Millisecond)}
+	h.store = sqlitetest.Open(t, filepath.Join(t.TempDir(), "conformance.db"), sqlite.WithClock(h.Now))
 	return h
 }
 

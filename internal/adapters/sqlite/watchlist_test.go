@@ -45,8 +45,8 @@ func movieDeletions(t *testing.T, s *Store) []domain.MovieDeleted {
 func TestRemoveFromWatchlistDeletesAnOrphanMovie(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newStore(t)
-	outbox := newFaultyOutbox(s)
+	outbox := newFaultyOutbox()
+	s := newStore(t, outbox.option())
 	alice, bob := newUser(t, s, "alice"), newUser(t, s, "bob")
 	add := func(user uuid.UUID, m domain.Movie) {
 		t.Helper()
