@@ -5,9 +5,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"moviesdiary/internal/httpserve"
 	"net"
 	"net/http"
 	"os"
@@ -133,35 +133,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	// server and the hourly pruning of expired refresh sessions (idempotent, so every server
 	// runs it, without a lease). A part that fails cancels the others; its error is returned.
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveHTTP(gctx, srv, ln, cfg.ShutdownGrace, log) })
+	g.Go(func() error { return httpserve.Serve(gctx, srv, ln, cfg.ShutdownGrace, log) })
 	pruner := maintenance.NewRunner(maintenance.RunnerConfig{Interval: time.Hour, Logger: log, Now: now},
 		maintenance.NewSessionPruner(store, maintenance.JobConfig{Logger: log, Now: now}))
 	g.Go(func() error { return pruner.Run(gctx) })
 	return g.Wait()
-}
-
-// serveHTTP serves srv on ln until ctx ends, then shuts it down within grace (closing the
-// connections left after it), and returns once Serve has returned.
-func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration, log *slog.Logger) error {
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("server shutting down", "grace", grace.String())
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
-	defer cancel()
-	err := srv.Shutdown(shutdown)
-	if err != nil {
-		_ = srv.Close()
-	}
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", serr)
-	}
-	if err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,29 +93,10 @@ func TestServerStopsWithAPortTaken(t *testing.T) {
 	goleak.VerifyNone(t)
 }
 
-// envDefaults maps each variable of config.Config (and its embedded structs) to its default tag.
-func envDefaults() map[string]string {
-	out := map[string]string{}
-	var walk func(reflect.Type)
-	walk = func(typ reflect.Type) {
-		for f := range typ.Fields() {
-			if f.Anonymous && f.Type.Kind() == reflect.Struct {
-				walk(f.Type)
-				continue
-			}
-			if name := f.Tag.Get("envconfig"); name != "" {
-				out[name] = f.Tag.Get("default")
-			}
-		}
-	}
-	walk(reflect.TypeFor[config.Config]())
-	return out
-}
-
 // TestServerDefaultsMatchThePackages: each server variable's envconfig default is the constant
 // the package it configures falls back to, so the two sources of a default cannot drift.
 func TestServerDefaultsMatchThePackages(t *testing.T) {
-	defaults := envDefaults()
+	defaults := config.Defaults()
 	for env, want := range map[string]int64{
 		"JWT_TTL_SECONDS":     int64(token.TTLDefault / time.Second),
 		"REFRESH_TTL_SECONDS": int64(auth.RefreshTTLDefault / time.Second),

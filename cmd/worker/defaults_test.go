@@ -1,7 +1,6 @@
 package main
 
 import (
-	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -15,30 +14,10 @@ import (
 	"moviesdiary/internal/maintenance"
 )
 
-// envDefaults maps each variable of config.Config (and its embedded structs) to its default tag.
-func envDefaults(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	var walk func(reflect.Type)
-	walk = func(typ reflect.Type) {
-		for f := range typ.Fields() {
-			if f.Anonymous && f.Type.Kind() == reflect.Struct {
-				walk(f.Type)
-				continue
-			}
-			if name := f.Tag.Get("envconfig"); name != "" {
-				out[name] = f.Tag.Get("default")
-			}
-		}
-	}
-	walk(reflect.TypeFor[config.Config]())
-	return out
-}
-
 // TestWorkerDefaultsMatchThePackages: each worker variable's envconfig default is the constant
 // the package it configures falls back to, so the two sources of a default cannot drift.
 func TestWorkerDefaultsMatchThePackages(t *testing.T) {
-	defaults := envDefaults(t)
+	defaults := config.Defaults()
 	for env, want := range map[string]time.Duration{
 		"EVENT_QUEUE_CLAIM_LEASE":  sqlite.ClaimLeaseDefault,
 		"EVENT_QUEUE_LEDGER_LEASE": delivery.LedgerLeaseDefault,

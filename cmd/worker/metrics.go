@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"moviesdiary/internal/httpserve"
 	"net"
 	"net/http"
 	"time"
@@ -34,33 +34,8 @@ func (m metricsServer) Run(ctx context.Context) error {
 	mux.Handle("GET /metrics", m.handler)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	m.log.Info("worker metrics listening", "addr", ln.Addr().String(), "path", "/metrics")
-	if err := serveHTTP(ctx, srv, ln, 2*time.Second); err != nil {
+	if err := httpserve.Serve(ctx, srv, ln, 2*time.Second, m.log); err != nil {
 		return fmt.Errorf("metrics server: %w", err)
-	}
-	return nil
-}
-
-// serveHTTP serves srv on ln until ctx ends, then shuts it down within grace (closing what is
-// left after it), and returns once Serve has returned.
-func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
-	defer cancel()
-	err := srv.Shutdown(shutdown)
-	if err != nil {
-		_ = srv.Close()
-	}
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", serr)
-	}
-	if err != nil {
-		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
 }
