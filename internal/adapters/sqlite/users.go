@@ -48,7 +48,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 }
 
 // userColumns are the columns of userRow.
-const userColumns = `id, username, email, password_hash, is_admin, created_at`
+const userColumns = `id, username, email, password_hash, is_admin, created_at, ` + profileColumns
 
 // userRow is a users row.
 type userRow struct {
@@ -58,10 +58,12 @@ type userRow struct {
 	PasswordHash string    `db:"password_hash"`
 	IsAdmin      bool      `db:"is_admin"`
 	CreatedAt    string    `db:"created_at"`
+	profileRow
 }
 
 func (r userRow) user() domain.User {
-	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard}
+	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard,
+		Profile: r.profile()}
 	if r.IsAdmin {
 		u.Role = domain.RoleAdmin
 	}
