@@ -14,7 +14,7 @@ import (
 // part is one part of a multipart form: a text field, or a file when filename is set.
 type part struct {
 	name, filename, value string
-	data              []byte
+	data                  []byte
 }
 
 // multipartReq is a PUT /api/v1/profile of parts.
