@@ -41,6 +41,8 @@ type ProfileField struct {
 func NewProfileText(displayName, bio, alsoKnownAs string) (displayNameOut, bioOut, akaOut string, err error) {
 	displayName, bio, alsoKnownAs = strings.TrimSpace(displayName), strings.TrimSpace(bio), strings.TrimSpace(alsoKnownAs)
 	switch {
+	case !utf8.ValidString(displayName) || !utf8.ValidString(bio) || !utf8.ValidString(alsoKnownAs):
+		return "", "", "", Invalid("Profile text must be UTF-8")
 	case utf8.RuneCountInString(displayName) > MaxDisplayNameLength:
 		return "", "", "", Invalid("Display name exceeds %d characters", MaxDisplayNameLength)
 	case utf8.RuneCountInString(bio) > MaxBioLength:
