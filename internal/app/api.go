@@ -84,18 +84,19 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
 		}),
-		Reviews:    review.NewService(store, store, resolver),
-		Movies:     movie.NewService(store),
-		Watchlist:  watchlist.NewService(store, resolver),
-		Social:     soc,
-		WrapUps:    wrapup.NewService(store),
-		Users:      user.NewService(store),
-		Search:     search.NewService(store, store),
+		Reviews:   review.NewService(store, store, resolver),
+		Movies:    movie.NewService(store),
+		Watchlist: watchlist.NewService(store, resolver),
+		Social:    soc,
+		WrapUps:   wrapup.NewService(store),
+		Users:     user.NewService(store),
+		Search:    search.NewService(store, store),
+		Images:    o.Images,
+		Routes:    routes,
+
 		Profiles:   profile.NewService(store, imageObjects(o.Images)),
 		Goals:      goal.NewService(store),
 		Moderation: moderation.NewService(store),
-		Images:     o.Images,
-		Routes:     routes,
 	}), nil
 }
 

@@ -18,8 +18,9 @@ import (
 // MaxBodyBytes is the largest request body the API reads (1 MiB).
 const MaxBodyBytes = 1 << 20
 
-// limitBody caps every request body at MaxBodyBytes (PUT /profile at MaxProfileBodyBytes); reading past it fails with
-// *http.MaxBytesError, which decode turns into a 413.
+// limitBody caps every request body at MaxBodyBytes; reading past it fails with
+// *http.MaxBytesError, which decode turns into a 413. PUT /profile, which uploads images, is
+// capped at MaxProfileBodyBytes instead.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(MaxBodyBytes)
