@@ -3,6 +3,8 @@ package profile_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -21,6 +23,22 @@ func encode(t *testing.T, w, h int, enc func(*bytes.Buffer, image.Image) error) 
 	return buf.Bytes()
 }
 
+// pngClaiming is a 1×1 PNG whose header claims w×h: DecodeConfig reads only the header, so
+// the size checks need no real large image.
+func pngClaiming(t *testing.T, w, h uint32) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	// signature (8), IHDR length (4), "IHDR" (4), width (4), height (4), 5 more bytes, CRC (4)
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
+
 func TestCheckImage(t *testing.T) {
 	t.Parallel()
 	pngEnc := func(b *bytes.Buffer, m image.Image) error { return png.Encode(b, m) }
@@ -37,8 +55,9 @@ func TestCheckImage(t *testing.T) {
 		{"svg", "", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)},
 		{"empty", "", nil},
 		{"truncated png", "", encode(t, 8, 8, pngEnc)[:16]},
-		{"too wide", "", encode(t, 8193, 1, pngEnc)},
-		{"too many pixels", "", encode(t, 8000, 5001, pngEnc)},
+		{"at the limit", "png", pngClaiming(t, 8000, 5000)},
+		{"too wide", "", pngClaiming(t, 8193, 1)},
+		{"too many pixels", "", pngClaiming(t, 8000, 5001)},
 		{"too large", "", append(encode(t, 8, 8, pngEnc), make([]byte, profile.MaxImageBytes)...)},
 	} {
 		format, err := profile.CheckImage(profile.AvatarKind, c.data)
