@@ -16,7 +16,10 @@ import (
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/profile"
 	"moviesdiary/internal/usecase/review"
 	"moviesdiary/internal/usecase/search"
 	"moviesdiary/internal/usecase/social"
@@ -90,5 +93,18 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Search:    search.NewService(store, store),
 		Images:    o.Images,
 		Routes:    routes,
+
+		Profiles:   profile.NewService(store, imageObjects(o.Images)),
+		Goals:      goal.NewService(store),
+		Moderation: moderation.NewService(store),
 	}), nil
+}
+
+// imageObjects is the image directory as the profile uploads' storage, nil when there is none
+// (uploads are then refused) or it cannot be written.
+func imageObjects(images httpapi.ImageStore) profile.Objects {
+	if o, ok := images.(profile.Objects); ok {
+		return o
+	}
+	return nil
 }

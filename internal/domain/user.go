@@ -29,6 +29,8 @@ type User struct {
 	PasswordHash string
 	Role         Role
 	CreatedAt    time.Time
+	// Profile is what the user shows of themselves (display name, bio, images, fields).
+	Profile Profile
 }
 
 var usernamePattern = regexp.MustCompile(`^[a-z0-9_-]{2,30}$`)

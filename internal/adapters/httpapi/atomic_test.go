@@ -193,7 +193,7 @@ func writeCases() []writeCase {
 // rolled back too and the client gets a 500 with the JSON envelope.
 func TestWritesCommitWithTheirEvents(t *testing.T) {
 	t.Parallel()
-	for _, c := range writeCases() {
+	for _, c := range append(writeCases(), areaWriteCases()...) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			t.Run("committed", func(t *testing.T) {

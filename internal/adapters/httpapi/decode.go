@@ -19,10 +19,15 @@ import (
 const MaxBodyBytes = 1 << 20
 
 // limitBody caps every request body at MaxBodyBytes; reading past it fails with
-// *http.MaxBytesError, which decode turns into a 413.
+// *http.MaxBytesError, which decode turns into a 413. PUT /profile, which uploads images, is
+// capped at MaxProfileBodyBytes instead.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		limit := int64(MaxBodyBytes)
+		if r.Method == http.MethodPut && r.URL.Path == profilePath {
+			limit = MaxProfileBodyBytes // the avatar and banner upload
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }

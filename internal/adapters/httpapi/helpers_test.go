@@ -22,6 +22,7 @@ import (
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
+	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/domain"
@@ -41,7 +42,8 @@ type bundle struct {
 	srv     *httptest.Server
 	handler http.Handler
 	store   *sqlite.Store
-	db      *sql.DB // db reads the file directly, for assertions
+	images  *storage.Local // images is the image directory profile uploads go to
+	db      *sql.DB        // db reads the file directly, for assertions
 	// failEnqueue makes every event write fail inside its transaction.
 	failEnqueue atomic.Bool
 	// skipEnqueue drops every event write (the benchmark's no-outbox case).
@@ -79,7 +81,13 @@ func setup(t testing.TB, opts ...options) *bundle {
 	}
 	store := sqlitetest.Open(t, path, sqlite.WithEnqueue(enqueue))
 	b.store = store
-	api, err := app.NewAPI(store, app.Options{
+	images, err := storage.OpenLocal(filepath.Join(t.TempDir(), "images"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { images.Close() })
+	b.images = images
+	api, err := app.NewAPI(store, app.Options{Images: images,
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),
 	})

@@ -16,7 +16,10 @@ import (
 
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/profile"
 	"moviesdiary/internal/usecase/review"
 	"moviesdiary/internal/usecase/search"
 	"moviesdiary/internal/usecase/social"
@@ -56,6 +59,11 @@ type Deps struct {
 	WrapUps   *wrapup.Service
 	Users     *user.Service
 	Search    *search.Service
+	// Profiles, Goals and Moderation serve the own profile, the yearly goals and the admin's
+	// domain blocks.
+	Profiles   *profile.Service
+	Goals      *goal.Service
+	Moderation *moderation.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 

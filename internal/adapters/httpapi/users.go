@@ -24,11 +24,17 @@ type userStatsDTO struct {
 type userProfileResponse struct {
 	UserID         uuid.UUID    `json:"user_id"`
 	Username       string       `json:"username"`
+	DisplayName    *string      `json:"display_name,omitempty"`
+	Bio            *string      `json:"bio,omitempty"`
+	AvatarURL      *string      `json:"avatar_url,omitempty"`
+	BannerURL      *string      `json:"banner_url,omitempty"`
 	Handle         string       `json:"handle"`
 	ActorURL       string       `json:"actor_url"`
 	Stats          userStatsDTO `json:"stats"`
 	FollowingCount int          `json:"following_count"`
 	FollowersCount int          `json:"followers_count"`
+	// Goals are the user's yearly goals, omitted when there are none (as in the original).
+	Goals []goalDTO `json:"goals,omitempty"`
 	// Exactly one view key is present: entries (recent, ratings), history or trends.
 	Entries *paginated[diaryEntryDTO] `json:"entries,omitempty"`
 	History []monthEntriesDTO         `json:"history,omitempty"`
@@ -48,9 +54,15 @@ func (s *Server) userProfile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st := prof.Stats
+	goals, err := s.Goals.List(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	st, pr := prof.Stats, prof.User.Profile
 	out := userProfileResponse{
 		UserID: prof.User.ID, Username: prof.User.Username, Handle: s.Social.Handle(prof.User.Username),
+		DisplayName: nonEmpty(pr.DisplayName), Bio: nonEmpty(pr.Bio), AvatarURL: s.imageURL(pr.AvatarKey),
+		BannerURL: s.imageURL(pr.BannerKey), Goals: toGoals(goals),
 		ActorURL: s.actorURL(prof.User.ID),
 		Stats: userStatsDTO{TotalMovies: st.TotalMovies, AvgRating: st.AvgRating, FavoriteDirector: st.FavoriteDirector,
 			MostActiveMonth: st.MostActiveMonth},

@@ -46,8 +46,10 @@ func (s *Store) SetPoster(ctx context.Context, movieID uuid.UUID, key string) (p
 	return out, nil
 }
 
-// SwapImageKey points every movie whose poster is the image old at new, and returns how many it
-// changed; none is not an error. (People's profile paths are TMDb paths, not stored keys.)
+// SwapImageKey points every movie whose poster is the image old at new, and every user whose
+// avatar or banner it is, and returns how many it changed; none is not an error. (People's
+// profile paths are TMDb paths, not stored keys.) Each user it changes gets a UserUpdated in the
+// same transaction, so federation republishes the actor with the converted image's URL.
 func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error) {
 	var n int64
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
@@ -56,7 +58,16 @@ func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error
 			return err
 		}
 		n, _ = res.RowsAffected()
-		return nil
+		users, err := swapUserImageKey(ctx, tx, old, new)
+		if err != nil {
+			return err
+		}
+		n += int64(len(users))
+		events := make([]domain.Event, 0, len(users))
+		for _, id := range users {
+			events = append(events, domain.UserUpdated{UserID: id})
+		}
+		return s.enqueue(ctx, tx, events...)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("swap image key: %w", err)
@@ -64,10 +75,11 @@ func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error
 	return n, nil
 }
 
-// ImageKeyInUse reports whether a movie's poster is the image key.
+// ImageKeyInUse reports whether a movie's poster or a user's avatar or banner is the image key.
 func (s *Store) ImageKeyInUse(ctx context.Context, key string) (bool, error) {
 	var used bool
-	err := s.read.GetContext(ctx, &used, `SELECT EXISTS (SELECT 1 FROM movies WHERE poster_path = ?)`, key)
+	err := s.read.GetContext(ctx, &used, `SELECT EXISTS (SELECT 1 FROM movies WHERE poster_path = ?1)
+		OR EXISTS (SELECT 1 FROM users WHERE avatar_key = ?1 OR banner_key = ?1)`, key)
 	if err != nil {
 		return false, fmt.Errorf("image key in use: %w", err)
 	}

@@ -3,10 +3,14 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/user"
 )
 
@@ -94,4 +98,91 @@ func (s *Store) UserTrends(ctx context.Context, id uuid.UUID, limit int) (user.T
 	}
 	tr.RatingDistribution = ratings.histogram()
 	return tr, nil
+}
+
+// profileColumns are the columns of profileRow, selected from users.
+const profileColumns = `COALESCE(display_name, '') AS display_name, COALESCE(bio, '') AS bio,
+	COALESCE(avatar_key, '') AS avatar_key, COALESCE(banner_key, '') AS banner_key,
+	COALESCE(also_known_as, '') AS also_known_as, profile_fields`
+
+// profileRow is the profile part of a users row, with "" for NULL.
+type profileRow struct {
+	DisplayName string `db:"display_name"`
+	Bio         string `db:"bio"`
+	AvatarKey   string `db:"avatar_key"`
+	BannerKey   string `db:"banner_key"`
+	AlsoKnownAs string `db:"also_known_as"`
+	Fields      string `db:"profile_fields"` // JSON [{"name", "value"}]
+}
+
+// profileFieldJSON is one element of users.profile_fields.
+type profileFieldJSON struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func (r profileRow) profile() domain.Profile {
+	p := domain.Profile{DisplayName: r.DisplayName, Bio: r.Bio, AvatarKey: r.AvatarKey, BannerKey: r.BannerKey,
+		AlsoKnownAs: r.AlsoKnownAs}
+	var fields []profileFieldJSON
+	_ = json.Unmarshal([]byte(r.Fields), &fields) // the column is always written by UpdateProfile
+	for _, f := range fields {
+		p.Fields = append(p.Fields, domain.ProfileField(f))
+	}
+	return p
+}
+
+// UpdateProfile changes a user's profile in one transaction: update gets the stored profile,
+// changes it in place and returns the events the change causes, which commit with it. The
+// read, the write and the events share the transaction, so two concurrent updates cannot both
+// decide from the same old alias. An unknown user is KindNotFound.
+func (s *Store) UpdateProfile(ctx context.Context, id uuid.UUID, update func(p *domain.Profile) ([]domain.Event, error)) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		var row profileRow
+		if err := tx.GetContext(ctx, &row, `SELECT `+profileColumns+` FROM users WHERE id = ?`, id.String()); err != nil {
+			return notFound(err, "Entity not found: user")
+		}
+		p := row.profile()
+		events, err := update(&p)
+		if err != nil {
+			return err
+		}
+		fields := make([]profileFieldJSON, 0, len(p.Fields))
+		for _, f := range p.Fields {
+			fields = append(fields, profileFieldJSON(f))
+		}
+		raw, err := json.Marshal(fields)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE users SET display_name = NULLIF(?, ''), bio = NULLIF(?, ''),
+			avatar_key = NULLIF(?, ''), banner_key = NULLIF(?, ''), also_known_as = NULLIF(?, ''), profile_fields = ?
+			WHERE id = ?`, p.DisplayName, p.Bio, p.AvatarKey, p.BannerKey, p.AlsoKnownAs, string(raw), id.String())
+		if err != nil {
+			return err
+		}
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return fmt.Errorf("update profile: %w", err)
+	}
+	return nil
+}
+
+// swapUserImageKey points every avatar and banner that is the image old at new, and returns the
+// users it changed.
+func swapUserImageKey(ctx context.Context, tx *sqlx.Tx, old, new string) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	for _, col := range []string{"avatar_key", "banner_key"} {
+		var changed []uuid.UUID
+		if err := tx.SelectContext(ctx, &changed, `UPDATE users SET `+col+` = ? WHERE `+col+` = ? RETURNING id`, new, old); err != nil {
+			return nil, err
+		}
+		for _, id := range changed {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids, nil
 }

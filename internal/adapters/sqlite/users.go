@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/user"
 )
 
 // CreateUser stores a new user with their actor key pair (made before the transaction: it takes
@@ -48,7 +50,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 }
 
 // userColumns are the columns of userRow.
-const userColumns = `id, username, email, password_hash, is_admin, created_at`
+const userColumns = `id, username, email, password_hash, is_admin, created_at, ` + profileColumns
 
 // userRow is a users row.
 type userRow struct {
@@ -58,10 +60,12 @@ type userRow struct {
 	PasswordHash string    `db:"password_hash"`
 	IsAdmin      bool      `db:"is_admin"`
 	CreatedAt    string    `db:"created_at"`
+	profileRow
 }
 
 func (r userRow) user() domain.User {
-	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard}
+	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard,
+		Profile: r.profile()}
 	if r.IsAdmin {
 		u.Role = domain.RoleAdmin
 	}
@@ -162,4 +166,35 @@ func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error)
 		return err
 	})
 	return n, err
+}
+
+// userSummaryRow is one row of UserSummaries.
+type userSummaryRow struct {
+	userRow
+	TotalMovies    int               `db:"total_movies"`
+	AvgRating      sql.Null[float64] `db:"avg_rating"`
+	FollowingCount int               `db:"following_count"`
+	FollowersCount int               `db:"followers_count"`
+}
+
+func (r userSummaryRow) summary() user.Summary {
+	return user.Summary{User: r.user(), TotalMovies: r.TotalMovies, AvgRating: ptr(r.AvgRating),
+		FollowingCount: r.FollowingCount, FollowersCount: r.FollowersCount}
+}
+
+// UserSummaries lists every local user with their review and follow counts, by username.
+func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
+	var rows []userSummaryRow
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+userColumns+`,
+		(SELECT count(*) FROM reviews r WHERE r.user_id = users.id) AS total_movies,
+		(SELECT avg(rating) FROM reviews r WHERE r.user_id = users.id) AS avg_rating,
+		(SELECT count(*) FROM follows WHERE follower_kind = 'local' AND follower_id = users.id AND status = 'accepted')
+			AS following_count,
+		(SELECT count(*) FROM follows WHERE target_kind = 'local' AND target_id = users.id AND status = 'accepted')
+			AS followers_count
+		FROM users ORDER BY username`)
+	if err != nil {
+		return nil, fmt.Errorf("list users: %w", err)
+	}
+	return castRows(rows, userSummaryRow.summary), nil
 }

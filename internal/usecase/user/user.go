@@ -19,6 +19,17 @@ type Store interface {
 	Diary(ctx context.Context, f review.DiaryFilter, p domain.Page) (domain.Paged[review.Entry], error)
 	Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error)
 	SaveSettings(ctx context.Context, user uuid.UUID, s domain.FederationSettings) error
+	// UserSummaries lists every local user with their counts, by username.
+	UserSummaries(ctx context.Context) ([]Summary, error)
+}
+
+// Summary is one user of the users list: the user and their counts.
+type Summary struct {
+	User           domain.User
+	TotalMovies    int
+	AvgRating      *float64
+	FollowingCount int
+	FollowersCount int
 }
 
 // Stats summarise a user's diary and social graph.
@@ -88,4 +99,28 @@ func (s *Service) Settings(ctx context.Context, me uuid.UUID) (domain.Federation
 // SaveSettings replaces the caller's federation settings.
 func (s *Service) SaveSettings(ctx context.Context, me uuid.UUID, fs domain.FederationSettings) error {
 	return s.store.SaveSettings(ctx, me, fs)
+}
+
+// List returns every local user with their counts. Only an admin caller gets their e-mail
+// addresses (caller uuid.Nil is anonymous): everyone else gets them blanked.
+func (s *Service) List(ctx context.Context, caller uuid.UUID) ([]Summary, error) {
+	admin := false
+	if caller != uuid.Nil {
+		u, err := s.store.UserByID(ctx, caller)
+		if err != nil && domain.KindOf(err) != domain.KindNotFound {
+			return nil, err
+		}
+		admin = err == nil && u.Role == domain.RoleAdmin
+	}
+	users, err := s.store.UserSummaries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range users {
+		users[i].User.PasswordHash = ""
+		if !admin {
+			users[i].User.Email = ""
+		}
+	}
+	return users, nil
 }
