@@ -235,7 +235,11 @@ func testDefer(t *testing.T, s *suite) {
 	}
 	heldUntil := time.UnixMilli(claims[0].Token).Add(s.lease)
 	s.start(t, src, delivery.PumpConfig{})
-	o := s.settled(t, id, "deferred", func(o Outcome) bool { return o.State == Waiting && s.runs(handlerB, id) == 1 })
+	// Delay > 0: the outcome is read before the run count, so a read from before the claim (waiting,
+	// no delay) must not pass once handler B has run.
+	o := s.settled(t, id, "deferred", func(o Outcome) bool {
+		return o.State == Waiting && o.Delay > 0 && s.runs(handlerB, id) == 1
+	})
 	if s.f.Clock {
 		if want := heldUntil.Sub(s.h.Now()); o.Delay != want {
 			t.Fatalf("deferred by %s, want %s (the held claim's lease end)", o.Delay, want)
