@@ -32,17 +32,17 @@ const writePathRounds = 5
 // clients concurrent clients for d per run, with the outbox (every review commits its
 // ReviewLogged in its transaction) and with the enqueue removed, and returns a row for each and
 // one for the outbox's cost.
-func writePath(ctx context.Context, dir string, clients int, d time.Duration, log *slog.Logger) ([]row, error) {
+func writePath(ctx context.Context, dir string, clients int, d time.Duration, mode sqlite.Synchronous, log *slog.Logger) ([]row, float64, error) {
 	if clients < 1 || d <= 0 {
-		return nil, fmt.Errorf("write path: clients and duration must be positive")
+		return nil, 0, fmt.Errorf("write path: clients and duration must be positive")
 	}
 	var with, without, ratios []float64
 	for round := range writePathRounds {
 		rates := map[bool]float64{}
 		for _, outbox := range []bool{round%2 == 0, round%2 != 0} {
-			rate, err := writePathRun(ctx, filepath.Join(dir, fmt.Sprintf("writepath-%d-%v.db", round, outbox)), outbox, clients, d, log)
+			rate, err := writePathRun(ctx, filepath.Join(dir, fmt.Sprintf("writepath-%s-%d-%v.db", mode, round, outbox)), outbox, mode, clients, d, log)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			rates[outbox] = rate
 		}
@@ -50,11 +50,12 @@ func writePath(ctx context.Context, dir string, clients int, d time.Duration, lo
 		ratios = append(ratios, rates[true]/rates[false])
 	}
 	ratio := median(ratios)
+	tag := ", synchronous=" + string(mode)
 	return []row{
-		{scenario: "write path: POST /reviews, outbox", result: fmt.Sprintf("%.0f req/s median (%d clients, loopback, %d runs of %s)", median(with), clients, writePathRounds, d)},
-		{scenario: "write path: POST /reviews, no enqueue", result: fmt.Sprintf("%.0f req/s median", median(without))},
-		{scenario: "write path: outbox cost", result: fmt.Sprintf("%.1f%% slower (median ratio of paired runs %.3f; target < 10%%)", 100*(1-ratio), ratio)},
-	}, nil
+		{scenario: "write path: POST /reviews, outbox" + tag, result: fmt.Sprintf("%.0f req/s median (%d clients, loopback, %d runs of %s)", median(with), clients, writePathRounds, d)},
+		{scenario: "write path: POST /reviews, no enqueue" + tag, result: fmt.Sprintf("%.0f req/s median", median(without))},
+		{scenario: "write path: outbox cost" + tag, result: fmt.Sprintf("%.1f%% slower (median ratio of paired runs %.3f; target < 10%%)", 100*(1-ratio), ratio)},
+	}, median(with), nil
 }
 
 func median(v []float64) float64 {
@@ -68,8 +69,8 @@ func median(v []float64) float64 {
 
 // writePathRun serves the real API over a fresh database and posts reviews of one known movie
 // for d, returning requests per second.
-func writePathRun(ctx context.Context, path string, outbox bool, clients int, d time.Duration, log *slog.Logger) (float64, error) {
-	var opts []sqlite.Option
+func writePathRun(ctx context.Context, path string, outbox bool, mode sqlite.Synchronous, clients int, d time.Duration, log *slog.Logger) (float64, error) {
+	opts := []sqlite.Option{sqlite.WithSynchronous(mode)}
 	if !outbox {
 		opts = append(opts, sqlite.WithEnqueue(func(context.Context, *sqlx.Tx, time.Time, ...domain.Event) error { return nil }))
 	}

@@ -78,6 +78,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	return httpapi.New(httpapi.Deps{
 		Observe: observe, Metrics: metricsHandler,
 		Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
+		Authenticate: auth.NewAuthenticator(signer.Verify, store, 0, nil).Authenticate,
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
 		}),

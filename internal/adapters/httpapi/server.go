@@ -40,6 +40,8 @@ type Deps struct {
 	BaseURL string
 	// Verify checks a bearer token and returns its user.
 	Verify func(token string) (uuid.UUID, error)
+	// Authenticate, when set, replaces Verify: it also checks that the token's user still exists.
+	Authenticate func(ctx context.Context, token string) (uuid.UUID, error)
 	// AuthRateLimit is the per-IP budget of the auth routes per minute; default
 	// AuthRateLimitDefault.
 	AuthRateLimit int
