@@ -30,12 +30,14 @@ type Accounts interface {
 	UserByEmail(ctx context.Context, email string) (domain.User, error)
 	// UserByID returns the user, or a KindNotFound error.
 	UserByID(ctx context.Context, id uuid.UUID) (domain.User, error)
-	// CreateSession stores a refresh token's hash.
+	// CreateSession stores a login's first refresh token hash; it starts a token family.
 	CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error
-	// RotateSession replaces the session oldHash with newHash atomically and returns its user; an
-	// unknown hash is KindNotFound, an expired one is deleted and KindUnauthorized.
+	// RotateSession spends the session oldHash and stores newHash in its family atomically, and
+	// returns its user; an unknown hash is KindNotFound, an expired one is deleted and
+	// KindUnauthorized, and a spent one (a replayed token) revokes its whole family and is
+	// KindUnauthorized.
 	RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error)
-	// DeleteSession removes the session if it exists.
+	// DeleteSession ends the token family of a session if it exists.
 	DeleteSession(ctx context.Context, tokenHash string) error
 }
 
@@ -141,7 +143,8 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 }
 
 // Refresh rotates a refresh token: the old one stops working and a new one is returned with a
-// fresh access token.
+// fresh access token. Presenting an old one again revokes every token of its login, since one
+// of its two holders is not its owner.
 func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, error) {
 	now := s.cfg.Now()
 	refresh, hash, err := newRefreshToken()
@@ -162,7 +165,8 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, er
 	return s.session(u, refresh, now)
 }
 
-// Logout ends a refresh session; an unknown token is not an error.
+// Logout ends a refresh session and every token rotated from the same login; an unknown token
+// is not an error.
 func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	return s.accounts.DeleteSession(ctx, HashToken(refreshToken))
 }
