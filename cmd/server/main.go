@@ -70,8 +70,13 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	if err != nil {
 		return nil, err
 	}
+	trusted, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, err
+	}
 	return app.NewAPI(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
+		TrustedProxies:    trusted,
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
 		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"moviesdiary/internal/adapters/activitypub"
@@ -36,6 +37,8 @@ type Options struct {
 	RefreshTTL        time.Duration
 	AllowRegistration bool
 	AuthRateLimit     int
+	// TrustedProxies may name the client in X-Forwarded-For (TRUSTED_PROXIES); nil for none.
+	TrustedProxies []netip.Prefix
 	// Metadata resolves unknown external ids (TMDb); nil for none.
 	Metadata movie.Metadata
 	// Images is the image directory GET /images/{key} serves; nil for none.
@@ -78,7 +81,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	return httpapi.New(httpapi.Deps{
 		Observe: observe, Metrics: metricsHandler,
 		Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
-		Authenticate: auth.NewAuthenticator(signer.Verify, store, 0, nil).Authenticate,
+		Authenticate: auth.NewAuthenticator(signer.Verify, store, 0, nil).Authenticate, TrustedProxies: o.TrustedProxies,
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
 		}),

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,7 @@ type options struct {
 	authRateLimit    int
 	disallowRegister bool
 	baseURL          string
+	trustedProxies   []netip.Prefix
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -82,6 +84,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	api, err := app.NewAPI(store, app.Options{
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),
+		TrustedProxies: o.trustedProxies,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -45,6 +46,9 @@ type Deps struct {
 	// AuthRateLimit is the per-IP budget of the auth routes per minute; default
 	// AuthRateLimitDefault.
 	AuthRateLimit int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client for the
+	// per-IP limit (TRUSTED_PROXIES); empty: the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 	// Metrics serves GET /metrics; nil leaves the route out.
 	Metrics http.Handler
 	// Observe records each routed request (route pattern, method, status, duration); nil for none.
@@ -99,7 +103,7 @@ func (s *Server) Handler() http.Handler {
 // endpoint wraps a route's handler with its rate limit and authentication, and writes its error.
 func (s *Server) endpoint(rt route) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rt.limited && !s.limiter.allow(peerIP(r)) {
+		if rt.limited && !s.limiter.allow(clientIP(r, s.TrustedProxies)) {
 			writeError(w, http.StatusTooManyRequests, "too many requests")
 			return
 		}

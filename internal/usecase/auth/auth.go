@@ -63,6 +63,7 @@ type Service struct {
 	accounts Accounts
 	tokens   Tokens
 	cfg      Config
+	throttle *loginThrottle
 }
 
 // New builds the service.
@@ -74,7 +75,7 @@ func New(accounts Accounts, tokens Tokens, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{accounts: accounts, tokens: tokens, cfg: cfg}
+	return &Service{accounts: accounts, tokens: tokens, cfg: cfg, throttle: newLoginThrottle(cfg.Now)}
 }
 
 // Session is what a login or refresh hands the client.
@@ -117,8 +118,13 @@ func (s *Service) Register(ctx context.Context, email, username, password string
 // errBadCredentials is the one answer to every failed login, so it reveals nothing.
 var errBadCredentials = domain.Errorf(domain.KindUnauthorized, "Invalid credentials")
 
-// Login checks a password and opens a session.
+// Login checks a password and opens a session. Attempts on one account beyond
+// LoginFreeAttempts wait an exponential back-off (a *ThrottledError until it ends), whichever
+// address they come from; a successful login resets it.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
+	if err := s.throttle.begin(email); err != nil {
+		return Session{}, err
+	}
 	u, err := s.accounts.UserByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		// Spend the same time as a real check, so timing does not tell which e-mails exist.
@@ -131,6 +137,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 	if !s.cfg.Hasher.Verify(password, u.PasswordHash) {
 		return Session{}, errBadCredentials
 	}
+	s.throttle.succeeded(email)
 	now := s.cfg.Now()
 	refresh, hash, err := newRefreshToken()
 	if err != nil {
