@@ -90,6 +90,7 @@ func (s *Server) Handler() http.Handler {
 	// The client address is the TCP peer: X-Forwarded-For is not trusted, so it cannot be forged
 	// to dodge the per-IP rate limit.
 	r.Use(middleware.RequestID, s.recoverer, limitBody)
+	r.Use(s.securityHeaders) // headers.go
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") })
 	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
