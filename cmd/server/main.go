@@ -103,6 +103,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		return err
 	}
 	ready := func(ctx context.Context) error {
+		// Not ready while the database or its directory has no room for writes: they would fail.
+		if err := store.CheckWritable(ctx); err != nil {
+			return err
+		}
 		v, dirty, err := store.Version(ctx)
 		switch {
 		case err != nil:

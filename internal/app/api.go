@@ -4,6 +4,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -29,7 +30,7 @@ import (
 // Options configure the API; zero fields take the defaults of the packages they go to.
 type Options struct {
 	Log     *slog.Logger
-	Ready   httpapi.Readiness // default: the store answers a read
+	Ready   httpapi.Readiness // default: the store answers a read and can take writes
 	BaseURL string
 	// Secret signs access tokens (at least token.MinSecretLen bytes).
 	Secret            []byte
@@ -61,7 +62,12 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		o.Log = slog.Default()
 	}
 	if o.Ready == nil {
-		o.Ready = store.Ping
+		o.Ready = func(ctx context.Context) error {
+			if err := store.Ping(ctx); err != nil {
+				return err
+			}
+			return store.CheckWritable(ctx)
+		}
 	}
 	resolver := movie.NewResolver(store, o.Metadata, o.Log)
 	soc, err := social.NewService(store, o.BaseURL)

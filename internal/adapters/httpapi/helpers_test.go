@@ -47,6 +47,9 @@ type bundle struct {
 	failEnqueue atomic.Bool
 	// skipEnqueue drops every event write (the benchmark's no-outbox case).
 	skipEnqueue atomic.Bool
+	// writer runs a transaction on the store's own writer connection (its per-connection
+	// pragmas, such as max_page_count).
+	writer sqlite.WriteFunc
 }
 
 // options tune setup.
@@ -79,7 +82,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 		}
 		return sqlite.EnqueueEvents(ctx, tx, now, events...)
 	}
-	store := sqlitetest.Open(t, path, sqlite.WithEnqueue(enqueue))
+	store := sqlitetest.Open(t, path, sqlite.WithEnqueue(enqueue), sqlite.WithMeasurementWriter(&b.writer))
 	b.store = store
 	api, err := app.NewAPI(store, app.Options{
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,

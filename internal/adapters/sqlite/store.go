@@ -241,18 +241,19 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-// writeAlone runs fn in a write transaction of its own (BEGIN IMMEDIATE) and commits it if fn returns nil.
+// writeAlone runs fn in a write transaction of its own (BEGIN IMMEDIATE) and commits it if fn
+// returns nil. A failure for want of space comes back as a *domain.StorageFullError.
 func (s *Store) writeAlone(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	tx, err := s.write.BeginTxx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return storageFull(fmt.Errorf("begin: %w", err))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return storageFull(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return storageFull(fmt.Errorf("commit: %w", err))
 	}
 	s.ckpt.committed()
 	return nil
