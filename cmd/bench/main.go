@@ -185,20 +185,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 	}
 	if o.wants("write") {
-		var base float64
-		for _, sync := range o.syncs {
-			wr, rate, err := writePath(ctx, dir, o.clients, o.writeD, sync, log)
-			if err != nil {
-				return fmt.Errorf("write path: %w", err)
-			}
-			for _, r := range wr {
-				add(r.scenario, "%s", r.result)
-			}
-			if base == 0 {
-				base = rate
-			} else {
-				add(fmt.Sprintf("write path: synchronous=%s vs %s", sync, o.syncs[0]), "%.0f%% of its throughput (outbox, median)", 100*rate/base)
-			}
+		wr, err := writePath(ctx, dir, o.clients, o.writeD, o.syncs, log)
+		if err != nil {
+			return fmt.Errorf("write path: %w", err)
+		}
+		for _, r := range wr {
+			add(r.scenario, "%s", r.result)
 		}
 	}
 
