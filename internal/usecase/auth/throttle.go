@@ -71,7 +71,9 @@ func (t *loginThrottle) begin(email string) error {
 	key, now := accountKey(email), t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if now.Sub(t.lastSweep) > LoginForgetAfter || len(t.accounts) >= loginThrottleMax {
+	// Sweep every LoginForgetAfter, or at most once a second while the map is at its bound, so a
+	// flood of distinct e-mails cannot make every attempt walk the whole map.
+	if since := now.Sub(t.lastSweep); since > LoginForgetAfter || len(t.accounts) >= loginThrottleMax && since > time.Second {
 		for k, a := range t.accounts {
 			if now.Sub(a.last) > LoginForgetAfter && !now.Before(a.until) {
 				delete(t.accounts, k)
