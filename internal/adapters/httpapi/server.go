@@ -87,8 +87,8 @@ func New(d Deps) *Server {
 // Handler is the router with every route of routes().
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	// The client address is the TCP peer: X-Forwarded-For is not trusted, so it cannot be forged
-	// to dodge the per-IP rate limit.
+	// The client address is the TCP peer: X-Forwarded-For is trusted only from TrustedProxies
+	// (clientIP), so it cannot be forged to dodge the per-IP rate limit.
 	r.Use(middleware.RequestID, s.recoverer, limitBody)
 	r.Use(s.securityHeaders) // headers.go
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") })
