@@ -11,13 +11,13 @@ func TestCheckText(t *testing.T) {
 	t.Parallel()
 	for body, wantField := range map[string]string{
 		`{"title": "Heat", "comment": "a\nb\tc\r\n", "n": 4, "ok": true, "x": null}`: "",
-		`{"reviews": [{"comment": "a\nb"}, {"comment": "c"}], "title": "x"}`:        "",
-		`{"comment": {"title": "a\nb"}}`:                                            "title",
-		`{"tags": ["fine", "bad\u0001"]}`:                                           "tags",
-		`["a\nb"]`:                                                                  "value",
-		`{"ti\u0000tle": "x"}`:                                                      "field name",
-		`{"comment": "x", "title": "\u009b"}`:                                       "title",
-		`{"a": [[{"b": "c"}], "d\u007f"]}`:                                          "a",
+		`{"reviews": [{"comment": "a\nb"}, {"comment": "c"}], "title": "x"}`:         "",
+		`{"comment": {"title": "a\nb"}}`:                                             "title",
+		`{"tags": ["fine", "bad\u0001"]}`:                                            "tags",
+		`["a\nb"]`:                                                                   "value",
+		`{"ti\u0000tle": "x"}`:                                                       "field name",
+		`{"comment": "x", "title": "\u009b"}`:                                        "title",
+		`{"a": [[{"b": "c"}], "d\u007f"]}`:                                           "a",
 	} {
 		err := checkText([]byte(body))
 		switch {
