@@ -31,7 +31,8 @@ type workerResult struct {
 // run as `bench worker-child`), as the real worker would, so its peak RSS is the worker's alone.
 func dbBacklogInChild(ctx context.Context, dir string, o options, log *slog.Logger) (workerResult, error) {
 	path := filepath.Join(dir, "backlog.db")
-	s, err := sqlite.OpenMigrated(ctx, path, log)
+	path = filepath.Join(dir, "backlog-"+string(o.sync)+".db")
+	s, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithSynchronous(o.sync))
 	if err != nil {
 		return workerResult{}, err
 	}
@@ -44,7 +45,8 @@ func dbBacklogInChild(ctx context.Context, dir string, o options, log *slog.Logg
 		return workerResult{}, err
 	}
 	cmd := exec.CommandContext(ctx, self, "worker-child", "-db", path, "-events", strconv.Itoa(o.events),
-		"-handlers", strconv.Itoa(o.handlers), "-batch", strconv.Itoa(o.batch), "-concurrency", strconv.Itoa(o.conc))
+		"-handlers", strconv.Itoa(o.handlers), "-batch", strconv.Itoa(o.batch), "-concurrency", strconv.Itoa(o.conc),
+		"-synchronous", string(o.sync))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -76,9 +78,11 @@ func workerChild(args []string) int {
 	fs.IntVar(&o.handlers, "handlers", 3, "")
 	fs.IntVar(&o.batch, "batch", 100, "")
 	fs.IntVar(&o.conc, "concurrency", 16, "")
+	sync := fs.String("synchronous", string(sqlite.SynchronousDefault), "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	o.sync = sqlite.Synchronous(*sync)
 	res := drainInProcess(*path, o)
 	json.NewEncoder(os.Stdout).Encode(res)
 	return 0
@@ -87,7 +91,7 @@ func workerChild(args []string) int {
 func drainInProcess(path string, o options) workerResult {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := sqlite.Open(ctx, path)
+	s, err := sqlite.Open(ctx, path, sqlite.WithSynchronous(o.sync))
 	if err != nil {
 		return workerResult{Error: err.Error()}
 	}

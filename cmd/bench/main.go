@@ -19,6 +19,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"moviesdiary/internal/adapters/sqlite"
 )
 
 // options are the benchmark's flags.
@@ -36,6 +38,11 @@ type options struct {
 	clients    int
 	only       string
 	keep       bool
+	// syncs are the SQLITE_SYNCHRONOUS settings the write path and the db drain are measured
+	// with, each in the same run (the other scenarios use the store's default).
+	syncs []sqlite.Synchronous
+	// sync is the setting of this measurement (and of a worker child).
+	sync sqlite.Synchronous
 }
 
 // row is one line of the result table.
@@ -60,7 +67,16 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,latency,idle,write (default all)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	syncs := flag.String("synchronous", "normal,full", "comma-separated SQLITE_SYNCHRONOUS settings the write path and the db drain run with")
 	flag.Parse()
+	for _, v := range strings.Split(*syncs, ",") {
+		sv, err := sqlite.ParseSynchronous(strings.TrimSpace(v))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: -synchronous:", err)
+			os.Exit(2)
+		}
+		o.syncs = append(o.syncs, sv)
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -116,14 +132,18 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		add("SQLite limit, batched minimal writes", "%.0f events/s with the insert; %.0f events/s delivery part", limitFull, limitDeliver)
 	}
 	if o.wants("db") {
-		r, err := dbBacklogInChild(ctx, dir, o, log)
-		if err != nil {
-			return fmt.Errorf("db backlog: %w", err)
+		for _, sync := range o.syncs {
+			o := o
+			o.sync = sync
+			r, err := dbBacklogInChild(ctx, dir, o, log)
+			if err != nil {
+				return fmt.Errorf("db backlog: %w", err)
+			}
+			rate := float64(o.events) / r.Elapsed.Seconds()
+			add(fmt.Sprintf("db: drain %d-event backlog, synchronous=%s", o.events, sync), "%.0f events/s (%s%s; worker process %.0f µs CPU/event)",
+				rate, r.Elapsed.Round(time.Millisecond), frac(rate, limitDeliver), float64(r.CPU.Microseconds())/float64(o.events))
+			add("db: worker peak RSS draining it, synchronous="+string(sync), "%.1f MiB", float64(r.PeakRSS)/1024)
 		}
-		rate := float64(o.events) / r.Elapsed.Seconds()
-		add(fmt.Sprintf("db: drain %d-event backlog", o.events), "%.0f events/s (%s%s; worker process %.0f µs CPU/event)",
-			rate, r.Elapsed.Round(time.Millisecond), frac(rate, limitDeliver), float64(r.CPU.Microseconds())/float64(o.events))
-		add("db: worker peak RSS draining it", "%.1f MiB", float64(r.PeakRSS)/1024)
 		s, err := offerLoad(ctx, dir, "db-steady", o, log, newDBPipeline, o.steadyRate, o.duration, 8)
 		if err != nil {
 			return fmt.Errorf("db steady: %w", err)
@@ -165,7 +185,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 	}
 	if o.wants("write") {
-		wr, err := writePath(ctx, dir, o.clients, o.writeD, log)
+		wr, err := writePath(ctx, dir, o.clients, o.writeD, o.syncs, log)
 		if err != nil {
 			return fmt.Errorf("write path: %w", err)
 		}

@@ -70,8 +70,13 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	if err != nil {
 		return nil, err
 	}
+	trusted, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, err
+	}
 	return app.NewAPI(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
+		TrustedProxies:    trusted,
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
 		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
@@ -88,7 +93,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now))
+	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now), sqlite.WithSynchronous(sqlite.Synchronous(cfg.Synchronous())))
 	if err != nil {
 		return err
 	}
@@ -98,6 +103,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		return err
 	}
 	ready := func(ctx context.Context) error {
+		// Not ready while the database or its directory has no room for writes: they would fail.
+		if err := store.CheckWritable(ctx); err != nil {
+			return err
+		}
 		v, dirty, err := store.Version(ctx)
 		switch {
 		case err != nil:

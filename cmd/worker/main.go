@@ -53,7 +53,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now))
+	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now), sqlite.WithSynchronous(sqlite.Synchronous(cfg.Synchronous())))
 	if err != nil {
 		return err
 	}

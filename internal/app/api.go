@@ -4,9 +4,11 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"moviesdiary/internal/adapters/activitypub"
@@ -31,7 +33,7 @@ import (
 // Options configure the API; zero fields take the defaults of the packages they go to.
 type Options struct {
 	Log     *slog.Logger
-	Ready   httpapi.Readiness // default: the store answers a read
+	Ready   httpapi.Readiness // default: the store answers a read and can take writes
 	BaseURL string
 	// Secret signs access tokens (at least token.MinSecretLen bytes).
 	Secret            []byte
@@ -39,6 +41,8 @@ type Options struct {
 	RefreshTTL        time.Duration
 	AllowRegistration bool
 	AuthRateLimit     int
+	// TrustedProxies may name the client in X-Forwarded-For (TRUSTED_PROXIES); nil for none.
+	TrustedProxies []netip.Prefix
 	// Metadata resolves unknown external ids (TMDb); nil for none.
 	Metadata movie.Metadata
 	// Images is the image directory GET /images/{key} serves; nil for none.
@@ -61,7 +65,12 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		o.Log = slog.Default()
 	}
 	if o.Ready == nil {
-		o.Ready = store.Ping
+		o.Ready = func(ctx context.Context) error {
+			if err := store.Ping(ctx); err != nil {
+				return err
+			}
+			return store.CheckWritable(ctx)
+		}
 	}
 	resolver := movie.NewResolver(store, o.Metadata, o.Log)
 	soc, err := social.NewService(store, o.BaseURL)
@@ -81,6 +90,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	return httpapi.New(httpapi.Deps{
 		Observe: observe, Metrics: metricsHandler,
 		Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
+		Authenticate: auth.NewAuthenticator(signer.Verify, store, 0, nil).Authenticate, TrustedProxies: o.TrustedProxies,
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
 		}),

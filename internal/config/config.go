@@ -72,6 +72,8 @@ type Config struct {
 	FederationAllowPrivate bool `envconfig:"FEDERATION_ALLOW_PRIVATE" default:"false"`
 
 	Media // posters, images, enrichment (media.go)
+
+	Hardening // durability and client addresses (hardening.go)
 }
 
 // Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
@@ -133,6 +135,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateMedia(); err != nil {
+		return err
+	}
+	if err := c.validateHardening(); err != nil {
 		return err
 	}
 	return c.validateNATS()

@@ -30,6 +30,11 @@ func (blocked) RequestStaleEnrichment(ctx context.Context, _ time.Time, _, _, _ 
 	return 0, ctx.Err()
 }
 
+func (blocked) RequestStalePersonEnrichment(ctx context.Context, _ time.Time, _, _ time.Duration, _ int) (int, error) {
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
 func (blocked) PruneSessions(ctx context.Context, _ time.Time) (int64, error) {
 	<-ctx.Done()
 	return 0, ctx.Err()

@@ -20,11 +20,14 @@ func currentUser(r *http.Request) uuid.UUID {
 }
 
 // authenticate reads "Authorization: Bearer <jwt>" (the prefix is case-sensitive, as in the
-// original API) and verifies the token.
+// original API) and verifies the token, and with Authenticate set that its user still exists.
 func (s *Server) authenticate(r *http.Request) (uuid.UUID, error) {
 	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || raw == "" {
 		return uuid.Nil, domain.Errorf(domain.KindUnauthorized, "Unauthorized: Missing or invalid auth token")
+	}
+	if s.Authenticate != nil {
+		return s.Authenticate(r.Context(), raw)
 	}
 	return s.Verify(raw)
 }

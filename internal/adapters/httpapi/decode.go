@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -33,24 +35,29 @@ func limitBody(next http.Handler) http.Handler {
 }
 
 // decode reads a JSON body into v. The statuses follow the contract: not JSON by media type
-// 415, too large 413, not parseable 400, parseable but of the wrong shape or types 422.
+// 415, too large 413, not parseable 400, parseable but of the wrong shape or types 422. A body
+// that is not valid UTF-8 is a 400 (encoding/json would silently replace the bad bytes), and so
+// is a string with a control character (checkText).
 func decode(r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return &httpError{Status: http.StatusUnsupportedMediaType, Message: "Content-Type must be application/json"}
 	}
-	dec := json.NewDecoder(r.Body)
+	body, err := io.ReadAll(r.Body) // at most MaxBodyBytes: limitBody caps it
+	if err != nil {
+		return decodeError(err)
+	}
+	if !utf8.Valid(body) {
+		return badRequest("request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return decodeError(err)
-		}
 		return badRequest("request body must hold one JSON value")
 	}
-	return nil
+	return checkText(body)
 }
 
 func decodeError(err error) error {

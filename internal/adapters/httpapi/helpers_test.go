@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -48,6 +49,9 @@ type bundle struct {
 	failEnqueue atomic.Bool
 	// skipEnqueue drops every event write (the benchmark's no-outbox case).
 	skipEnqueue atomic.Bool
+	// writer runs a transaction on the store's own writer connection (its per-connection
+	// pragmas, such as max_page_count).
+	writer sqlite.WriteFunc
 }
 
 // options tune setup.
@@ -56,6 +60,7 @@ type options struct {
 	authRateLimit    int
 	disallowRegister bool
 	baseURL          string
+	trustedProxies   []netip.Prefix
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -79,7 +84,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 		}
 		return sqlite.EnqueueEvents(ctx, tx, now, events...)
 	}
-	store := sqlitetest.Open(t, path, sqlite.WithEnqueue(enqueue))
+	store := sqlitetest.Open(t, path, sqlite.WithEnqueue(enqueue), sqlite.WithMeasurementWriter(&b.writer))
 	b.store = store
 	images, err := storage.OpenLocal(filepath.Join(t.TempDir(), "images"))
 	if err != nil {
@@ -90,6 +95,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	api, err := app.NewAPI(store, app.Options{Images: images,
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),
+		TrustedProxies: o.trustedProxies,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,4 +58,47 @@ func peerIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// clientIP is the address the per-IP limit keys on: the TCP peer, unless the peer is one of the
+// trusted proxies, in which case X-Forwarded-For is read from the right (the entries the trusted
+// proxies appended) and the first address that is not a trusted proxy is the client. Without
+// trusted proxies the header is ignored, so it cannot be forged to dodge the limit; an entry a
+// trusted proxy could not have written (not an IP) ends the walk at the last trusted hop.
+func clientIP(r *http.Request, trusted []netip.Prefix) string {
+	peer := peerIP(r)
+	if len(trusted) == 0 || !isTrusted(peer, trusted) {
+		return peer
+	}
+	client := peer
+	hops := r.Header.Values("X-Forwarded-For")
+	for i := len(hops) - 1; i >= 0; i-- {
+		parts := strings.Split(hops[i], ",")
+		for j := len(parts) - 1; j >= 0; j-- {
+			hop := strings.TrimSpace(parts[j])
+			a, err := netip.ParseAddr(hop)
+			if err != nil {
+				return client
+			}
+			client = a.Unmap().String()
+			if !isTrusted(client, trusted) {
+				return client
+			}
+		}
+	}
+	return client
+}
+
+func isTrusted(ip string, trusted []netip.Prefix) bool {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -43,9 +44,14 @@ type Deps struct {
 	BaseURL string
 	// Verify checks a bearer token and returns its user.
 	Verify func(token string) (uuid.UUID, error)
+	// Authenticate, when set, replaces Verify: it also checks that the token's user still exists.
+	Authenticate func(ctx context.Context, token string) (uuid.UUID, error)
 	// AuthRateLimit is the per-IP budget of the auth routes per minute; default
 	// AuthRateLimitDefault.
 	AuthRateLimit int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client for the
+	// per-IP limit (TRUSTED_PROXIES); empty: the TCP peer is the client.
+	TrustedProxies []netip.Prefix
 	// Metrics serves GET /metrics; nil leaves the route out.
 	Metrics http.Handler
 	// Observe records each routed request (route pattern, method, status, duration); nil for none.
@@ -89,9 +95,10 @@ func New(d Deps) *Server {
 // Handler is the router with every route of routes().
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	// The client address is the TCP peer: X-Forwarded-For is not trusted, so it cannot be forged
-	// to dodge the per-IP rate limit.
+	// The client address is the TCP peer: X-Forwarded-For is trusted only from TrustedProxies
+	// (clientIP), so it cannot be forged to dodge the per-IP rate limit.
 	r.Use(middleware.RequestID, s.recoverer, limitBody)
+	r.Use(s.securityHeaders) // headers.go
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") })
 	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
@@ -105,7 +112,7 @@ func (s *Server) Handler() http.Handler {
 // endpoint wraps a route's handler with its rate limit and authentication, and writes its error.
 func (s *Server) endpoint(rt route) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rt.limited && !s.limiter.allow(peerIP(r)) {
+		if rt.limited && !s.limiter.allow(clientIP(r, s.TrustedProxies)) {
 			writeError(w, http.StatusTooManyRequests, "too many requests")
 			return
 		}

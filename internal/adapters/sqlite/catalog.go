@@ -118,7 +118,7 @@ func (s *Store) MovieProfile(ctx context.Context, id uuid.UUID) (json.RawMessage
 
 // personColumns are the columns of personRow.
 const personColumns = `id, external_id, name, known_for_department, profile_path, biography, birthday, deathday,
-	place_of_birth, homepage, imdb_id, enriched_at`
+	place_of_birth, homepage, imdb_id, enriched_at, enrichment_requested_at`
 
 // personRow is a people row.
 type personRow struct {
@@ -134,6 +134,7 @@ type personRow struct {
 	Homepage           sql.Null[string] `db:"homepage"`
 	IMDbID             sql.Null[string] `db:"imdb_id"`
 	EnrichedAt         sql.Null[string] `db:"enriched_at"`
+	RequestedAt        sql.Null[string] `db:"enrichment_requested_at"`
 }
 
 func (r personRow) person() movie.Person {
@@ -141,7 +142,7 @@ func (r personRow) person() movie.Person {
 		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
 		ProfilePath: ptr(r.ProfilePath), Biography: ptr(r.Biography), Birthday: ptr(r.Birthday),
 		Deathday: ptr(r.Deathday), PlaceOfBirth: ptr(r.PlaceOfBirth), Homepage: ptr(r.Homepage), IMDbID: ptr(r.IMDbID),
-		Enriched: r.EnrichedAt.Valid,
+		Enriched: r.EnrichedAt.Valid, EnrichmentRequested: r.RequestedAt.Valid,
 	}
 }
 

@@ -207,5 +207,81 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 	return n, nil
 }
 
+// RequestMovieEnrichment enqueues MovieEnrichmentRequested for a movie and stamps its
+// enrichment_requested_at, in one transaction: the staleness job then leaves it alone for a day.
+func (s *Store) RequestMovieEnrichment(ctx context.Context, id uuid.UUID, externalID string) error {
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = ? WHERE id = ?`,
+			formatTime(s.now()), id.String()); err != nil {
+			return err
+		}
+		return s.enqueue(ctx, tx, domain.MovieEnrichmentRequested{MovieID: id, ExternalMetadataID: externalID})
+	})
+	if err != nil {
+		return fmt.Errorf("request movie enrichment: %w", err)
+	}
+	return nil
+}
+
+// RequestPersonEnrichment enqueues PersonEnrichmentRequested for a person never requested and
+// stamps enrichment_requested_at, in one transaction, and reports whether it did. The stamp is
+// the condition of the update, so two concurrent first reads request once.
+func (s *Store) RequestPersonEnrichment(ctx context.Context, id uuid.UUID, externalID string) (bool, error) {
+	requested := false
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = ?
+			WHERE id = ? AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, formatTime(s.now()), id.String())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		requested = true
+		return s.enqueue(ctx, tx, domain.PersonEnrichmentRequested{PersonID: id, ExternalPersonID: externalID})
+	})
+	if err != nil {
+		return false, fmt.Errorf("request person enrichment: %w", err)
+	}
+	return requested, nil
+}
+
+// RequestStalePersonEnrichment asks again for at most limit people whose enrichment was
+// requested before requestedWithin and never happened (TMDb not reached, the event
+// dead-lettered), skipping those TMDb did not know within missingRetry, and stamps them, in one
+// transaction. People nobody asked for are never requested: a movie's cast is enriched when a
+// reader opens a person's page, not all at once. It returns how many it requested.
+func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time, missingRetry, requestedWithin time.Duration, limit int) (int, error) {
+	n := 0
+	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		var stale []struct {
+			ID         uuid.UUID `db:"id"`
+			ExternalID string    `db:"external_id"`
+		}
+		err := tx.SelectContext(ctx, &stale, `SELECT id, external_id FROM people
+			WHERE enrichment_requested_at IS NOT NULL AND enriched_at IS NULL AND enrichment_requested_at < ?1
+				AND (tmdb_missing_at IS NULL OR tmdb_missing_at < ?2)
+			ORDER BY enrichment_requested_at, id LIMIT CAST(?3 AS INTEGER)`,
+			formatTime(now.Add(-requestedWithin)), formatTime(now.Add(-missingRetry)), limit)
+		if err != nil || len(stale) == 0 {
+			return err
+		}
+		events := make([]domain.Event, len(stale))
+		for i, p := range stale {
+			if _, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = ? WHERE id = ?`,
+				formatTime(now), p.ID.String()); err != nil {
+				return err
+			}
+			events[i] = domain.PersonEnrichmentRequested{PersonID: p.ID, ExternalPersonID: p.ExternalID}
+		}
+		n = len(events)
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("request stale person enrichment: %w", err)
+	}
+	return n, nil
+}
+
 // nonEmpty is s as a nullable column: NULL when empty.
 func nonEmpty(s string) sql.Null[string] { return sql.Null[string]{V: s, Valid: s != ""} }

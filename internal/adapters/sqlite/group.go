@@ -60,7 +60,7 @@ func (s *Store) writeGrouped(ctx context.Context, fn func(*sqlx.Tx) error) error
 	case <-g.stop:
 		return errStoreClosed
 	}
-	return <-r.err
+	return storageFull(<-r.err) // sqlerr.go: SQLITE_FULL becomes a *domain.StorageFullError
 }
 
 // groupLoop takes the requests waiting at the moment the writer is free, up to maxGroup, and

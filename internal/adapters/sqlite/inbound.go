@@ -69,7 +69,7 @@ func (s *Store) FollowAnswered(ctx context.Context, user uuid.UUID, actorURL str
 // (only its author can change it), with its movie if new and that movie's events.
 func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		movie, events, err := ensureMovie(ctx, tx, r.Movie)
+		movie, events, err := s.ensureMovie(ctx, tx, r.Movie)
 		if err != nil {
 			return err
 		}

@@ -35,12 +35,14 @@ func (s *Store) MovieByExternalID(ctx context.Context, externalID string) (domai
 }
 
 // ensureMovie returns the stored movie m names, storing it first when it is new, with the events
-// a new movie causes: MovieDiscovered and MovieEnrichmentRequested when it has an external id. A
+// a new movie causes: MovieDiscovered and MovieEnrichmentRequested when it has an external id,
+// the request stamped in enrichment_requested_at in the same insert so the worker's staleness
+// job does not request the movie a second time (it retries only a request a day old). A
 // movie with an external id or an id is looked up by them; one with neither (typed in by hand)
 // is matched on title and year, and on the director when one is given. The year goes through a
 // CAST: compared bare to the indexed column before an ORDER BY, an integer parameter made SQLite
 // prepare the statement again at every run (measured: 17 µs against 6 µs a lookup).
-func ensureMovie(ctx context.Context, tx *sqlx.Tx, m domain.Movie) (domain.Movie, []domain.Event, error) {
+func (s *Store) ensureMovie(ctx context.Context, tx *sqlx.Tx, m domain.Movie) (domain.Movie, []domain.Event, error) {
 	var (
 		found domain.Movie
 		err   error
@@ -72,14 +74,18 @@ func ensureMovie(ctx context.Context, tx *sqlx.Tx, m domain.Movie) (domain.Movie
 		m.Genres = []string{}
 	}
 	genres, _ := json.Marshal(m.Genres)
+	var requested any // NULL: a movie typed in by hand has nothing to enrich from
+	if m.ExternalID != nil {
+		requested = formatTime(s.now())
+	}
 	// Positional, not NamedExec: sqlx parses a named query at every call (4.5 µs), and this
 	// insert runs in the writer's group loop for every review of a new movie.
 	_, err = tx.ExecContext(ctx, `INSERT INTO movies (id, external_metadata_id, title, release_year, director,
-		poster_path, genres, runtime_minutes, original_language, overview, collection_name)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		poster_path, genres, runtime_minutes, original_language, overview, collection_name, enrichment_requested_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID.String(), nullString(m.ExternalID), m.Title, m.ReleaseYear, nullString(m.Director),
 		nullString(m.PosterPath), string(genres), m.RuntimeMinutes, nullString(m.OriginalLanguage),
-		nullString(m.Overview), nullString(m.CollectionName))
+		nullString(m.Overview), nullString(m.CollectionName), requested)
 	if err != nil {
 		return domain.Movie{}, nil, fmt.Errorf("insert movie: %w", err)
 	}

@@ -28,7 +28,7 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 				return err
 			}
 		}
-		movie, events, err := ensureMovie(ctx, tx, m)
+		movie, events, err := s.ensureMovie(ctx, tx, m)
 		if err != nil {
 			return err
 		}

@@ -68,6 +68,35 @@ type options struct {
 	now     func() time.Time
 	enqueue EnqueueFunc
 	measure *WriteFunc
+	sync    Synchronous
+}
+
+// Synchronous is SQLite's synchronous setting of the writer connection (SQLITE_SYNCHRONOUS).
+type Synchronous string
+
+const (
+	// SynchronousNormal syncs the WAL only at checkpoints: a commit survives a process crash but
+	// the last commits before a power loss or kernel crash can vanish.
+	SynchronousNormal Synchronous = "normal"
+	// SynchronousFull syncs the WAL at every commit: an acknowledged write survives a power loss.
+	// Group commit shares one sync among the requests of a group.
+	SynchronousFull Synchronous = "full"
+	// SynchronousDefault is what Open uses without WithSynchronous.
+	SynchronousDefault = SynchronousNormal
+)
+
+// ParseSynchronous reads "normal" or "full" (any case).
+func ParseSynchronous(s string) (Synchronous, error) {
+	switch v := Synchronous(strings.ToLower(s)); v {
+	case SynchronousNormal, SynchronousFull:
+		return v, nil
+	}
+	return "", fmt.Errorf("%q is not a synchronous setting (normal or full)", s)
+}
+
+// WithSynchronous sets the writer connection's synchronous setting (default SynchronousDefault).
+func WithSynchronous(v Synchronous) Option {
+	return func(o *options) { o.sync = v }
 }
 
 // WithClock sets the clock of every time the store writes or compares: outbox stamps, claims,
@@ -107,6 +136,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if o.enqueue == nil {
 		o.enqueue = EnqueueEvents
 	}
+	if o.sync == "" {
+		o.sync = SynchronousDefault
+	}
+	if _, err := ParseSynchronous(string(o.sync)); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
@@ -115,7 +150,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	write, err := sqlx.Open(writerDriverName, dsn(path, "immediate"))
+	write, err := sqlx.Open(writerDriverName, strings.Replace(dsn(path, "immediate"), "_synchronous=NORMAL",
+		"_synchronous="+strings.ToUpper(string(o.sync)), 1))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -150,7 +186,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 // claim then costs 15 µs instead of 80 µs.
 //
 // dsn sets the pragmas every connection needs: synchronous=NORMAL (durable at checkpoints; WAL
-// makes it crash-safe), a busy timeout so a second process waits for the write lock instead of
+// makes it crash-safe; the writer's is WithSynchronous's), a busy timeout so a second process waits for the write lock instead of
 // failing, and foreign keys on. WAL itself is a property of the file, set once by enableWAL.
 func dsn(path, txlock string) string {
 	v := url.Values{}
@@ -205,18 +241,19 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-// writeAlone runs fn in a write transaction of its own (BEGIN IMMEDIATE) and commits it if fn returns nil.
+// writeAlone runs fn in a write transaction of its own (BEGIN IMMEDIATE) and commits it if fn
+// returns nil. A failure for want of space comes back as a *domain.StorageFullError.
 func (s *Store) writeAlone(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	tx, err := s.write.BeginTxx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return storageFull(fmt.Errorf("begin: %w", err))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return storageFull(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return storageFull(fmt.Errorf("commit: %w", err))
 	}
 	s.ckpt.committed()
 	return nil

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -96,11 +97,12 @@ func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.Us
 	return row.user(), nil
 }
 
-// CreateSession stores a refresh session.
+// CreateSession stores a login's first refresh session; its hash names the token family every
+// rotation of it joins.
 func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at)
-			VALUES (?, ?, ?, ?)`, tokenHash, userID.String(), millis(expires), millis(now))
+		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
+			VALUES (?1, ?2, ?3, ?4, ?1)`, tokenHash, userID.String(), millis(expires), millis(now))
 		if err != nil {
 			return fmt.Errorf("create session: %w", err)
 		}
@@ -108,33 +110,49 @@ func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash s
 	})
 }
 
-// RotateSession deletes the session oldHash and, if it had not expired, stores newHash for the
-// same user, in one transaction: a token works once.
+// RotateSession spends the session oldHash and stores newHash in its family for the same user,
+// in one transaction: a token works once. The spent row stays (rotated_at set) until it expires,
+// so presenting it again is seen as the reuse it is — the token leaked — and revokes the whole
+// family, the live successor included (OAuth 2.0 Security BCP). An expired token is deleted.
+// Both refusals are committed before they are returned.
 func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error) {
-	var user uuid.UUID
+	var (
+		user    uuid.UUID
+		refusal error // errExpired or errReused: what the committed transaction answers
+	)
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		refusal = nil
 		var old struct {
-			UserID    uuid.UUID `db:"user_id"`
-			ExpiresAt int64     `db:"expires_at"` // Unix ms
+			UserID    uuid.UUID       `db:"user_id"`
+			ExpiresAt int64           `db:"expires_at"` // Unix ms
+			Family    string          `db:"family"`
+			RotatedAt sql.Null[int64] `db:"rotated_at"`
 		}
-		err := tx.GetContext(ctx, &old, `DELETE FROM refresh_sessions WHERE token_hash = ? RETURNING user_id, expires_at`,
-			oldHash)
+		err := tx.GetContext(ctx, &old, `SELECT user_id, expires_at, coalesce(family_id, token_hash) AS family, rotated_at
+			FROM refresh_sessions WHERE token_hash = ?`, oldHash)
 		if err != nil {
 			return notFound(err, "Invalid refresh token")
 		}
-		if old.ExpiresAt <= millis(now) {
-			return errExpired
+		switch {
+		case old.ExpiresAt <= millis(now):
+			refusal = errExpired
+			_, err = tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ?`, oldHash)
+			return err
+		case old.RotatedAt.Valid:
+			refusal = errReused
+			return deleteFamily(ctx, tx, old.Family)
 		}
 		user = old.UserID
-		_, err = tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at)
-			VALUES (?, ?, ?, ?)`, newHash, user.String(), millis(expires), millis(now))
+		if _, err := tx.ExecContext(ctx, `UPDATE refresh_sessions SET rotated_at = ?, family_id = ? WHERE token_hash = ?`,
+			millis(now), old.Family, oldHash); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
+			VALUES (?, ?, ?, ?, ?)`, newHash, user.String(), millis(expires), millis(now), old.Family)
 		return err
 	})
-	if err == errExpired {
-		// The expired row must go even though the rotation failed.
-		if derr := s.DeleteSession(ctx, oldHash); derr != nil {
-			return uuid.Nil, derr
-		}
+	if err == nil {
+		err = refusal
 	}
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("rotate session: %w", err)
@@ -142,12 +160,31 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 	return user, nil
 }
 
-var errExpired = domain.Errorf(domain.KindUnauthorized, "Refresh token expired")
+var (
+	errExpired = domain.Errorf(domain.KindUnauthorized, "Refresh token expired")
+	errReused  = domain.Errorf(domain.KindUnauthorized,
+		"Refresh token already used: every session of this login is revoked, log in again")
+)
 
-// DeleteSession removes a refresh session if it exists.
+// deleteFamily deletes every session of a token family.
+func deleteFamily(ctx context.Context, tx *sqlx.Tx, family string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE family_id = ?1 OR token_hash = ?1`, family)
+	return err
+}
+
+// DeleteSession ends the login a refresh token belongs to: its whole family, the rotated
+// tokens with the live one. An unknown token deletes nothing.
 func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ?`, tokenHash); err != nil {
+		var family string
+		err := tx.GetContext(ctx, &family, `SELECT coalesce(family_id, token_hash) FROM refresh_sessions WHERE token_hash = ?`, tokenHash)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err == nil {
+			err = deleteFamily(ctx, tx, family)
+		}
+		if err != nil {
 			return fmt.Errorf("delete session: %w", err)
 		}
 		return nil

@@ -20,7 +20,7 @@ func (s *Store) AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.M
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var events []domain.Event
 		var err error
-		movie, events, err = ensureMovie(ctx, tx, m)
+		movie, events, err = s.ensureMovie(ctx, tx, m)
 		if err != nil {
 			return err
 		}

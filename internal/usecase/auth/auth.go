@@ -30,12 +30,14 @@ type Accounts interface {
 	UserByEmail(ctx context.Context, email string) (domain.User, error)
 	// UserByID returns the user, or a KindNotFound error.
 	UserByID(ctx context.Context, id uuid.UUID) (domain.User, error)
-	// CreateSession stores a refresh token's hash.
+	// CreateSession stores a login's first refresh token hash; it starts a token family.
 	CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error
-	// RotateSession replaces the session oldHash with newHash atomically and returns its user; an
-	// unknown hash is KindNotFound, an expired one is deleted and KindUnauthorized.
+	// RotateSession spends the session oldHash and stores newHash in its family atomically, and
+	// returns its user; an unknown hash is KindNotFound, an expired one is deleted and
+	// KindUnauthorized, and a spent one (a replayed token) revokes its whole family and is
+	// KindUnauthorized.
 	RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error)
-	// DeleteSession removes the session if it exists.
+	// DeleteSession ends the token family of a session if it exists.
 	DeleteSession(ctx context.Context, tokenHash string) error
 }
 
@@ -61,6 +63,7 @@ type Service struct {
 	accounts Accounts
 	tokens   Tokens
 	cfg      Config
+	throttle *loginThrottle
 }
 
 // New builds the service.
@@ -72,7 +75,7 @@ func New(accounts Accounts, tokens Tokens, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{accounts: accounts, tokens: tokens, cfg: cfg}
+	return &Service{accounts: accounts, tokens: tokens, cfg: cfg, throttle: newLoginThrottle(cfg.Now)}
 }
 
 // Session is what a login or refresh hands the client.
@@ -115,8 +118,13 @@ func (s *Service) Register(ctx context.Context, email, username, password string
 // errBadCredentials is the one answer to every failed login, so it reveals nothing.
 var errBadCredentials = domain.Errorf(domain.KindUnauthorized, "Invalid credentials")
 
-// Login checks a password and opens a session.
+// Login checks a password and opens a session. Attempts on one account beyond
+// LoginFreeAttempts wait an exponential back-off (a *ThrottledError until it ends), whichever
+// address they come from; a successful login resets it.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
+	if err := s.throttle.begin(email); err != nil {
+		return Session{}, err
+	}
 	u, err := s.accounts.UserByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		// Spend the same time as a real check, so timing does not tell which e-mails exist.
@@ -129,6 +137,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 	if !s.cfg.Hasher.Verify(password, u.PasswordHash) {
 		return Session{}, errBadCredentials
 	}
+	s.throttle.succeeded(email)
 	now := s.cfg.Now()
 	refresh, hash, err := newRefreshToken()
 	if err != nil {
@@ -141,7 +150,8 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 }
 
 // Refresh rotates a refresh token: the old one stops working and a new one is returned with a
-// fresh access token.
+// fresh access token. Presenting an old one again revokes every token of its login, since one
+// of its two holders is not its owner.
 func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, error) {
 	now := s.cfg.Now()
 	refresh, hash, err := newRefreshToken()
@@ -162,7 +172,8 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, er
 	return s.session(u, refresh, now)
 }
 
-// Logout ends a refresh session; an unknown token is not an error.
+// Logout ends a refresh session and every token rotated from the same login; an unknown token
+// is not an error.
 func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	return s.accounts.DeleteSession(ctx, HashToken(refreshToken))
 }

@@ -22,6 +22,13 @@ type Catalog interface {
 	PersonCredits(ctx context.Context, id uuid.UUID) ([]Credit, error)
 	// Enqueue commits events that change nothing else.
 	Enqueue(ctx context.Context, events ...domain.Event) error
+	// RequestMovieEnrichment enqueues MovieEnrichmentRequested and stamps the movie as requested,
+	// in one transaction, so the worker's staleness job does not ask for it again.
+	RequestMovieEnrichment(ctx context.Context, id uuid.UUID, externalID string) error
+	// RequestPersonEnrichment enqueues PersonEnrichmentRequested for a person never requested
+	// and stamps them, in one transaction; a person requested already is left alone (the
+	// staleness job retries). It reports whether it enqueued.
+	RequestPersonEnrichment(ctx context.Context, id uuid.UUID, externalID string) (bool, error)
 }
 
 // Filter narrows GET /movies.
@@ -59,6 +66,9 @@ type Person struct {
 	Homepage           *string
 	IMDbID             *string
 	Enriched           bool
+	// EnrichmentRequested is true once enrichment was asked for (by a page read or the
+	// staleness job).
+	EnrichmentRequested bool
 }
 
 // Credit is a person's part in a movie.
@@ -121,20 +131,22 @@ func (s *Service) SyncPoster(ctx context.Context, id uuid.UUID) error {
 	if m.ExternalID == nil {
 		return domain.Errorf(domain.KindConflict, "movie %s has no external id to fetch a poster for", id)
 	}
-	return s.catalog.Enqueue(ctx, domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: *m.ExternalID})
+	return s.catalog.RequestMovieEnrichment(ctx, m.ID, *m.ExternalID)
 }
 
-// Person returns a person; a person not yet enriched also asks the worker to enrich them.
+// Person returns a person. The first read of a person not yet enriched asks the worker to
+// enrich them; later reads only read (a request that came to nothing is the worker's staleness
+// job's to retry), so a page read does not write.
 func (s *Service) Person(ctx context.Context, id uuid.UUID) (Person, error) {
 	p, err := s.catalog.Person(ctx, id)
 	if err != nil {
 		return Person{}, err
 	}
-	if !p.Enriched {
-		err := s.catalog.Enqueue(ctx, domain.PersonEnrichmentRequested{PersonID: p.ID, ExternalPersonID: p.ExternalID})
-		if err != nil {
+	if !p.Enriched && !p.EnrichmentRequested {
+		if _, err := s.catalog.RequestPersonEnrichment(ctx, p.ID, p.ExternalID); err != nil {
 			return Person{}, fmt.Errorf("request person enrichment: %w", err)
 		}
+		p.EnrichmentRequested = true
 	}
 	return p, nil
 }

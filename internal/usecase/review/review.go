@@ -80,6 +80,9 @@ func (s *Service) Log(ctx context.Context, c LogCommand) (Logged, error) {
 	if err != nil {
 		return Logged{}, err
 	}
+	if err := domain.CheckWatchedAt(watched, s.now()); err != nil {
+		return Logged{}, err
+	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return Logged{}, err
@@ -115,6 +118,9 @@ func (s *Service) Edit(ctx context.Context, userID, id uuid.UUID, p Patch) (doma
 	if p.WatchedAt != nil {
 		var err error
 		if watched, err = domain.ParseWatchedAt(*p.WatchedAt); err != nil {
+			return domain.Review{}, err
+		}
+		if err := domain.CheckWatchedAt(watched, s.now()); err != nil {
 			return domain.Review{}, err
 		}
 	}
