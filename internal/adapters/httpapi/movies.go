@@ -63,7 +63,7 @@ func (s *Server) getMovie(w http.ResponseWriter, r *http.Request) error {
 			FederatedCount: d.Stats.FederatedCount, RatingHistogram: d.Stats.Histogram},
 		Reviews: toPaginated(d.Reviews, func(v movie.Viewing) movieReviewDTO {
 			out := movieReviewDTO{UserDisplay: v.UserDisplay, Rating: v.Review.Rating, Comment: v.Review.Comment,
-				WatchedAt: rfc3339(v.Review.WatchedAt), IsFederated: v.Review.Federated()}
+				WatchedAt: naiveTime(v.Review.WatchedAt), IsFederated: v.Review.Federated()}
 			if v.Review.WatchMedium != nil {
 				m := string(*v.Review.WatchMedium)
 				out.WatchMedium = &m

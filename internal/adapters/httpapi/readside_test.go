@@ -41,7 +41,7 @@ func TestDiaryFeedHistoryAndMoviePage(t *testing.T) {
 		t.Errorf("alice's diary by rating = %+v", p)
 	}
 	b.must(200, req{method: "GET", path: "/api/v1/diary?movie_id=" + heat.String() + "&sort_by=asc"}).json(t, &p)
-	if p.TotalCount != 3 || p.Items[0].Review.WatchedAt != "2024-01-01T00:00:00Z" {
+	if p.TotalCount != 3 || p.Items[0].Review.WatchedAt != "2024-01-01T00:00:00" {
 		t.Errorf("Heat's diary, oldest first = %+v", p)
 	}
 	b.must(200, req{method: "GET", path: "/api/v1/activity-feed?limit=1&offset=1"}).json(t, &p)

@@ -49,7 +49,7 @@ func (s *Server) listWatchlist(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toPaginated(entries, func(e watchlist.Entry) watchlistEntryDTO {
-		return watchlistEntryDTO{ID: watchlistEntryID(me, e.Movie.ID), Movie: toMovie(e.Movie), AddedAt: rfc3339(e.AddedAt)}
+		return watchlistEntryDTO{ID: watchlistEntryID(me, e.Movie.ID), Movie: toMovie(e.Movie), AddedAt: displayTime(e.AddedAt)}
 	}))
 	return nil
 }

@@ -36,9 +36,9 @@ type wrapUpListResponse struct {
 
 func toWrapUp(w domain.WrapUp) wrapUpDTO {
 	out := wrapUpDTO{ID: w.ID, UserID: w.UserID, Status: string(w.Status), StartDate: w.StartDate.String(),
-		EndDate: w.EndDate.String(), CreatedAt: rfc3339(w.CreatedAt), ErrorMessage: w.ErrorMessage}
+		EndDate: w.EndDate.String(), CreatedAt: displayTime(w.CreatedAt), ErrorMessage: w.ErrorMessage}
 	if w.CompletedAt != nil {
-		c := rfc3339(*w.CompletedAt)
+		c := displayTime(*w.CompletedAt)
 		out.CompletedAt = &c
 	}
 	return out
