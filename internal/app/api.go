@@ -46,6 +46,10 @@ type Options struct {
 	Metrics *metrics.Server
 	// Federation, when set, serves the ActivityPub routes and lets users follow remote actors.
 	Federation *activitypub.Federation
+	// CORSOrigins may call the API from a browser with credentials; nil: any origin, without.
+	CORSOrigins []string
+	// WebClientDir is a built web client to serve at /app/; empty for none.
+	WebClientDir string
 }
 
 // NewAPI builds the HTTP server with every use case over store.
@@ -90,5 +94,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Search:    search.NewService(store, store),
 		Images:    o.Images,
 		Routes:    routes,
+
+		CORSOrigins: o.CORSOrigins, WebClientDir: o.WebClientDir,
 	}), nil
 }

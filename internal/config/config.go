@@ -72,6 +72,7 @@ type Config struct {
 	FederationAllowPrivate bool `envconfig:"FEDERATION_ALLOW_PRIVATE" default:"false"`
 
 	Media // posters, images, enrichment (media.go)
+	Web   // hosted web client, CORS (web.go)
 }
 
 // Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
@@ -133,6 +134,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateMedia(); err != nil {
+		return err
+	}
+	if err := c.validateWeb(); err != nil {
 		return err
 	}
 	return c.validateNATS()

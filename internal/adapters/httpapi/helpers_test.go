@@ -54,6 +54,8 @@ type options struct {
 	authRateLimit    int
 	disallowRegister bool
 	baseURL          string
+	corsOrigins      []string
+	webClientDir     string
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -82,6 +84,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	api, err := app.NewAPI(store, app.Options{
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),
+		CORSOrigins: o.corsOrigins, WebClientDir: o.webClientDir,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -59,6 +59,12 @@ type Deps struct {
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 
+	// CORSOrigins are the browser origins allowed to call /api/v1 with credentials; nil allows
+	// any origin without credentials (cors.go).
+	CORSOrigins []string
+	// WebClientDir is a built web client served at /app/; empty for none (webclient.go).
+	WebClientDir string
+
 	// Routes are served beside the API's own (the federation routes); nil for none.
 	Routes []endpoint.Route
 }
@@ -84,6 +90,7 @@ func (s *Server) Handler() http.Handler {
 	// The client address is the TCP peer: X-Forwarded-For is not trusted, so it cannot be forged
 	// to dodge the per-IP rate limit.
 	r.Use(middleware.RequestID, s.recoverer, limitBody)
+	r.Use(s.cors)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") })
 	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
