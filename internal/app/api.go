@@ -5,8 +5,10 @@ package app
 
 import (
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"moviesdiary/internal/adapters/activitypub"
@@ -69,6 +71,15 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("BASE_URL: %w", err)
 	}
+	var webClient fs.FS
+	if o.WebClientDir != "" {
+		// os.Root keeps every served path inside the directory, symlinks included.
+		root, err := os.OpenRoot(o.WebClientDir)
+		if err != nil {
+			return nil, fmt.Errorf("WEB_CLIENT_DIR: %w", err)
+		}
+		webClient = root.FS()
+	}
 	var routes []endpoint.Route
 	if f := o.Federation; f != nil {
 		soc.SetRemoteResolver(f.ResolveHandle)
@@ -95,6 +106,6 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Images:    o.Images,
 		Routes:    routes,
 
-		CORSOrigins: o.CORSOrigins, WebClientDir: o.WebClientDir,
+		CORSOrigins: o.CORSOrigins, WebClient: webClient,
 	}), nil
 }

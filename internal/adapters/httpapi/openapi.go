@@ -83,7 +83,9 @@ func operation(rt route) map[string]any {
 			"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.request))}}}
 	}
 	ok := map[string]any{"description": http.StatusText(rt.status)}
-	if rt.response != nil {
+	if rt.produces != "" {
+		ok["content"] = map[string]any{rt.produces: map[string]any{"schema": map[string]any{"type": "string"}}}
+	} else if rt.response != nil {
 		ok["content"] = map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.response))}}
 	}
 	responses := map[string]any{strconv.Itoa(rt.status): ok}

@@ -34,6 +34,10 @@ type route struct {
 	response        any   // response is a zero value of the success body, nil for none
 	status          int   // status is the success status
 	errors          []int // errors are the documented failure statuses besides 500
+	// produces is the success body's media type when it is not JSON (text/html, text/csv, …).
+	produces string
+	// query are the query parameters the handler reads (query.go).
+	query []queryParam
 }
 
 // routes is every route the server serves.
@@ -140,6 +144,7 @@ func (s *Server) routes() []route {
 		{method: put, pattern: "/api/v1/settings", summary: "Replace my federation settings", access: accessUser,
 			handle: s.putSettings, request: settingsDTO{}, status: 204, errors: []int{401, 415, 422}},
 	}
+	rs = append(rs, s.webRoutes()...)
 	if s.Metrics != nil {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
 			handle: s.metrics, status: 200})

@@ -5,6 +5,7 @@ package httpapi
 import (
 	"cmp"
 	"context"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -62,8 +63,9 @@ type Deps struct {
 	// CORSOrigins are the browser origins allowed to call /api/v1 with credentials; nil allows
 	// any origin without credentials (cors.go).
 	CORSOrigins []string
-	// WebClientDir is a built web client served at /app/; empty for none (webclient.go).
-	WebClientDir string
+	// WebClient is a built web client (index.html at its top) served at /app/; nil for none,
+	// and / then answers a short page about the server (webclient.go, home.go).
+	WebClient fs.FS
 
 	// Routes are served beside the API's own (the federation routes); nil for none.
 	Routes []endpoint.Route
