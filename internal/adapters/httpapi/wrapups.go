@@ -96,10 +96,15 @@ func (s *Server) getWrapUp(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// wrapUpReport answers the report when Ready, 202 with the status while it is being made, and a
-// conflict when generation failed.
+// wrapUpReport answers the report when Ready, 202 with an empty body while it is being made (the
+// original client renders nothing for an empty 2xx, but would read a JSON body as the report),
+// and a conflict when generation failed.
 func (s *Server) wrapUpReport(w http.ResponseWriter, r *http.Request) error {
-	wu, err := s.wrapUp(r)
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	wu, err := s.WrapUps.Report(r.Context(), currentUser(r), id)
 	if err != nil {
 		return err
 	}
@@ -115,6 +120,8 @@ func (s *Server) wrapUpReport(w http.ResponseWriter, r *http.Request) error {
 		}
 		return domain.Errorf(domain.KindConflict, "%s", msg)
 	}
-	writeJSON(w, http.StatusAccepted, acceptedResponse{Status: string(wu.Status)})
+	w.Header().Set("Retry-After", "5")
+	w.Header().Set("X-Wrap-Up-Status", string(wu.Status))
+	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
