@@ -97,6 +97,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
 		}),
 		Reviews:   review.NewService(store, store, resolver),
+		Export:    review.NewExporter(store),
 		Movies:    movie.NewService(store),
 		Watchlist: watchlist.NewService(store, resolver),
 		Social:    soc,

@@ -51,6 +51,7 @@ type Deps struct {
 
 	Auth      *auth.Service
 	Reviews   *review.Service
+	Export    *review.Exporter
 	Movies    *movie.Service
 	Watchlist *watchlist.Service
 	Social    *social.Service
