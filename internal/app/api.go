@@ -98,6 +98,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		}),
 		Reviews:   review.NewService(store, store, resolver),
 		Export:    review.NewExporter(store),
+		Feeds:     review.NewFeeds(store),
 		Movies:    movie.NewService(store),
 		Watchlist: watchlist.NewService(store, resolver),
 		Social:    soc,

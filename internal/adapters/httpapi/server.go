@@ -52,6 +52,7 @@ type Deps struct {
 	Auth      *auth.Service
 	Reviews   *review.Service
 	Export    *review.Exporter
+	Feeds     *review.Feeds
 	Movies    *movie.Service
 	Watchlist *watchlist.Service
 	Social    *social.Service

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // webClientPrefix is where a hosted web client lives (the original client is built with its
@@ -48,6 +50,7 @@ func (s *Server) webClient(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
+	s.feedLinks(w, name)
 	served, err := s.serveClientFile(w, r, "index.html")
 	if err == nil && !served {
 		err = errors.New("web client: index.html is missing")
@@ -75,6 +78,21 @@ func (s *Server) serveClientFile(w http.ResponseWriter, r *http.Request, name st
 	w.Header().Set("Cache-Control", cache)
 	http.ServeContent(w, r, name, st.ModTime().Truncate(time.Second), rs)
 	return true, nil
+}
+
+// feedLinks announces the feeds of a client page in Link headers (RFC 8288; the page itself is
+// the client's one index.html): the instance's on every page, a user's on their page.
+func (s *Server) feedLinks(w http.ResponseWriter, name string) {
+	h := w.Header()
+	h.Add("Link", `<`+s.BaseURL+`/feed.rss>; rel="alternate"; type="`+rssType+`"; title="Recent reviews"`)
+	h.Add("Link", `<`+s.BaseURL+`/feed.atom>; rel="alternate"; type="`+atomType+`"; title="Recent reviews"`)
+	if id, ok := strings.CutPrefix(name, "users/"); ok {
+		id, _, _ = strings.Cut(id, "/")
+		if u, err := uuid.Parse(id); err == nil {
+			h.Add("Link", `<`+s.BaseURL+`/users/`+u.String()+`/feed.rss>; rel="alternate"; type="`+rssType+`"; title="This user's reviews"`)
+			h.Add("Link", `<`+s.BaseURL+`/users/`+u.String()+`/feed.atom>; rel="alternate"; type="`+atomType+`"; title="This user's reviews"`)
+		}
+	}
 }
 
 // appRedirect sends /app to /app/, where the client's relative asset paths resolve.

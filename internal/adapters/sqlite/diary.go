@@ -124,3 +124,18 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	// The stored watched_at text, not a re-formatted time: the cursor compares as stored.
 	return out, &review.ExportCursor{WatchedAt: last.WatchedAt, ID: last.ID}, nil
 }
+
+// RecentReviews returns the newest local reviews, of one user or of everyone, the most recently
+// logged first (a feed reader sees a new review of an old viewing at the top).
+func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) ([]review.Entry, error) {
+	where, args := ` WHERE r.remote_actor_url IS NULL`, []any{}
+	if user != nil {
+		where, args = where+` AND r.user_id = ?`, append(args, user.String())
+	}
+	rows := make([]entryRow, 0, limit)
+	if err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+` ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER)`,
+		append(args, limit)...); err != nil {
+		return nil, fmt.Errorf("recent reviews: %w", err)
+	}
+	return mapRows(rows, entryRow.entry)
+}
