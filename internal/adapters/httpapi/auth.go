@@ -30,9 +30,9 @@ func (s *Server) authenticate(r *http.Request) (uuid.UUID, error) {
 }
 
 type registerRequest struct {
-	Email    *string `json:"email"`
-	Username *string `json:"username"`
-	Password *string `json:"password"`
+	Email    *string `json:"email" openapi:"required"`
+	Username *string `json:"username" openapi:"required,minLength=2,maxLength=30"`
+	Password *string `json:"password" openapi:"required,minLength=8"`
 }
 
 type registerResponse struct {
@@ -63,8 +63,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
 }
 
 type loginRequest struct {
-	Email    *string `json:"email"`
-	Password *string `json:"password"`
+	Email    *string `json:"email" openapi:"required"`
+	Password *string `json:"password" openapi:"required"`
 }
 
 type loginResponse struct {
@@ -72,7 +72,7 @@ type loginResponse struct {
 	RefreshToken string    `json:"refresh_token"`
 	UserID       uuid.UUID `json:"user_id"`
 	Email        string    `json:"email"`
-	ExpiresAt    string    `json:"expires_at"`
+	ExpiresAt    string    `json:"expires_at" openapi:"format=date-time"`
 	Role         string    `json:"role"`
 }
 
@@ -99,13 +99,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 }
 
 type refreshRequest struct {
-	RefreshToken *string `json:"refresh_token"`
+	RefreshToken *string `json:"refresh_token" openapi:"required"`
 }
 
 type refreshResponse struct {
 	Token        string `json:"token"`
 	RefreshToken string `json:"refresh_token"`
-	ExpiresAt    string `json:"expires_at"`
+	ExpiresAt    string `json:"expires_at" openapi:"format=date-time"`
 }
 
 func (s *Server) decodeRefresh(r *http.Request) (string, error) {

@@ -39,9 +39,9 @@ func toMovie(m domain.Movie) movieDTO {
 // parses it.
 type reviewDTO struct {
 	ID          uuid.UUID           `json:"id"`
-	Rating      int                 `json:"rating"`
+	Rating      int                 `json:"rating" openapi:"minimum=1,maximum=5"`
 	Comment     *string             `json:"comment"`
-	WatchedAt   string              `json:"watched_at"`
+	WatchedAt   string              `json:"watched_at" openapi:"format=naive-date-time"`
 	WatchMedium *domain.WatchMedium `json:"watch_medium,omitempty"`
 }
 

@@ -31,9 +31,9 @@ type movieStatsDTO struct {
 
 type movieReviewDTO struct {
 	UserDisplay string  `json:"user_display"`
-	Rating      int     `json:"rating"`
+	Rating      int     `json:"rating" openapi:"minimum=1,maximum=5"`
 	Comment     *string `json:"comment"`
-	WatchedAt   string  `json:"watched_at"`
+	WatchedAt   string  `json:"watched_at" openapi:"format=naive-date-time"`
 	IsFederated bool    `json:"is_federated"`
 	WatchMedium *string `json:"watch_medium,omitempty"`
 }

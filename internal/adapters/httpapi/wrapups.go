@@ -10,8 +10,8 @@ import (
 )
 
 type generateWrapUpRequest struct {
-	StartDate *string    `json:"start_date"`
-	EndDate   *string    `json:"end_date"`
+	StartDate *string    `json:"start_date" openapi:"required,format=date"`
+	EndDate   *string    `json:"end_date" openapi:"required,format=date"`
 	UserID    *uuid.UUID `json:"user_id"`
 }
 
@@ -23,10 +23,10 @@ type wrapUpDTO struct {
 	ID           uuid.UUID  `json:"id"`
 	UserID       *uuid.UUID `json:"user_id,omitempty"`
 	Status       string     `json:"status"`
-	StartDate    string     `json:"start_date"`
-	EndDate      string     `json:"end_date"`
-	CreatedAt    string     `json:"created_at"`
-	CompletedAt  *string    `json:"completed_at,omitempty"`
+	StartDate    string     `json:"start_date" openapi:"format=date"`
+	EndDate      string     `json:"end_date" openapi:"format=date"`
+	CreatedAt    string     `json:"created_at" openapi:"format=display-date-time"`
+	CompletedAt  *string    `json:"completed_at,omitempty" openapi:"format=display-date-time"`
 	ErrorMessage *string    `json:"error_message,omitempty"`
 }
 

@@ -66,8 +66,8 @@ func (s *Scope) UnmarshalJSON(b []byte) error {
 
 // DateRange is the report's range, both ends YYYY-MM-DD.
 type DateRange struct {
-	Start string `json:"start"`
-	End   string `json:"end"`
+	Start string `json:"start" openapi:"format=date"`
+	End   string `json:"end" openapi:"format=date"`
 }
 
 // MonthCount is one month of the range: YearMonth YYYY-MM, Label "Jan 2026".
@@ -131,7 +131,7 @@ type UserRef struct {
 type Report struct {
 	Scope                    Scope          `json:"scope"`
 	DateRange                DateRange      `json:"date_range"`
-	GeneratedAt              string         `json:"generated_at"` // RFC 3339 UTC
+	GeneratedAt              string         `json:"generated_at" openapi:"format=date-time"`
 	TotalMovies              int            `json:"total_movies"`
 	TotalWatchTimeMinutes    int            `json:"total_watch_time_minutes"`
 	MoviesPerMonth           []MonthCount   `json:"movies_per_month"`
