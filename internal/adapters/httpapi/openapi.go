@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -268,11 +269,11 @@ func kindSchema(t reflect.Type, dir direction) map[string]any {
 				name = f.Name
 			}
 			fs := schemaOf(f.Type, dir)
+			must := applyTag(fs, f.Tag.Get("openapi"))
 			omitted := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
 			if omitted {
-				fs["description"] = "omitted when empty"
+				fs["description"] = strings.TrimPrefix(fmt.Sprint(fs["description"], "; omitted when empty"), "<nil>; ")
 			}
-			must := applyTag(fs, f.Tag.Get("openapi"))
 			if (dir == inResponse && !omitted) || (dir == inRequest && must) {
 				required = append(required, name)
 			}

@@ -73,7 +73,7 @@ func (s *Server) routes() []route {
 		{method: get, pattern: "/api/v1/diary", summary: "Diary entries (one user's, or every local review)",
 			handle: s.diary, response: paginated[diaryEntryDTO]{}, status: 200, errors: []int{400}, query: diaryQuery},
 		{method: get, pattern: "/api/v1/diary/export", summary: "Download my whole diary (streamed attachment)", access: accessUser,
-			handle: s.exportDiary, produces: "text/csv", status: 200, errors: []int{400, 401}, query: exportQuery},
+			handle: s.exportDiary, produces: "text/csv, application/json", status: 200, errors: []int{400, 401}, query: exportQuery},
 		{method: get, pattern: "/api/v1/activity-feed", summary: "Activity feed of the instance", handle: s.activityFeed,
 			response: paginated[feedEntryDTO]{}, status: 200, errors: []int{400}, query: feedQuery},
 		{method: get, pattern: "/api/v1/movies/{id}/history", summary: "Every viewing of a movie", handle: s.movieHistory,
