@@ -18,7 +18,8 @@ const webClientPrefix = "/app/"
 
 // Cache policies of the hosted client: a content-hashed asset never changes under its name, so
 // browsers keep it a year; everything else (index.html above all, which names the current
-// assets) is revalidated on every use.
+// assets) is revalidated on every use. Hashed means under assets/ (where Vite, the original
+// client's bundler, writes only hashed files) or named like one.
 const (
 	cacheImmutable  = "public, max-age=31536000, immutable"
 	cacheRevalidate = "no-cache"
@@ -72,7 +73,7 @@ func (s *Server) serveClientFile(w http.ResponseWriter, r *http.Request, name st
 		return false, nil
 	}
 	cache := cacheRevalidate
-	if name != "index.html" && hashedAsset.MatchString(name) {
+	if name != "index.html" && (strings.HasPrefix(name, "assets/") || hashedAsset.MatchString(name)) {
 		cache = cacheImmutable
 	}
 	w.Header().Set("Cache-Control", cache)

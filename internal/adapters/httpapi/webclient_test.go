@@ -15,11 +15,11 @@ func clientDir(t *testing.T) string {
 	top := t.TempDir()
 	dir := filepath.Join(top, "dist")
 	for name, body := range map[string]string{
-		"index.html":                 "<!doctype html><div id=root></div>",
-		"assets/index-B3x9_kQa.js":   "console.log(1)",
-		"favicon.svg":                "<svg/>",
-		"../secret.txt":              "do not serve",
-		"assets/nested/logo.svg.txt": "x",
+		"index.html":                "<!doctype html><div id=root></div>",
+		"assets/index-B3x9_kQa.js":  "console.log(1)",
+		"favicon.svg":               "<svg/>",
+		"../secret.txt":             "do not serve",
+		"assets/index-Ab-9xYz1.css": "body{}",
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -60,6 +60,7 @@ func TestWebClientServed(t *testing.T) {
 		{"/app/users/42/followers", "<!doctype html>", "no-cache", 200}, // a deep one
 		{"/app/assets/index-B3x9_kQa.js", "console.log(1)", "public, max-age=31536000, immutable", 200},
 		{"/app/favicon.svg", "<svg/>", "no-cache", 200},
+		{"/app/assets/index-Ab-9xYz1.css", "body{}", "public, max-age=31536000, immutable", 200},
 		{"/app/../secret.txt", "<!doctype html>", "no-cache", 200}, // cleaned to /app/secret.txt: a client route
 		{"/app/leak.txt", "<!doctype html>", "no-cache", 200},      // the symlink out is not followed
 		{"/app/assets", "<!doctype html>", "no-cache", 200},        // a directory is not a file

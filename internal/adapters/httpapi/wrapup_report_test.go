@@ -40,3 +40,29 @@ func TestOldWrapUpReportIsRegenerated(t *testing.T) {
 	b.must(400, req{method: "GET", path: "/api/v1/wrapups/nope/report", token: admin.token})
 	b.must(401, req{method: "GET", path: report.path})
 }
+
+// TestWrapUpRegenerationIsAtomic: when the WrapUpRequested cannot be written, the wrap-up keeps
+// its old report and status (the change and its event commit together or not at all).
+func TestWrapUpRegenerationIsAtomic(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.register("alice")
+	var wu struct{ ID string }
+	b.must(200, req{method: "POST", path: "/api/v1/wrapups/generate", token: admin.token,
+		body: map[string]any{"start_date": "2024-01-01", "end_date": "2024-12-31"}}).json(t, &wu)
+	b.execSQL(`UPDATE wrapups SET status = 'Ready', report = '{"scope":"instance"}'`)
+	since := b.lastEvent()
+	b.failEnqueue.Store(true)
+	b.must(500, req{method: "GET", path: "/api/v1/wrapups/" + wu.ID + "/report", token: admin.token}).errorMessage(t)
+	if got := b.scalar(`SELECT status || '|' || report FROM wrapups`); got != `Ready|{"scope":"instance"}` {
+		t.Errorf("after a failed regeneration the row is %s", got)
+	}
+	if got := b.eventTypes(since); len(got) != 0 {
+		t.Errorf("events = %v, want none", got)
+	}
+	b.failEnqueue.Store(false)
+	b.must(202, req{method: "GET", path: "/api/v1/wrapups/" + wu.ID + "/report", token: admin.token})
+	if got := b.eventTypes(since); !slices.Equal(got, []string{"WrapUpRequested"}) {
+		t.Errorf("events = %v, want one WrapUpRequested", got)
+	}
+}
