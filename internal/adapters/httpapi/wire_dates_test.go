@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"regexp"
 	"testing"
 )
 
@@ -26,6 +27,12 @@ func TestWireDateFormats(t *testing.T) {
 		body: map[string]any{"start_date": "2024-01-01", "end_date": "2024-12-31"}}).json(t, &wu)
 	b.execSQL(`UPDATE wrapups SET created_at = '2024-05-06T07:08:09.5Z', completed_at = '2024-05-06T07:08:10Z'`)
 
+	// Token expiries stay RFC 3339 (the client stores them as they come).
+	login := b.must(200, req{method: "POST", path: "/api/v1/auth/login",
+		body: map[string]string{"email": "alice@example.test", "password": "password-alice"}}).body
+	if !regexp.MustCompile(`"expires_at":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"`).Match(login) {
+		t.Errorf("login expires_at is not RFC 3339 UTC: %s", login)
+	}
 	for _, c := range []struct {
 		name, path string
 		want       []string
