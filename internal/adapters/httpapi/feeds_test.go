@@ -138,7 +138,20 @@ func TestFeedDiscovery(t *testing.T) {
 			t.Errorf("Link headers lack %s:\n%s", want, links)
 		}
 	}
-	if links := b.must(200, req{method: "GET", path: "/app/diary"}).header.Values("Link"); len(links) != 2 {
-		t.Errorf("a non-user page's Link headers = %v, want the instance feeds", links)
+	page := b.must(200, req{method: "GET", path: "/app/users/" + id})
+	for _, want := range []string{
+		`<link rel="alternate" type="application/rss+xml" title="Recent reviews" href="http://diary.test/feed.rss">`,
+		`<link rel="alternate" type="application/atom+xml" title="This user&#39;s reviews" href="http://diary.test/users/` + id + `/feed.atom">`,
+	} {
+		if !strings.Contains(string(page.body), want) {
+			t.Errorf("the user page lacks %s:\n%s", want, page.body)
+		}
+	}
+	if i, j := strings.Index(string(page.body), "<link rel"), strings.Index(string(page.body), "</HEAD>"); i < 0 || i > j {
+		t.Errorf("the links are not inside <head>: %s", page.body)
+	}
+	diary := b.must(200, req{method: "GET", path: "/app/diary"})
+	if links := diary.header.Values("Link"); len(links) != 2 || strings.Count(string(diary.body), "<link rel") != 2 {
+		t.Errorf("a non-user page's links = %v / %s, want the instance feeds", links, diary.body)
 	}
 }

@@ -1,11 +1,14 @@
 package httpapi
 
 import (
-	"errors"
+	"bytes"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,13 +33,14 @@ const (
 var hashedAsset = regexp.MustCompile(`[.-][A-Za-z0-9_]{8,}\.[a-z0-9]+$`)
 
 // webClient serves Deps.WebClient at /app/. A path naming a file serves it; any other path
-// is one of the client's own routes and gets index.html, except under assets/, where a missing
-// file is a real 404 (a stale hashed name must not come back as HTML). Without a directory,
-// /app/* answers the home page with a 404, so an actor page's redirect to the client lands
-// somewhere readable.
+// is one of the client's own routes and gets index.html, with the feeds of the page announced in
+// it, except under assets/, where a missing file is a real 404 (a stale hashed name must not
+// come back as HTML). Without a directory /app/* redirects to the home page, so an actor page's
+// redirect to the client lands somewhere readable.
 func (s *Server) webClient(w http.ResponseWriter, r *http.Request) error {
 	if s.WebClient == nil {
-		return s.homePage(w, http.StatusNotFound)
+		http.Redirect(w, r, "/", http.StatusFound)
+		return nil
 	}
 	name := strings.TrimPrefix(path.Clean(r.URL.Path), strings.TrimSuffix(webClientPrefix, "/"))
 	name = strings.TrimPrefix(name, "/")
@@ -51,12 +55,61 @@ func (s *Server) webClient(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	s.feedLinks(w, name)
-	served, err := s.serveClientFile(w, r, "index.html")
-	if err == nil && !served {
-		err = errors.New("web client: index.html is missing")
+	return s.serveIndex(w, r, s.pageFeeds(name))
+}
+
+// maxIndexBytes bounds the index.html read into memory to announce feeds in it.
+const maxIndexBytes = 1 << 20
+
+// serveIndex serves the client's index.html with the page's feeds announced twice: as Link
+// headers (RFC 8288) and as <link rel="alternate"> tags before </head>, where feed readers look.
+func (s *Server) serveIndex(w http.ResponseWriter, r *http.Request, feeds []feedLink) error {
+	f, err := s.WebClient.Open("index.html")
+	if err != nil {
+		return fmt.Errorf("web client: %w", err)
 	}
-	return err
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("web client: %w", err)
+	}
+	page, err := io.ReadAll(io.LimitReader(f, maxIndexBytes))
+	if err != nil {
+		return fmt.Errorf("web client: %w", err)
+	}
+	var tags strings.Builder
+	for _, l := range feeds {
+		w.Header().Add("Link", "<"+l.href+`>; rel="alternate"; type="`+l.typ+`"; title="`+l.title+`"`)
+		fmt.Fprintf(&tags, `<link rel="alternate" type="%s" title="%s" href="%s">`+"\n",
+			l.typ, html.EscapeString(l.title), html.EscapeString(l.href))
+	}
+	if i := bytes.Index(bytes.ToLower(page), []byte("</head>")); i >= 0 {
+		page = slices.Concat(page[:i], []byte(tags.String()), page[i:])
+	}
+	w.Header().Set("Cache-Control", cacheRevalidate)
+	http.ServeContent(w, r, "index.html", st.ModTime().Truncate(time.Second), bytes.NewReader(page))
+	return nil
+}
+
+// feedLink is a feed a page announces.
+type feedLink struct{ href, typ, title string }
+
+// pageFeeds are the feeds of a client page: the instance's on every page, a user's on theirs
+// (users/{id}).
+func (s *Server) pageFeeds(name string) []feedLink {
+	out := []feedLink{
+		{s.BaseURL + "/feed.rss", rssType, "Recent reviews"},
+		{s.BaseURL + "/feed.atom", atomType, "Recent reviews"},
+	}
+	if id, ok := strings.CutPrefix(name, "users/"); ok {
+		id, _, _ = strings.Cut(id, "/")
+		if u, err := uuid.Parse(id); err == nil {
+			base := s.BaseURL + "/users/" + u.String()
+			out = append(out, feedLink{base + "/feed.rss", rssType, "This user's reviews"},
+				feedLink{base + "/feed.atom", atomType, "This user's reviews"})
+		}
+	}
+	return out
 }
 
 // serveClientFile serves the regular file name of the client directory, if there is one.
@@ -79,21 +132,6 @@ func (s *Server) serveClientFile(w http.ResponseWriter, r *http.Request, name st
 	w.Header().Set("Cache-Control", cache)
 	http.ServeContent(w, r, name, st.ModTime().Truncate(time.Second), rs)
 	return true, nil
-}
-
-// feedLinks announces the feeds of a client page in Link headers (RFC 8288; the page itself is
-// the client's one index.html): the instance's on every page, a user's on their page.
-func (s *Server) feedLinks(w http.ResponseWriter, name string) {
-	h := w.Header()
-	h.Add("Link", `<`+s.BaseURL+`/feed.rss>; rel="alternate"; type="`+rssType+`"; title="Recent reviews"`)
-	h.Add("Link", `<`+s.BaseURL+`/feed.atom>; rel="alternate"; type="`+atomType+`"; title="Recent reviews"`)
-	if id, ok := strings.CutPrefix(name, "users/"); ok {
-		id, _, _ = strings.Cut(id, "/")
-		if u, err := uuid.Parse(id); err == nil {
-			h.Add("Link", `<`+s.BaseURL+`/users/`+u.String()+`/feed.rss>; rel="alternate"; type="`+rssType+`"; title="This user's reviews"`)
-			h.Add("Link", `<`+s.BaseURL+`/users/`+u.String()+`/feed.atom>; rel="alternate"; type="`+atomType+`"; title="This user's reviews"`)
-		}
-	}
 }
 
 // appRedirect sends /app to /app/, where the client's relative asset paths resolve.

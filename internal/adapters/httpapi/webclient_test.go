@@ -15,7 +15,7 @@ func clientDir(t *testing.T) string {
 	top := t.TempDir()
 	dir := filepath.Join(top, "dist")
 	for name, body := range map[string]string{
-		"index.html":                "<!doctype html><div id=root></div>",
+		"index.html":                "<!doctype html><html><head><title>app</title></HEAD><body><div id=root></div></body></html>",
 		"assets/index-B3x9_kQa.js":  "console.log(1)",
 		"favicon.svg":               "<svg/>",
 		"../secret.txt":             "do not serve",
@@ -101,8 +101,8 @@ func TestHomeWithoutWebClient(t *testing.T) {
 			t.Errorf("home page lacks %q:\n%s", want, body)
 		}
 	}
-	// An actor page redirects browsers to /app/users/{id}: readable, though 404.
-	r = b.must(404, req{method: "GET", path: "/app/users/x"})
+	// An actor page redirects browsers to /app/users/{id}, and that to this page.
+	r = b.must(200, req{method: "GET", path: "/app/users/x"})
 	if !strings.Contains(string(r.body), "openapi.json") {
 		t.Errorf("/app/* without a client = %s", r.body)
 	}
