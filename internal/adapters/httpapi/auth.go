@@ -30,9 +30,9 @@ func (s *Server) authenticate(r *http.Request) (uuid.UUID, error) {
 }
 
 type registerRequest struct {
-	Email    *string `json:"email" openapi:"required"`
-	Username *string `json:"username" openapi:"required,minLength=2,maxLength=30"`
-	Password *string `json:"password" openapi:"required,minLength=8"`
+	Email    *string `json:"email" openapi:"required,nonnull"`
+	Username *string `json:"username" openapi:"required,nonnull,minLength=2,maxLength=30"`
+	Password *string `json:"password" openapi:"required,nonnull,minLength=8"`
 }
 
 type registerResponse struct {
@@ -63,8 +63,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
 }
 
 type loginRequest struct {
-	Email    *string `json:"email" openapi:"required"`
-	Password *string `json:"password" openapi:"required"`
+	Email    *string `json:"email" openapi:"required,nonnull"`
+	Password *string `json:"password" openapi:"required,nonnull"`
 }
 
 type loginResponse struct {
@@ -99,7 +99,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 }
 
 type refreshRequest struct {
-	RefreshToken *string `json:"refresh_token" openapi:"required"`
+	RefreshToken *string `json:"refresh_token" openapi:"required,nonnull"`
 }
 
 type refreshResponse struct {

@@ -288,7 +288,7 @@ func kindSchema(t reflect.Type, dir direction) map[string]any {
 	return map[string]any{}
 }
 
-// applyTag adds an openapi:"…" tag's constraints to a field's schema: required, minimum=N,
+// applyTag adds an openapi:"…" tag's constraints to a field's schema: required, nonnull, minimum=N,
 // maximum=N, maxLength=N, format=<a namedFormats name>. It reports whether the field is
 // required in a request.
 func applyTag(s map[string]any, tag string) (required bool) {
@@ -297,6 +297,11 @@ func applyTag(s map[string]any, tag string) (required bool) {
 		switch k {
 		case "required":
 			required = true
+		case "nonnull":
+			// An optional[T] that may be absent but not null (null is a 422).
+			if typ, ok := s["type"].([]string); ok {
+				s["type"] = typ[0]
+			}
 		case "minimum", "maximum", "maxLength", "minLength":
 			if n, err := strconv.Atoi(v); err == nil {
 				s[k] = n

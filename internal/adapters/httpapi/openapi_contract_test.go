@@ -71,7 +71,15 @@ func TestOpenAPIIsAContract(t *testing.T) {
 		slices.Contains(logReview.Required, "comment") {
 		t.Errorf("log review required = %v", logReview.Required)
 	}
-	if r := logReview.Properties["rating"]; r.Minimum == nil || *r.Minimum != 1 || *r.Maximum != 5 {
+	edit := ops["patch /api/v1/reviews/{id}"].RequestBody.Content["application/json"].Schema
+	if len(edit.Required) != 0 || edit.Properties["rating"].Type != "integer" || edit.Properties["watched_at"].Type != "string" {
+		t.Errorf("edit review: required %v, rating %+v, watched_at %+v (absent or a value, never null)",
+			edit.Required, edit.Properties["rating"], edit.Properties["watched_at"])
+	}
+	if c := edit.Properties["comment"].Type; !slices.Equal(toStrings(c), []string{"string", "null"}) {
+		t.Errorf("edit review comment type = %v, want string or null (null clears it)", c)
+	}
+	if r := logReview.Properties["rating"]; r.Type != "integer" || r.Minimum == nil || *r.Minimum != 1 || *r.Maximum != 5 {
 		t.Errorf("rating schema = %+v", r)
 	}
 	if c := logReview.Properties["comment"]; c.MaxLength == nil || *c.MaxLength != 10000 {
@@ -124,4 +132,14 @@ func TestOpenAPIIsAContract(t *testing.T) {
 	if wu.Properties["created_at"].Pattern == "" || wu.Properties["start_date"].Format != "date" {
 		t.Errorf("wrap-up status schema = %+v", wu.Properties)
 	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	if vs, ok := v.([]any); ok {
+		for _, x := range vs {
+			out = append(out, x.(string))
+		}
+	}
+	return out
 }

@@ -10,8 +10,8 @@ import (
 )
 
 type generateWrapUpRequest struct {
-	StartDate *string    `json:"start_date" openapi:"required,format=date"`
-	EndDate   *string    `json:"end_date" openapi:"required,format=date"`
+	StartDate *string    `json:"start_date" openapi:"required,nonnull,format=date"`
+	EndDate   *string    `json:"end_date" openapi:"required,nonnull,format=date"`
 	UserID    *uuid.UUID `json:"user_id"`
 }
 
