@@ -15,7 +15,7 @@ func TestOldWrapUpReportIsRegenerated(t *testing.T) {
 	var wu struct{ ID string }
 	b.must(200, req{method: "POST", path: "/api/v1/wrapups/generate", token: admin.token,
 		body: map[string]any{"start_date": "2024-01-01", "end_date": "2024-12-31"}}).json(t, &wu)
-	b.execSQL(`UPDATE wrapups SET status = 'Ready', completed_at = '2024-05-06T07:08:10Z',
+	b.execSQL(`UPDATE wrapups SET status = 'Ready', created_at = '2024-05-06T07:08:09Z', completed_at = '2024-05-06T07:08:10Z',
 		report = '{"scope":"user","total_viewings":3,"average_rating":4,"rewatches":[]}'`)
 	since := b.lastEvent()
 	report := req{method: "GET", path: "/api/v1/wrapups/" + wu.ID + "/report", token: admin.token}
@@ -29,6 +29,10 @@ func TestOldWrapUpReportIsRegenerated(t *testing.T) {
 	}
 	if got := b.scalar(`SELECT status || '|' || ifnull(report, 'NULL') || '|' || ifnull(completed_at, 'NULL') FROM wrapups`); got != "Pending|NULL|NULL" {
 		t.Errorf("row = %s", got)
+	}
+	// Requested again now, so the stuck-wrap-up reaper does not fail it at once.
+	if got := b.scalar(`SELECT created_at > '2024-05-06T07:08:09Z' FROM wrapups`); got != "1" {
+		t.Errorf("created_at = %s, want the time of the regeneration", b.scalar(`SELECT created_at FROM wrapups`))
 	}
 	// Someone else's wrap-up stays not found, and is not touched.
 	bob := b.register("bob")

@@ -142,9 +142,11 @@ func (s *Store) RegenerateWrapUp(ctx context.Context, id uuid.UUID) (bool, error
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Pending', report = NULL, completed_at = NULL
-			WHERE id = ? AND status = 'Ready' 
-				AND (CASE WHEN json_valid(report) THEN json_type(report, '$.`+wrapup.CurrentSchemaKey+`') END) IS NULL`, id.String())
+		// Requested again now: the reaper of stuck wrap-ups measures a Pending one from created_at.
+		res, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Pending', report = NULL, completed_at = NULL, created_at = ?
+			WHERE id = ? AND status = 'Ready'
+				AND (CASE WHEN json_valid(report) THEN json_type(report, '$.`+wrapup.CurrentSchemaKey+`') END) IS NULL`,
+			formatTime(s.now()), id.String())
 		if err != nil {
 			return err
 		}
