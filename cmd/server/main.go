@@ -82,6 +82,8 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
 		Images:  images,
 		Metrics: serverMetrics,
+
+		CORSOrigins: cfg.AllowedOrigins(), WebClientDir: cfg.WebClientDir,
 	})
 }
 

@@ -6,9 +6,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"os"
 	"time"
 
 	"moviesdiary/internal/adapters/activitypub"
@@ -53,6 +55,10 @@ type Options struct {
 	Metrics *metrics.Server
 	// Federation, when set, serves the ActivityPub routes and lets users follow remote actors.
 	Federation *activitypub.Federation
+	// CORSOrigins may call the API from a browser with credentials; nil: any origin, without.
+	CORSOrigins []string
+	// WebClientDir is a built web client to serve at /app/; empty for none.
+	WebClientDir string
 }
 
 // NewAPI builds the HTTP server with every use case over store.
@@ -77,6 +83,15 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("BASE_URL: %w", err)
 	}
+	var webClient fs.FS
+	if o.WebClientDir != "" {
+		// os.Root keeps every served path inside the directory, symlinks included.
+		root, err := os.OpenRoot(o.WebClientDir)
+		if err != nil {
+			return nil, fmt.Errorf("WEB_CLIENT_DIR: %w", err)
+		}
+		webClient = root.FS()
+	}
 	var routes []endpoint.Route
 	if f := o.Federation; f != nil {
 		soc.SetRemoteResolver(f.ResolveHandle)
@@ -95,6 +110,8 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
 		}),
 		Reviews:   review.NewService(store, store, resolver),
+		Export:    review.NewExporter(store),
+		Feeds:     review.NewFeeds(store),
 		Movies:    movie.NewService(store),
 		Watchlist: watchlist.NewService(store, resolver),
 		Social:    soc,
@@ -104,9 +121,10 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Images:    o.Images,
 		Routes:    routes,
 
-		Profiles:   profile.NewService(store, imageObjects(o.Images)),
-		Goals:      goal.NewService(store),
-		Moderation: moderation.NewService(store),
+		Profiles:    profile.NewService(store, imageObjects(o.Images)),
+		Goals:       goal.NewService(store),
+		Moderation:  moderation.NewService(store),
+		CORSOrigins: o.CORSOrigins, WebClient: webClient,
 	}), nil
 }
 

@@ -74,6 +74,7 @@ type Config struct {
 	Media // posters, images, enrichment (media.go)
 
 	Hardening // durability and client addresses (hardening.go)
+	Web       // hosted web client, CORS (web.go)
 }
 
 // Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
@@ -138,6 +139,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateHardening(); err != nil {
+		return err
+	}
+	if err := c.validateWeb(); err != nil {
 		return err
 	}
 	return c.validateNATS()

@@ -33,9 +33,9 @@ func (s *Server) authenticate(r *http.Request) (uuid.UUID, error) {
 }
 
 type registerRequest struct {
-	Email    *string `json:"email"`
-	Username *string `json:"username"`
-	Password *string `json:"password"`
+	Email    *string `json:"email" openapi:"required,nonnull"`
+	Username *string `json:"username" openapi:"required,nonnull,minLength=2,maxLength=30"`
+	Password *string `json:"password" openapi:"required,nonnull,minLength=8"`
 }
 
 type registerResponse struct {
@@ -66,8 +66,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
 }
 
 type loginRequest struct {
-	Email    *string `json:"email"`
-	Password *string `json:"password"`
+	Email    *string `json:"email" openapi:"required,nonnull"`
+	Password *string `json:"password" openapi:"required,nonnull"`
 }
 
 type loginResponse struct {
@@ -75,7 +75,7 @@ type loginResponse struct {
 	RefreshToken string    `json:"refresh_token"`
 	UserID       uuid.UUID `json:"user_id"`
 	Email        string    `json:"email"`
-	ExpiresAt    string    `json:"expires_at"`
+	ExpiresAt    string    `json:"expires_at" openapi:"format=date-time"`
 	Role         string    `json:"role"`
 }
 
@@ -102,13 +102,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 }
 
 type refreshRequest struct {
-	RefreshToken *string `json:"refresh_token"`
+	RefreshToken *string `json:"refresh_token" openapi:"required,nonnull"`
 }
 
 type refreshResponse struct {
 	Token        string `json:"token"`
 	RefreshToken string `json:"refresh_token"`
-	ExpiresAt    string `json:"expires_at"`
+	ExpiresAt    string `json:"expires_at" openapi:"format=date-time"`
 }
 
 func (s *Server) decodeRefresh(r *http.Request) (string, error) {

@@ -35,20 +35,30 @@ func toMovie(m domain.Movie) movieDTO {
 	}
 }
 
-// reviewDTO is the original API's ReviewDto, with an RFC 3339 watched_at.
+// reviewDTO is the original API's ReviewDto; watched_at is naive (naiveTime), as its client
+// parses it.
 type reviewDTO struct {
 	ID          uuid.UUID           `json:"id"`
-	Rating      int                 `json:"rating"`
+	Rating      int                 `json:"rating" openapi:"minimum=1,maximum=5"`
 	Comment     *string             `json:"comment"`
-	WatchedAt   string              `json:"watched_at"`
+	WatchedAt   string              `json:"watched_at" openapi:"format=naive-date-time"`
 	WatchMedium *domain.WatchMedium `json:"watch_medium,omitempty"`
 }
 
 func toReview(r domain.Review) reviewDTO {
-	return reviewDTO{ID: r.ID, Rating: r.Rating, Comment: r.Comment, WatchedAt: rfc3339(r.WatchedAt), WatchMedium: r.WatchMedium}
+	return reviewDTO{ID: r.ID, Rating: r.Rating, Comment: r.Comment, WatchedAt: naiveTime(r.WatchedAt), WatchMedium: r.WatchMedium}
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// naiveTime is the original's YYYY-MM-DDTHH:MM:SS, UTC without a zone suffix: the format its
+// client parses for review, diary, feed and history times (with a "Z" the review sheet crashes
+// on "Invalid time value").
+func naiveTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
+
+// displayTime is the original's YYYY-MM-DD HH:MM:SS (chrono's NaiveDateTime Display, to the
+// second), UTC: its watchlist added_at and wrap-up created_at / completed_at.
+func displayTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
 
 // diaryEntryDTO is a review with its movie.
 type diaryEntryDTO struct {

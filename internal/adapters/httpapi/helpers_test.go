@@ -61,6 +61,8 @@ type options struct {
 	disallowRegister bool
 	baseURL          string
 	trustedProxies   []netip.Prefix
+	corsOrigins      []string
+	webClientDir     string
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -96,6 +98,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),
 		TrustedProxies: o.trustedProxies,
+		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir,
 	})
 	if err != nil {
 		t.Fatal(err)

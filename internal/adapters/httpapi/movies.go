@@ -31,9 +31,9 @@ type movieStatsDTO struct {
 
 type movieReviewDTO struct {
 	UserDisplay string  `json:"user_display"`
-	Rating      int     `json:"rating"`
+	Rating      int     `json:"rating" openapi:"minimum=1,maximum=5"`
 	Comment     *string `json:"comment"`
-	WatchedAt   string  `json:"watched_at"`
+	WatchedAt   string  `json:"watched_at" openapi:"format=naive-date-time"`
 	IsFederated bool    `json:"is_federated"`
 	WatchMedium *string `json:"watch_medium,omitempty"`
 }
@@ -63,7 +63,7 @@ func (s *Server) getMovie(w http.ResponseWriter, r *http.Request) error {
 			FederatedCount: d.Stats.FederatedCount, RatingHistogram: d.Stats.Histogram},
 		Reviews: toPaginated(d.Reviews, func(v movie.Viewing) movieReviewDTO {
 			out := movieReviewDTO{UserDisplay: v.UserDisplay, Rating: v.Review.Rating, Comment: v.Review.Comment,
-				WatchedAt: rfc3339(v.Review.WatchedAt), IsFederated: v.Review.Federated()}
+				WatchedAt: naiveTime(v.Review.WatchedAt), IsFederated: v.Review.Federated()}
 			if v.Review.WatchMedium != nil {
 				m := string(*v.Review.WatchMedium)
 				out.WatchMedium = &m

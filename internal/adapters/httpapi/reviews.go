@@ -18,12 +18,12 @@ const maxIdempotencyKey = 255
 // logReviewRequest is the body of POST /api/v1/reviews.
 type logReviewRequest struct {
 	ExternalMetadataID *string             `json:"external_metadata_id"`
-	ManualTitle        *string             `json:"manual_title"`
-	ManualReleaseYear  *int                `json:"manual_release_year"`
+	ManualTitle        *string             `json:"manual_title" openapi:"maxLength=255"`
+	ManualReleaseYear  *int                `json:"manual_release_year" openapi:"minimum=1888,maximum=65535"`
 	ManualDirector     *string             `json:"manual_director"`
-	Rating             *int                `json:"rating"`
-	Comment            *string             `json:"comment"`
-	WatchedAt          *string             `json:"watched_at"`
+	Rating             *int                `json:"rating" openapi:"required,nonnull,minimum=1,maximum=5"`
+	Comment            *string             `json:"comment" openapi:"maxLength=10000"`
+	WatchedAt          *string             `json:"watched_at" openapi:"required,nonnull,format=watched-at"`
 	WatchMedium        *domain.WatchMedium `json:"watch_medium"`
 }
 
@@ -86,9 +86,9 @@ func (s *Server) logReview(w http.ResponseWriter, r *http.Request) error {
 // editReviewRequest is the body of PATCH /api/v1/reviews/{id}: an absent field is unchanged,
 // null clears comment and watch_medium.
 type editReviewRequest struct {
-	Rating      optional[int]                `json:"rating"`
-	Comment     optional[string]             `json:"comment"`
-	WatchedAt   optional[string]             `json:"watched_at"`
+	Rating      optional[int]                `json:"rating" openapi:"nonnull,minimum=1,maximum=5"`
+	Comment     optional[string]             `json:"comment" openapi:"maxLength=10000"`
+	WatchedAt   optional[string]             `json:"watched_at" openapi:"nonnull,format=watched-at"`
 	WatchMedium optional[domain.WatchMedium] `json:"watch_medium"`
 }
 

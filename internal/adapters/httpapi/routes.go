@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
+
+	"moviesdiary/internal/usecase/wrapup"
 )
 
 // handlerFunc is an endpoint that returns its failure for fail to write.
@@ -34,6 +36,10 @@ type route struct {
 	response        any   // response is a zero value of the success body, nil for none
 	status          int   // status is the success status
 	errors          []int // errors are the documented failure statuses besides 500
+	// produces is the success body's media type when it is not JSON (text/html, text/csv, …).
+	produces string
+	// query are the query parameters the handler reads (query.go).
+	query []queryParam
 }
 
 // routes is every route the server serves.
@@ -65,16 +71,18 @@ func (s *Server) routes() []route {
 		{method: del, pattern: "/api/v1/reviews/{id}", summary: "Delete a review", access: accessUser, handle: deleteByID("id", s.Reviews.Delete),
 			status: 204, errors: []int{400, 401, 403, 404}},
 		{method: get, pattern: "/api/v1/diary", summary: "Diary entries (one user's, or every local review)",
-			handle: s.diary, response: paginated[diaryEntryDTO]{}, status: 200, errors: []int{400}},
+			handle: s.diary, response: paginated[diaryEntryDTO]{}, status: 200, errors: []int{400}, query: diaryQuery},
+		{method: get, pattern: "/api/v1/diary/export", summary: "Download my whole diary (streamed attachment)", access: accessUser,
+			handle: s.exportDiary, produces: "text/csv, application/json", status: 200, errors: []int{400, 401}, query: exportQuery},
 		{method: get, pattern: "/api/v1/activity-feed", summary: "Activity feed of the instance", handle: s.activityFeed,
-			response: paginated[feedEntryDTO]{}, status: 200, errors: []int{400}},
+			response: paginated[feedEntryDTO]{}, status: 200, errors: []int{400}, query: feedQuery},
 		{method: get, pattern: "/api/v1/movies/{id}/history", summary: "Every viewing of a movie", handle: s.movieHistory,
 			response: historyResponse{}, status: 200, errors: badID},
 
 		{method: get, pattern: "/api/v1/movies", summary: "Movies", handle: s.listMovies,
-			response: paginated[movieDTO]{}, status: 200, errors: []int{400}},
+			response: paginated[movieDTO]{}, status: 200, errors: []int{400}, query: moviesQuery},
 		{method: get, pattern: "/api/v1/movies/{id}", summary: "Movie page with stats and reviews", handle: s.getMovie,
-			response: movieDetailsResponse{}, status: 200, errors: badID},
+			response: movieDetailsResponse{}, status: 200, errors: badID, query: pageQuery(20)},
 		{method: get, pattern: "/api/v1/movies/{id}/profile", summary: "Enriched movie profile (404 until enriched)",
 			handle: s.movieProfile, response: map[string]any{}, status: 200, errors: badID},
 		{method: post, pattern: "/api/v1/movies/{id}/sync-poster", summary: "Queue a poster sync", access: accessUser,
@@ -84,14 +92,14 @@ func (s *Server) routes() []route {
 		{method: get, pattern: "/api/v1/people/{id}/credits", summary: "A person's credits", handle: s.personCredits,
 			response: creditsResponse{}, status: 200, errors: badID},
 		{method: get, pattern: "/api/v1/search", summary: "Search movies and people in the local index", handle: s.search,
-			response: searchResponse{}, status: 200, errors: []int{400}},
+			response: searchResponse{}, status: 200, errors: []int{400}, query: searchQuery},
 		{method: post, pattern: "/api/v1/admin/reindex-search", summary: "Rebuild the search index (admin)", access: accessAdmin,
 			handle: s.reindexSearch, response: acceptedResponse{}, status: 202, errors: []int{401, 403}},
 		{method: get, pattern: "/images/*", summary: "A stored image (poster, cast photo) by key", handle: s.image,
 			status: 200, errors: []int{400, 404}},
 
 		{method: get, pattern: "/api/v1/watchlist", summary: "My watchlist", access: accessUser, handle: s.listWatchlist,
-			response: paginated[watchlistEntryDTO]{}, status: 200, errors: []int{400, 401}},
+			response: paginated[watchlistEntryDTO]{}, status: 200, errors: []int{400, 401}, query: pageQuery(5)},
 		{method: post, pattern: "/api/v1/watchlist", summary: "Add a movie to my watchlist (idempotent)", access: accessUser,
 			handle: s.addWatchlist, request: addWatchlistRequest{}, response: addWatchlistResponse{}, status: 201,
 			errors: []int{400, 401, 404, 415, 422}},
@@ -129,18 +137,19 @@ func (s *Server) routes() []route {
 		{method: get, pattern: "/api/v1/wrapups/{id}", summary: "A wrap-up's status", access: accessUser, handle: s.getWrapUp,
 			response: wrapUpDTO{}, status: 200, errors: []int{400, 401, 404}},
 		{method: get, pattern: "/api/v1/wrapups/{id}/report", summary: "A wrap-up's report (202 while generating)",
-			access: accessUser, handle: s.wrapUpReport, response: map[string]any{}, status: 200, errors: []int{202, 400, 401, 404, 409}},
+			access: accessUser, handle: s.wrapUpReport, response: wrapup.Report{}, status: 200, errors: []int{202, 400, 401, 404, 409}},
 		{method: del, pattern: "/api/v1/wrapups/{id}", summary: "Delete a wrap-up (admin)", access: accessAdmin,
 			handle: deleteByID("id", s.WrapUps.Delete), status: 204, errors: []int{400, 401, 403, 404}},
 
 		{method: get, pattern: "/api/v1/users/{id}", summary: "A user's profile with stats and one view (view=recent, ratings, history, trends)", access: accessUser,
-			handle: s.userProfile, response: userProfileResponse{}, status: 200, errors: []int{400, 401, 404}},
+			handle: s.userProfile, response: userProfileResponse{}, status: 200, errors: []int{400, 401, 404}, query: profileQuery},
 		{method: get, pattern: "/api/v1/settings", summary: "My federation settings", access: accessUser, handle: s.getSettings,
 			response: settingsDTO{}, status: 200, errors: authed},
 		{method: put, pattern: "/api/v1/settings", summary: "Replace my federation settings", access: accessUser,
 			handle: s.putSettings, request: settingsDTO{}, status: 204, errors: []int{401, 415, 422}},
 	}
 	rs = append(rs, s.profileRoutes()...)
+	rs = append(rs, s.webRoutes()...)
 	if s.Metrics != nil {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
 			handle: s.metrics, status: 200})

@@ -5,6 +5,7 @@ package httpapi
 import (
 	"cmp"
 	"context"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -59,6 +60,8 @@ type Deps struct {
 
 	Auth      *auth.Service
 	Reviews   *review.Service
+	Export    *review.Exporter
+	Feeds     *review.Feeds
 	Movies    *movie.Service
 	Watchlist *watchlist.Service
 	Social    *social.Service
@@ -72,6 +75,13 @@ type Deps struct {
 	Moderation *moderation.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
+
+	// CORSOrigins are the browser origins allowed to call /api/v1 with credentials; nil allows
+	// any origin without credentials (cors.go).
+	CORSOrigins []string
+	// WebClient is a built web client (index.html at its top) served at /app/; nil for none,
+	// and / then answers a short page about the server (webclient.go, home.go).
+	WebClient fs.FS
 
 	// Routes are served beside the API's own (the federation routes); nil for none.
 	Routes []endpoint.Route
@@ -99,6 +109,7 @@ func (s *Server) Handler() http.Handler {
 	// (clientIP), so it cannot be forged to dodge the per-IP rate limit.
 	r.Use(middleware.RequestID, s.recoverer, limitBody)
 	r.Use(s.securityHeaders) // headers.go
+	r.Use(s.cors)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") })
 	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")

@@ -10,11 +10,11 @@ import (
 )
 
 type followRequest struct {
-	Handle *string `json:"handle"`
+	Handle *string `json:"handle" openapi:"required,nonnull"`
 }
 
 type actorURLRequest struct {
-	ActorURL *string `json:"actor_url"`
+	ActorURL *string `json:"actor_url" openapi:"required,nonnull"`
 }
 
 type actorDTO struct {

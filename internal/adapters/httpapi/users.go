@@ -83,9 +83,9 @@ func (s *Server) userProfile(w http.ResponseWriter, r *http.Request) error {
 
 // settingsDTO is GET /settings and the body of PUT /settings (all three required).
 type settingsDTO struct {
-	FederateGoals     *bool `json:"federate_goals"`
-	FederateReviews   *bool `json:"federate_reviews"`
-	FederateWatchlist *bool `json:"federate_watchlist"`
+	FederateGoals     *bool `json:"federate_goals" openapi:"required,nonnull"`
+	FederateReviews   *bool `json:"federate_reviews" openapi:"required,nonnull"`
+	FederateWatchlist *bool `json:"federate_watchlist" openapi:"required,nonnull"`
 }
 
 func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) error {

@@ -14,15 +14,15 @@ import (
 type addWatchlistRequest struct {
 	MovieID            *uuid.UUID `json:"movie_id"`
 	ExternalMetadataID *string    `json:"external_metadata_id"`
-	ManualTitle        *string    `json:"manual_title"`
-	ManualReleaseYear  *int       `json:"manual_release_year"`
+	ManualTitle        *string    `json:"manual_title" openapi:"maxLength=255"`
+	ManualReleaseYear  *int       `json:"manual_release_year" openapi:"minimum=1888,maximum=65535"`
 	ManualDirector     *string    `json:"manual_director"`
 }
 
 type watchlistEntryDTO struct {
 	ID      uuid.UUID `json:"id"`
 	Movie   movieDTO  `json:"movie"`
-	AddedAt string    `json:"added_at"`
+	AddedAt string    `json:"added_at" openapi:"format=display-date-time"`
 }
 
 type onWatchlistResponse struct {
@@ -49,7 +49,7 @@ func (s *Server) listWatchlist(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, toPaginated(entries, func(e watchlist.Entry) watchlistEntryDTO {
-		return watchlistEntryDTO{ID: watchlistEntryID(me, e.Movie.ID), Movie: toMovie(e.Movie), AddedAt: rfc3339(e.AddedAt)}
+		return watchlistEntryDTO{ID: watchlistEntryID(me, e.Movie.ID), Movie: toMovie(e.Movie), AddedAt: displayTime(e.AddedAt)}
 	}))
 	return nil
 }

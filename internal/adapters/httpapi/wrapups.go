@@ -10,8 +10,8 @@ import (
 )
 
 type generateWrapUpRequest struct {
-	StartDate *string    `json:"start_date"`
-	EndDate   *string    `json:"end_date"`
+	StartDate *string    `json:"start_date" openapi:"required,nonnull,format=date"`
+	EndDate   *string    `json:"end_date" openapi:"required,nonnull,format=date"`
 	UserID    *uuid.UUID `json:"user_id"`
 }
 
@@ -23,10 +23,10 @@ type wrapUpDTO struct {
 	ID           uuid.UUID  `json:"id"`
 	UserID       *uuid.UUID `json:"user_id,omitempty"`
 	Status       string     `json:"status"`
-	StartDate    string     `json:"start_date"`
-	EndDate      string     `json:"end_date"`
-	CreatedAt    string     `json:"created_at"`
-	CompletedAt  *string    `json:"completed_at,omitempty"`
+	StartDate    string     `json:"start_date" openapi:"format=date"`
+	EndDate      string     `json:"end_date" openapi:"format=date"`
+	CreatedAt    string     `json:"created_at" openapi:"format=display-date-time"`
+	CompletedAt  *string    `json:"completed_at,omitempty" openapi:"format=display-date-time"`
 	ErrorMessage *string    `json:"error_message,omitempty"`
 }
 
@@ -36,9 +36,9 @@ type wrapUpListResponse struct {
 
 func toWrapUp(w domain.WrapUp) wrapUpDTO {
 	out := wrapUpDTO{ID: w.ID, UserID: w.UserID, Status: string(w.Status), StartDate: w.StartDate.String(),
-		EndDate: w.EndDate.String(), CreatedAt: rfc3339(w.CreatedAt), ErrorMessage: w.ErrorMessage}
+		EndDate: w.EndDate.String(), CreatedAt: displayTime(w.CreatedAt), ErrorMessage: w.ErrorMessage}
 	if w.CompletedAt != nil {
-		c := rfc3339(*w.CompletedAt)
+		c := displayTime(*w.CompletedAt)
 		out.CompletedAt = &c
 	}
 	return out
@@ -96,10 +96,15 @@ func (s *Server) getWrapUp(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// wrapUpReport answers the report when Ready, 202 with the status while it is being made, and a
-// conflict when generation failed.
+// wrapUpReport answers the report when Ready, 202 with an empty body while it is being made (the
+// original client renders nothing for an empty 2xx, but would read a JSON body as the report),
+// and a conflict when generation failed.
 func (s *Server) wrapUpReport(w http.ResponseWriter, r *http.Request) error {
-	wu, err := s.wrapUp(r)
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	wu, err := s.WrapUps.Report(r.Context(), currentUser(r), id)
 	if err != nil {
 		return err
 	}
@@ -115,6 +120,8 @@ func (s *Server) wrapUpReport(w http.ResponseWriter, r *http.Request) error {
 		}
 		return domain.Errorf(domain.KindConflict, "%s", msg)
 	}
-	writeJSON(w, http.StatusAccepted, acceptedResponse{Status: string(wu.Status)})
+	w.Header().Set("Retry-After", "5")
+	w.Header().Set("X-Wrap-Up-Status", string(wu.Status))
+	w.WriteHeader(http.StatusAccepted)
 	return nil
 }

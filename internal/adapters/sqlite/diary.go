@@ -94,3 +94,48 @@ func (s *Store) History(ctx context.Context, movieID uuid.UUID) ([]domain.Review
 	}
 	return mapRows(rows, reviewRow.review)
 }
+
+// DiaryExportBatch returns up to limit of the user's reviews after the cursor, in (watched_at,
+// id) order, and the cursor of the last one. Each batch is its own short query, so a slow
+// download never holds a read transaction (and the WAL) open.
+func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *review.ExportCursor, limit int) ([]review.Entry, *review.ExportCursor, error) {
+	where, args := ` WHERE r.user_id = ?`, []any{user.String()}
+	if after != nil {
+		where, args = where+` AND (r.watched_at, r.id) > (?, ?)`, append(args, after.WatchedAt, after.ID.String())
+	}
+	rows := make([]entryRow, 0, limit)
+	err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+
+		` ORDER BY r.watched_at, r.id LIMIT CAST(? AS INTEGER)`, append(args, limit)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("export batch: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil, nil
+	}
+	out := make([]review.Entry, 0, len(rows))
+	for _, r := range rows {
+		e, err := r.entry()
+		if err != nil {
+			return nil, nil, fmt.Errorf("export batch: %w", err)
+		}
+		out = append(out, e)
+	}
+	last := rows[len(rows)-1]
+	// The stored watched_at text, not a re-formatted time: the cursor compares as stored.
+	return out, &review.ExportCursor{WatchedAt: last.WatchedAt, ID: last.ID}, nil
+}
+
+// RecentReviews returns the newest local reviews, of one user or of everyone, the most recently
+// logged first (a feed reader sees a new review of an old viewing at the top).
+func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) ([]review.Entry, error) {
+	where, args := ` WHERE r.remote_actor_url IS NULL`, []any{}
+	if user != nil {
+		where, args = where+` AND r.user_id = ?`, append(args, user.String())
+	}
+	rows := make([]entryRow, 0, limit)
+	if err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+` ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER)`,
+		append(args, limit)...); err != nil {
+		return nil, fmt.Errorf("recent reviews: %w", err)
+	}
+	return mapRows(rows, entryRow.entry)
+}

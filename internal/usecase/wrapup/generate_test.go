@@ -57,6 +57,13 @@ func setup(t *testing.T) *bundle {
 	ford := uuid.New()
 	env.Exec(`INSERT INTO people (id, external_id, name) VALUES (?, 'tmdb:3', 'Harrison Ford')`, ford.String())
 	env.Exec(`INSERT INTO movie_credits (movie_id, person_id, kind, role, billing_order) VALUES (?, ?, 'cast', 'Deckard', 0)`, br.String(), ford.String())
+	env.Exec(`UPDATE people SET profile_path = '/ford.jpg' WHERE id = ?`, ford.String())
+	scott := uuid.New()
+	env.Exec(`INSERT INTO people (id, external_id, name) VALUES (?, 'tmdb:578', 'Ridley Scott')`, scott.String())
+	env.Exec(`INSERT INTO movie_credits (movie_id, person_id, kind, role, department) VALUES (?, ?, 'crew', 'Director', 'Directing')`, br.String(), scott.String())
+	env.Exec(`UPDATE movies SET original_language = 'en', poster_path = 'posters/br' WHERE id = ?`, br.String())
+	env.Exec(`INSERT INTO movie_profiles (movie_id, profile, enriched_at) VALUES (?, ?, '2024-01-01T00:00:00Z')`, br.String(),
+		`{"tmdb_id": 78, "budget_usd": 28000000, "keywords": [{"tmdb_id": 1, "name": "android"}, {"tmdb_id": 2, "name": "dystopia"}]}`)
 	cinema, tv := "cinema", "tv"
 	env.AddReview(b.user, br, 5, "2024-01-10T20:00:00.000Z", &cinema)
 	env.AddReview(b.user, br, 4, "2024-03-05T20:00:00.000Z", &tv)
@@ -94,21 +101,33 @@ func (b *bundle) ready(t *testing.T) {
 	if err := json.Unmarshal(w.Report, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Scope != "user" || r.TotalViewings != 3 || r.TotalMovies != 2 || r.TotalWatchTimeMinutes != 118*2+170 ||
-		r.RatingDistribution != [5]int{0, 0, 1, 1, 1} || r.AverageRating == nil || *r.AverageRating != 4 ||
-		r.RewatchCount != 1 || len(r.Rewatches) != 1 || r.Rewatches[0].Title != "Blade Runner" {
+	if r.Scope.User == nil || *r.Scope.User != b.user || r.TotalMovies != 3 || r.TotalWatchTimeMinutes != 118*2+170 ||
+		r.RatingDistribution != [5]int{0, 0, 1, 1, 1} || r.AvgRating == nil || *r.AvgRating != 4 ||
+		r.TotalRewatches != 1 || r.MostRewatchedMovie == nil || r.MostRewatchedMovie.Title != "Blade Runner" {
 		t.Errorf("report totals = %+v", r)
 	}
-	if len(r.MoviesPerMonth) != 12 || r.MoviesPerMonth[0] != (wrapup.MonthCount{Month: "2024-01", Count: 1}) ||
-		r.MoviesPerMonth[11].Count != 1 {
-		t.Errorf("movies_per_month = %+v", r.MoviesPerMonth)
+	if len(r.MoviesPerMonth) != 12 || r.MoviesPerMonth[0] != (wrapup.MonthCount{YearMonth: "2024-01", Label: "Jan 2024", Count: 1}) ||
+		r.MoviesPerMonth[11].Count != 1 || r.BusiestMonth == nil || *r.BusiestMonth != "Jan 2024" {
+		t.Errorf("movies_per_month = %+v, busiest %v", r.MoviesPerMonth, r.BusiestMonth)
 	}
-	if len(r.TopGenres) != 3 || r.TopGenres[0] != (wrapup.Count{Name: "Drama", Count: 2}) ||
-		len(r.TopDirectors) != 2 || len(r.TopActors) != 1 || r.TopActors[0].Name != "Harrison Ford" {
+	// Genres count viewings: Drama three times, Science Fiction twice, Crime once.
+	if len(r.TopGenres) != 3 || r.TopGenres[0].Genre != "Drama" || r.TopGenres[0].Count != 3 || r.GenreDiversity != 3 ||
+		len(r.TopDirectors) != 1 || r.TopDirectors[0].Name != "Ridley Scott" || r.DirectorDiversity != 2 ||
+		len(r.TopActors) != 1 || r.TopActors[0].Name != "Harrison Ford" || r.TopActors[0].AvgRating != 4.5 {
 		t.Errorf("rankings: genres %v directors %v actors %v", r.TopGenres, r.TopDirectors, r.TopActors)
 	}
-	if len(r.WatchMediumBreakdown) != 2 {
-		t.Errorf("media = %v", r.WatchMediumBreakdown)
+	if len(r.WatchMediumDistribution) != 2 {
+		t.Errorf("media = %v", r.WatchMediumDistribution)
+	}
+	// What the store reads from the enriched profile, the credits and the people.
+	if r.TotalBudgetWatched == nil || *r.TotalBudgetWatched != 56000000 || len(r.TopKeywords) != 2 ||
+		r.TopKeywords[0] != (wrapup.KeywordStat{Keyword: "android", Count: 2}) || len(r.LanguageDistribution) != 1 ||
+		len(r.TopCastProfilePaths) != 1 || r.TopCastProfilePaths[0] != "/ford.jpg" || r.TopActors[0].PersonID == nil ||
+		r.TopDirectors[0].PersonID == nil || len(r.PosterPaths) != 1 || r.PosterPaths[0] != "posters/br" ||
+		r.LongestMovie == nil || r.LongestMovie.Title != "Heat" || r.LongestMovie.Year != 1995 {
+		t.Errorf("enriched figures: budget %v keywords %v languages %v profiles %v actors %v directors %v posters %v longest %+v",
+			r.TotalBudgetWatched, r.TopKeywords, r.LanguageDistribution, r.TopCastProfilePaths, r.TopActors, r.TopDirectors,
+			r.PosterPaths, r.LongestMovie)
 	}
 }
 

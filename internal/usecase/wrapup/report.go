@@ -1,165 +1,189 @@
 package wrapup
 
 import (
-	"cmp"
+	"bytes"
 	"encoding/json"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
-
-	"moviesdiary/internal/domain"
 )
 
-// Viewing is one review in a wrap-up's range with what the report needs of its movie.
+// Viewing is one local review in a wrap-up's range with what the report needs of its movie and
+// its author.
 type Viewing struct {
 	WatchedAt time.Time
 	Rating    int
 	Medium    *string
+	UserID    uuid.UUID
+	UserName  string // the author's display name, else username
 	MovieID   uuid.UUID
 	Title     string
+	Year      int // 0 when unknown
+	Poster    *string
 	Director  *string
-	Genres    []string
-	Runtime   *int     // minutes
-	Cast      []string // top-billed actors
+	// DirectorID is the director's person id when enrichment knows them.
+	DirectorID *uuid.UUID
+	Genres     []string
+	Runtime    *int   // minutes
+	Budget     *int64 // USD
+	Language   *string
+	Keywords   []string
+	Cast       []CastMember // top-billed actors, in billing order
 }
 
-// TopN is how many entries each ranking of the report holds.
-const TopN = 10
-
-// Count is a ranked name.
-type Count struct {
-	Name  string `json:"name"`
-	Count int    `json:"count"`
+// CastMember is a top-billed actor of a viewing's movie.
+type CastMember struct {
+	PersonID    uuid.UUID
+	Name        string
+	ProfilePath *string
 }
 
-// MonthCount is one month of the range.
+// Scope is whose wrap-up a report is: a user's, or (nil) the instance's. It encodes as the
+// original's {"User": "<uuid>"} or "Global".
+type Scope struct{ User *uuid.UUID }
+
+// MarshalJSON writes {"User": id} or "Global".
+func (s Scope) MarshalJSON() ([]byte, error) {
+	if s.User == nil {
+		return []byte(`"Global"`), nil
+	}
+	return json.Marshal(map[string]uuid.UUID{"User": *s.User})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Scope) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(bytes.TrimSpace(b), []byte(`"Global"`)) {
+		s.User = nil
+		return nil
+	}
+	var v struct{ User uuid.UUID }
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	s.User = &v.User
+	return nil
+}
+
+// DateRange is the report's range, both ends YYYY-MM-DD.
+type DateRange struct {
+	Start string `json:"start" openapi:"format=date"`
+	End   string `json:"end" openapi:"format=date"`
+}
+
+// MonthCount is one month of the range: YearMonth YYYY-MM, Label "Jan 2026".
 type MonthCount struct {
-	Month string `json:"month"` // YYYY-MM
-	Count int    `json:"count"`
+	YearMonth string `json:"year_month"`
+	Label     string `json:"label"`
+	Count     int    `json:"count"`
 }
 
-// Rewatch is a movie seen more than once in the range.
-type Rewatch struct {
-	MovieID  uuid.UUID `json:"movie_id"`
-	Title    string    `json:"title"`
-	Viewings int       `json:"viewings"`
+// MovieRef names a movie of the report.
+type MovieRef struct {
+	MovieID        *uuid.UUID `json:"movie_id"`
+	Title          string     `json:"title"`
+	Year           int        `json:"year"`
+	RuntimeMinutes *int       `json:"runtime_minutes"`
+	PosterPath     *string    `json:"poster_path"`
 }
 
-// Report is the wrap-up document GET /api/v1/wrapups/{id}/report returns.
+// PersonStat is a ranked director or actor: viewings of their movies and the mean rating.
+type PersonStat struct {
+	PersonID  *uuid.UUID `json:"person_id"`
+	Name      string     `json:"name"`
+	Count     int        `json:"count"`
+	AvgRating float64    `json:"avg_rating"`
+}
+
+// GenreStat is a ranked genre.
+type GenreStat struct {
+	Genre     string  `json:"genre"`
+	Count     int     `json:"count"`
+	AvgRating float64 `json:"avg_rating"`
+}
+
+// KeywordStat is a ranked keyword.
+type KeywordStat struct {
+	Keyword string `json:"keyword"`
+	Count   int    `json:"count"`
+}
+
+// LanguageStat counts viewings by original language.
+type LanguageStat struct {
+	Language string `json:"language"`
+	Count    int    `json:"count"`
+}
+
+// MediumStat counts viewings by watch medium.
+type MediumStat struct {
+	Medium string `json:"medium"`
+	Count  int    `json:"count"`
+}
+
+// UserRef names the most active user of an instance-wide report.
+type UserRef struct {
+	UserID      uuid.UUID `json:"user_id"`
+	DisplayName string    `json:"display_name"`
+}
+
+// Report is the wrap-up document GET /api/v1/wrapups/{id}/report returns: the original's
+// WrapUpReport, every key always present, arrays never null, absent data null. Counts are of
+// viewings (reviews in the range), so a rewatch counts twice.
 type Report struct {
-	Scope     string     `json:"scope"` // "user" or "instance"
-	UserID    *uuid.UUID `json:"user_id,omitempty"`
-	DateRange struct {
-		Start string `json:"start"`
-		End   string `json:"end"`
-	} `json:"date_range"`
-	GeneratedAt           string       `json:"generated_at"`
-	TotalMovies           int          `json:"total_movies"`
-	TotalViewings         int          `json:"total_viewings"`
-	TotalWatchTimeMinutes int          `json:"total_watch_time_minutes"`
-	AverageRating         *float64     `json:"average_rating"`
-	MoviesPerMonth        []MonthCount `json:"movies_per_month"`
-	TopDirectors          []Count      `json:"top_directors"`
-	TopActors             []Count      `json:"top_actors"`
-	TopGenres             []Count      `json:"top_genres"`
-	RatingDistribution    [5]int       `json:"rating_distribution"`
-	WatchMediumBreakdown  []Count      `json:"watch_medium_breakdown"`
-	RewatchCount          int          `json:"rewatch_count"`
-	Rewatches             []Rewatch    `json:"rewatches"`
-}
-
-// maxMonths bounds movies_per_month (a century).
-const maxMonths = 1200
-
-// BuildReport computes the report of a wrap-up from its viewings. It is a pure function of its
-// inputs, so a resumed generation computes the same report.
-func BuildReport(w domain.WrapUp, viewings []Viewing, now time.Time) Report {
-	r := Report{Scope: "instance", UserID: w.UserID, GeneratedAt: now.UTC().Format(time.RFC3339),
-		TotalViewings: len(viewings), MoviesPerMonth: []MonthCount{}, Rewatches: []Rewatch{}}
-	if w.UserID != nil {
-		r.Scope = "user"
-	}
-	r.DateRange.Start, r.DateRange.End = w.StartDate.String(), w.EndDate.String()
-
-	months := map[string]int{}
-	directors, actors, genres, media := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
-	perMovie := map[uuid.UUID]*Rewatch{}
-	seenFor := func(m map[string]int, name string, movie uuid.UUID, seen map[string]bool) {
-		if k := name + "\x00" + movie.String(); !seen[k] {
-			seen[k] = true
-			m[name]++
-		}
-	}
-	seen := map[string]bool{}
-	ratingSum := 0
-	for _, v := range viewings {
-		months[v.WatchedAt.UTC().Format("2006-01")]++
-		if v.Runtime != nil && *v.Runtime > 0 {
-			r.TotalWatchTimeMinutes += *v.Runtime
-		}
-		if v.Rating >= domain.MinRating && v.Rating <= domain.MaxRating {
-			r.RatingDistribution[v.Rating-1]++
-			ratingSum += v.Rating
-		}
-		if v.Medium != nil {
-			media[*v.Medium]++
-		}
-		if pm := perMovie[v.MovieID]; pm != nil {
-			pm.Viewings++
-			continue
-		}
-		perMovie[v.MovieID] = &Rewatch{MovieID: v.MovieID, Title: v.Title, Viewings: 1}
-		// Directors, actors and genres count movies, not viewings.
-		if v.Director != nil && *v.Director != "" {
-			seenFor(directors, *v.Director, v.MovieID, seen)
-		}
-		for _, a := range v.Cast {
-			seenFor(actors, a, v.MovieID, seen)
-		}
-		for _, g := range v.Genres {
-			seenFor(genres, g, v.MovieID, seen)
-		}
-	}
-	r.TotalMovies = len(perMovie)
-	if n := len(viewings); n > 0 && ratingSum > 0 {
-		avg := float64(ratingSum) / float64(n)
-		r.AverageRating = &avg
-	}
-	start := time.Date(w.StartDate.Time().Year(), w.StartDate.Time().Month(), 1, 0, 0, 0, 0, time.UTC)
-	for m := start; !m.After(w.EndDate.Time()) && len(r.MoviesPerMonth) < maxMonths; m = m.AddDate(0, 1, 0) {
-		key := m.Format("2006-01")
-		r.MoviesPerMonth = append(r.MoviesPerMonth, MonthCount{Month: key, Count: months[key]})
-	}
-	r.TopDirectors, r.TopActors, r.TopGenres = ranked(directors, TopN), ranked(actors, TopN), ranked(genres, TopN)
-	r.WatchMediumBreakdown = ranked(media, len(media))
-	for _, pm := range perMovie {
-		if pm.Viewings > 1 {
-			r.RewatchCount += pm.Viewings - 1
-			r.Rewatches = append(r.Rewatches, *pm)
-		}
-	}
-	slices.SortFunc(r.Rewatches, func(a, b Rewatch) int {
-		return cmp.Or(b.Viewings-a.Viewings, cmp.Compare(a.Title, b.Title), cmp.Compare(a.MovieID.String(), b.MovieID.String()))
-	})
-	if len(r.Rewatches) > TopN {
-		r.Rewatches = r.Rewatches[:TopN]
-	}
-	return r
-}
-
-// ranked is the n largest counts, ties by name.
-func ranked(m map[string]int, n int) []Count {
-	out := make([]Count, 0, len(m))
-	for name, c := range m {
-		out = append(out, Count{Name: name, Count: c})
-	}
-	slices.SortFunc(out, func(a, b Count) int { return cmp.Or(b.Count-a.Count, cmp.Compare(a.Name, b.Name)) })
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
+	Scope                    Scope          `json:"scope"`
+	DateRange                DateRange      `json:"date_range"`
+	GeneratedAt              string         `json:"generated_at" openapi:"format=date-time"`
+	TotalMovies              int            `json:"total_movies"`
+	TotalWatchTimeMinutes    int            `json:"total_watch_time_minutes"`
+	MoviesPerMonth           []MonthCount   `json:"movies_per_month"`
+	BusiestMonth             *string        `json:"busiest_month"`
+	BusiestDayOfWeek         *string        `json:"busiest_day_of_week"`
+	AvgRating                *float64       `json:"avg_rating"`
+	RatingDistribution       [5]int         `json:"rating_distribution"`
+	LongestMovie             *MovieRef      `json:"longest_movie"`
+	ShortestMovie            *MovieRef      `json:"shortest_movie"`
+	TopDirectors             []PersonStat   `json:"top_directors"`
+	TopActors                []PersonStat   `json:"top_actors"`
+	DirectorDiversity        int            `json:"director_diversity"`
+	ActorDiversity           int            `json:"actor_diversity"`
+	TopGenres                []GenreStat    `json:"top_genres"`
+	GenreDiversity           int            `json:"genre_diversity"`
+	HighestRatedGenre        *string        `json:"highest_rated_genre"`
+	LowestRatedGenre         *string        `json:"lowest_rated_genre"`
+	TopKeywords              []KeywordStat  `json:"top_keywords"`
+	TotalBudgetWatched       *int64         `json:"total_budget_watched"`
+	AvgBudget                *int64         `json:"avg_budget"`
+	LanguageDistribution     []LanguageStat `json:"language_distribution"`
+	WatchMediumDistribution  []MediumStat   `json:"watch_medium_distribution"`
+	OldestMovie              *MovieRef      `json:"oldest_movie"`
+	NewestMovie              *MovieRef      `json:"newest_movie"`
+	TotalRewatches           int            `json:"total_rewatches"`
+	MostRewatchedMovie       *MovieRef      `json:"most_rewatched_movie"`
+	AvgRatingChangeOnRewatch *float64       `json:"avg_rating_change_on_rewatch"`
+	HighestRatedMovie        *MovieRef      `json:"highest_rated_movie"`
+	LowestRatedMovie         *MovieRef      `json:"lowest_rated_movie"`
+	FirstMovieOfPeriod       *MovieRef      `json:"first_movie_of_period"`
+	LastMovieOfPeriod        *MovieRef      `json:"last_movie_of_period"`
+	MostActiveUser           *UserRef       `json:"most_active_user"`
+	MostWatchedMovieGlobal   *MovieRef      `json:"most_watched_movie_global"`
+	TotalUsersActive         *int           `json:"total_users_active"`
+	PosterPaths              []string       `json:"poster_paths"`
+	TopCastProfilePaths      []string       `json:"top_cast_profile_paths"`
 }
 
 // MarshalReport encodes a report.
 func MarshalReport(r Report) (json.RawMessage, error) { return json.Marshal(r) }
+
+// CurrentSchemaKey is a key only the current report schema has. A stored report without it was
+// written by an older build (its own field names) and is regenerated when read; the store
+// tests for the same key.
+const CurrentSchemaKey = "top_cast_profile_paths"
+
+// IsCurrent reports whether a stored report has the current schema.
+func IsCurrent(report json.RawMessage) bool {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(report, &keys) != nil {
+		return false
+	}
+	_, ok := keys[CurrentSchemaKey]
+	return ok
+}

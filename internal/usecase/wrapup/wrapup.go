@@ -22,6 +22,9 @@ type Store interface {
 	// WrapUps lists a user's wrap-ups and the instance-wide ones, newest first.
 	WrapUps(ctx context.Context, user uuid.UUID) ([]domain.WrapUp, error)
 	DeleteWrapUp(ctx context.Context, id uuid.UUID) error
+	// RegenerateWrapUp sends a Ready wrap-up whose report lacks CurrentSchemaKey back to
+	// Pending with WrapUpRequested in one transaction; ok is false when it was not such a one.
+	RegenerateWrapUp(ctx context.Context, id uuid.UUID) (ok bool, err error)
 }
 
 // Service runs the wrap-up use cases.
@@ -80,6 +83,21 @@ func (s *Service) Get(ctx context.Context, caller, id uuid.UUID) (domain.WrapUp,
 		return domain.WrapUp{}, domain.NotFound("Entity not found: wrap-up %s", id)
 	}
 	return w, nil
+}
+
+// Report returns a wrap-up the caller may read, for its report. A Ready report stored by an
+// older build, in another schema, is not served: the wrap-up goes back to Pending and is
+// generated again (the original client cannot read the old field names), so it comes back
+// Pending like one just requested.
+func (s *Service) Report(ctx context.Context, caller, id uuid.UUID) (domain.WrapUp, error) {
+	w, err := s.Get(ctx, caller, id)
+	if err != nil || w.Status != domain.WrapUpReady || IsCurrent(w.Report) {
+		return w, err
+	}
+	if _, err := s.store.RegenerateWrapUp(ctx, id); err != nil {
+		return domain.WrapUp{}, err
+	}
+	return s.Get(ctx, caller, id)
 }
 
 // List returns the caller's wrap-ups and the instance-wide ones.

@@ -1,0 +1,118 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/usecase/review"
+)
+
+func TestDiaryExport(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := b.register("alice"), b.register("bob")
+	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
+		"manual_title": `Tár, "the" film`, "manual_release_year": 2022, "manual_director": "Todd Field", "rating": 4,
+		"comment": "line one\nline two", "watched_at": "2024-03-15T21:00:00"}})
+	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
+		"manual_title": "Heat", "manual_release_year": 1995, "rating": 5, "watched_at": "2024-01-02"}})
+	b.execSQL(`UPDATE movies SET external_metadata_id = 'tt0113277' WHERE title = 'Heat'`)
+	b.logReview(bob, "Ronin", 3, "2024-02-01") // someone else's
+
+	csv := b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=csv", token: alice.token})
+	want := "title,year,director,rating,comment,watched_at,external_metadata_id\n" +
+		"Heat,1995,,5,,2024-01-02,tt0113277\n" +
+		"\"Tár, \"\"the\"\" film\",2022,Todd Field,4,\"line one\nline two\",2024-03-15,\n"
+	if string(csv.body) != want {
+		t.Errorf("CSV export =\n%q\nwant\n%q", csv.body, want)
+	}
+	for k, v := range map[string]string{"Content-Type": "text/csv; charset=utf-8",
+		"Content-Disposition": `attachment; filename="diary.csv"`} {
+		if got := csv.header.Get(k); got != v {
+			t.Errorf("CSV %s = %q, want %q", k, got, v)
+		}
+	}
+	// csv is the default.
+	if got := b.must(200, req{method: "GET", path: "/api/v1/diary/export", token: alice.token}).body; string(got) != want {
+		t.Errorf("default export = %q", got)
+	}
+
+	js := b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=json", token: alice.token})
+	var entries []map[string]any
+	js.json(t, &entries)
+	wantJSON := `[{"title":"Heat","year":1995,"director":null,"rating":5,"comment":null,"watched_at":"2024-01-02","external_metadata_id":"tt0113277"}` + "\n" +
+		`,{"title":"Tár, \"the\" film","year":2022,"director":"Todd Field","rating":4,"comment":"line one\nline two","watched_at":"2024-03-15","external_metadata_id":null}` + "\n]\n"
+	if string(js.body) != wantJSON {
+		t.Errorf("JSON export =\n%s\nwant\n%s", js.body, wantJSON)
+	}
+	if js.header.Get("Content-Type") != "application/json" || js.header.Get("Content-Disposition") != `attachment; filename="diary.json"` {
+		t.Errorf("JSON headers = %v", js.header)
+	}
+
+	// An empty diary: the header alone, or [].
+	carol := b.register("carol")
+	if got := string(b.must(200, req{method: "GET", path: "/api/v1/diary/export", token: carol.token}).body); got != exportHeader {
+		t.Errorf("empty CSV = %q", got)
+	}
+	if got := string(b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=json", token: carol.token}).body); got != "[]\n" {
+		t.Errorf("empty JSON = %q", got)
+	}
+	if msg := b.must(400, req{method: "GET", path: "/api/v1/diary/export?format=xlsx", token: alice.token}).errorMessage(t); !strings.Contains(msg, "csv or json") {
+		t.Errorf("bad format message = %q", msg)
+	}
+	b.must(401, req{method: "GET", path: "/api/v1/diary/export"}).errorMessage(t)
+	b.must(401, req{method: "GET", path: "/api/v1/diary/export", token: expiredToken(t, alice.id)}).errorMessage(t)
+}
+
+const exportHeader = "title,year,director,rating,comment,watched_at,external_metadata_id\n"
+
+// TestDiaryExportAcrossBatches: a diary longer than a batch, with many viewings at the same
+// time, comes out whole, once each, in (watched_at, id) order.
+func TestDiaryExportAcrossBatches(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a := b.register("alice")
+	movie := uuid.New()
+	b.execSQL(`INSERT INTO movies (id, title, release_year) VALUES (?, 'Heat', 1995)`, movie.String())
+	n := 2*review.ExportBatch + 3
+	tx, err := b.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		// Three distinct times, so batches end inside runs of equal watched_at.
+		at := fmt.Sprintf("2024-0%d-01T00:00:00.000Z", 1+i%3)
+		if _, err := tx.Exec(`INSERT INTO reviews (id, user_id, movie_id, rating, comment, watched_at) VALUES (?, ?, ?, 3, ?, ?)`,
+			uuid.New().String(), a.id.String(), movie.String(), fmt.Sprint(i), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var entries []struct {
+		Comment   string `json:"comment"`
+		WatchedAt string `json:"watched_at"`
+	}
+	b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=json", token: a.token}).json(t, &entries)
+	seen := map[string]bool{}
+	for i, e := range entries {
+		if seen[e.Comment] {
+			t.Fatalf("review %s exported twice", e.Comment)
+		}
+		seen[e.Comment] = true
+		if i > 0 && e.WatchedAt < entries[i-1].WatchedAt {
+			t.Fatalf("entry %d (%s) before %s: not in order", i, e.WatchedAt, entries[i-1].WatchedAt)
+		}
+	}
+	if len(entries) != n {
+		t.Fatalf("exported %d reviews, want %d", len(entries), n)
+	}
+	csv := b.must(200, req{method: "GET", path: "/api/v1/diary/export", token: a.token}).body
+	if lines := strings.Count(string(csv), "\n"); lines != n+1 {
+		t.Errorf("CSV has %d lines, want %d", lines, n+1)
+	}
+}
