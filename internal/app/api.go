@@ -16,6 +16,7 @@ import (
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/review"
 	"moviesdiary/internal/usecase/search"
@@ -88,7 +89,9 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		WrapUps:   wrapup.NewService(store),
 		Users:     user.NewService(store),
 		Search:    search.NewService(store, store),
-		Images:    o.Images,
-		Routes:    routes,
+		// Integrations share the reviews' resolver: a confirmed watch names its movie as POST /reviews does.
+		Integrations: integration.NewService(store, resolver, nil),
+		Images:       o.Images,
+		Routes:       routes,
 	}), nil
 }

@@ -140,6 +140,7 @@ func (s *Server) routes() []route {
 		{method: put, pattern: "/api/v1/settings", summary: "Replace my federation settings", access: accessUser,
 			handle: s.putSettings, request: settingsDTO{}, status: 204, errors: []int{401, 415, 422}},
 	}
+	rs = append(rs, s.integrationRoutes()...)
 	if s.Metrics != nil {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
 			handle: s.metrics, status: 200})

@@ -16,6 +16,7 @@ import (
 
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/review"
 	"moviesdiary/internal/usecase/search"
@@ -43,6 +44,9 @@ type Deps struct {
 	// AuthRateLimit is the per-IP budget of the auth routes per minute; default
 	// AuthRateLimitDefault.
 	AuthRateLimit int
+	// WebhookRateLimit is the per-IP budget of the media-server webhooks per minute, apart from
+	// every other; default a quarter of AuthRateLimit (15).
+	WebhookRateLimit int
 	// Metrics serves GET /metrics; nil leaves the route out.
 	Metrics http.Handler
 	// Observe records each routed request (route pattern, method, status, duration); nil for none.
@@ -56,6 +60,8 @@ type Deps struct {
 	WrapUps   *wrapup.Service
 	Users     *user.Service
 	Search    *search.Service
+	// Integrations serves the webhooks, webhook tokens and the watch queue.
+	Integrations *integration.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 
@@ -68,6 +74,8 @@ type Server struct {
 	Deps
 	log     *slog.Logger
 	limiter *ipLimiter
+	// webhookLimiter is the webhooks' own budget.
+	webhookLimiter *ipLimiter
 	docCache
 }
 
@@ -75,7 +83,9 @@ type Server struct {
 func New(d Deps) *Server {
 	d.Log = cmp.Or(d.Log, slog.Default())
 	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
-	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(cmp.Or(d.AuthRateLimit, AuthRateLimitDefault))}
+	authLimit := cmp.Or(d.AuthRateLimit, AuthRateLimitDefault)
+	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(authLimit),
+		webhookLimiter: newIPLimiter(cmp.Or(d.WebhookRateLimit, webhookRateLimitDefault(authLimit)))}
 }
 
 // Handler is the router with every route of routes().
