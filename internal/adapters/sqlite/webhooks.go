@@ -82,12 +82,13 @@ func (s *Store) DeleteWebhookToken(ctx context.Context, userID, id uuid.UUID) er
 	})
 }
 
-// UseWebhookToken returns the token with that hash and records its use at now, in one write.
-func (s *Store) UseWebhookToken(ctx context.Context, hash string, now time.Time) (domain.WebhookToken, error) {
+// UseWebhookToken returns the provider's token with that hash and records its use at now, in
+// one write.
+func (s *Store) UseWebhookToken(ctx context.Context, hash string, provider domain.WatchSource, now time.Time) (domain.WebhookToken, error) {
 	var row webhookTokenRow
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		err := tx.GetContext(ctx, &row, `UPDATE webhook_tokens SET last_used_at = ? WHERE token_hash = ?
-			RETURNING `+webhookTokenColumns, millis(now), hash)
+		err := tx.GetContext(ctx, &row, `UPDATE webhook_tokens SET last_used_at = ? WHERE token_hash = ? AND provider = ?
+			RETURNING `+webhookTokenColumns, millis(now), hash, string(provider))
 		if err != nil {
 			return notFound(err, "Entity not found: webhook token")
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -37,10 +39,10 @@ func (s *Service) Ingest(ctx context.Context, tok domain.WebhookToken, rep Repor
 	now := s.now().UTC()
 	ev := domain.WatchEvent{
 		ID: id, UserID: tok.UserID, Source: tok.Provider, Title: rep.Title, Year: rep.Year,
-		Status: domain.WatchPending, WatchedAt: now.Truncate(1e9),
+		Status: domain.WatchPending, WatchedAt: now.Truncate(time.Second),
 	}
 	if len(ev.Title) > domain.MaxTitleBytes {
-		ev.Title = ev.Title[:domain.MaxTitleBytes]
+		ev.Title = strings.ToValidUTF8(ev.Title[:domain.MaxTitleBytes], "")
 	}
 	if rep.ExternalID != "" {
 		ext := rep.ExternalID

@@ -21,9 +21,9 @@ type Store interface {
 	WebhookTokens(ctx context.Context, userID uuid.UUID) ([]domain.WebhookToken, error)
 	// DeleteWebhookToken deletes the user's token; KindNotFound when the user has none with id.
 	DeleteWebhookToken(ctx context.Context, userID, id uuid.UUID) error
-	// UseWebhookToken returns the token with that hash and sets its last_used_at to now;
-	// KindNotFound when there is none.
-	UseWebhookToken(ctx context.Context, hash string, now time.Time) (domain.WebhookToken, error)
+	// UseWebhookToken returns the token of provider with that hash and sets its last_used_at to
+	// now; KindNotFound when there is none.
+	UseWebhookToken(ctx context.Context, hash string, provider domain.WatchSource, now time.Time) (domain.WebhookToken, error)
 	// SaveWatch stores ev with WatchEventIngested unless its user has a watch event with the
 	// same DedupKey watched at or after since: then it writes nothing and returns false. With
 	// confirm set, ev is stored confirmed and confirm's review is logged with it, exactly as

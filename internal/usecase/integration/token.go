@@ -98,15 +98,9 @@ func (s *Service) Authenticate(ctx context.Context, source domain.WatchSource, t
 	if token == "" {
 		return domain.WebhookToken{}, domain.Errorf(domain.KindUnauthorized, "Unauthorized: missing webhook token")
 	}
-	t, err := s.store.UseWebhookToken(ctx, HashToken(token), s.now().UTC())
+	t, err := s.store.UseWebhookToken(ctx, HashToken(token), source, s.now().UTC())
 	if errors.Is(err, domain.ErrNotFound) {
 		return domain.WebhookToken{}, errBadToken
 	}
-	if err != nil {
-		return domain.WebhookToken{}, err
-	}
-	if t.Provider != source {
-		return domain.WebhookToken{}, errBadToken
-	}
-	return t, nil
+	return t, err
 }
