@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -225,5 +226,37 @@ func TestAutoConfirmTokenLogsTheReviewAtOnce(t *testing.T) {
 	}}))
 	if q := b.queue(alice); len(q) != 1 || q[0].Title != "Home Movie" {
 		t.Errorf("queue = %+v, want the unresolvable watch queued", q)
+	}
+}
+
+// TestConcurrentConfirmsLogOneReview: confirmations of one watch racing each other all pass the
+// first check, but the store checks again inside its transaction: one logs the review, the
+// others are conflicts.
+func TestConcurrentConfirmsLogOneReview(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.register("alice")
+	id := b.queued(alice, "jellyfin-movie-stop.json")
+	const n = 8
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			statuses <- b.do(req{method: "POST", path: "/api/v1/watch-queue/confirm", token: alice.token, body: map[string]any{
+				"confirmations": []map[string]any{{"watch_event_id": id, "rating": 4}},
+			}}).status
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	counts := map[int]int{}
+	for s := range statuses {
+		counts[s]++
+	}
+	if counts[200] != 1 || counts[409] != n-1 {
+		t.Errorf("statuses = %v, want one 200 and %d 409", counts, n-1)
+	}
+	if got := b.scalar(`SELECT count(*) FROM reviews`); got != "1" {
+		t.Errorf("reviews = %s, want 1", got)
 	}
 }

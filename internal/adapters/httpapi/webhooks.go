@@ -31,7 +31,7 @@ func (s *Server) webhook(source domain.WatchSource, read webhookReader) handlerF
 			return &httpError{Status: http.StatusTooManyRequests, Message: "too many requests"}
 		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok {
+		if !ok || strings.TrimSpace(token) == "" {
 			token = r.URL.Query().Get("token")
 		}
 		tok, err := s.Integrations.Authenticate(r.Context(), source, token)
