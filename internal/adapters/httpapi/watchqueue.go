@@ -19,7 +19,7 @@ type watchQueueEntryDTO struct {
 	Year      *int       `json:"year"`
 	MovieID   *uuid.UUID `json:"movie_id"`
 	Source    string     `json:"source"`
-	WatchedAt string     `json:"watched_at"`
+	WatchedAt string     `json:"watched_at" openapi:"format=naive-date-time"`
 }
 
 func (s *Server) watchQueue(w http.ResponseWriter, r *http.Request) error {
@@ -39,7 +39,7 @@ func (s *Server) watchQueue(w http.ResponseWriter, r *http.Request) error {
 type confirmWatchRequest struct {
 	Confirmations *[]struct {
 		WatchEventID *uuid.UUID `json:"watch_event_id"`
-		Rating       *int       `json:"rating"`
+		Rating       *int       `json:"rating" openapi:"minimum=1,maximum=5"`
 		Comment      *string    `json:"comment"`
 	} `json:"confirmations"`
 }

@@ -15,7 +15,7 @@ import (
 type webhookTokenRequest struct {
 	Provider          *string `json:"provider"`
 	Label             *string `json:"label"`
-	AutoConfirmRating *int    `json:"auto_confirm_rating"`
+	AutoConfirmRating *int    `json:"auto_confirm_rating" openapi:"minimum=1,maximum=5"`
 }
 
 // webhookTokenCreated shows the token once, with the URL to paste into the media server.
@@ -30,8 +30,8 @@ type webhookTokenDTO struct {
 	ID                uuid.UUID `json:"id"`
 	Provider          string    `json:"provider"`
 	Label             *string   `json:"label"`
-	CreatedAt         string    `json:"created_at"`
-	LastUsedAt        *string   `json:"last_used_at"`
+	CreatedAt         string    `json:"created_at" openapi:"format=naive-date-time"`
+	LastUsedAt        *string   `json:"last_used_at" openapi:"format=naive-date-time"`
 	AutoConfirmRating *int      `json:"auto_confirm_rating"`
 }
 

@@ -28,7 +28,7 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 				return err
 			}
 		}
-		movie, events, err := logReview(ctx, tx, &r, m)
+		movie, events, err := s.logReview(ctx, tx, &r, m)
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,7 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 // confirmed watch): it stores m if new, r for it (setting r.MovieID), removes the movie from the
 // user's watchlist, and returns the events that causes (the new movie's, WatchlistEntryRemoved,
 // ReviewLogged) for the caller to enqueue in the same transaction.
-func logReview(ctx context.Context, tx *sqlx.Tx, r *domain.Review, m domain.Movie) (domain.Movie, []domain.Event, error) {
+func (s *Store) logReview(ctx context.Context, tx *sqlx.Tx, r *domain.Review, m domain.Movie) (domain.Movie, []domain.Event, error) {
 	movie, events, err := ensureMovie(ctx, tx, m)
 	if err != nil {
 		return domain.Movie{}, nil, err

@@ -73,7 +73,7 @@ func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.
 		events := []domain.Event{domain.WatchEventIngested{UserID: ev.UserID, Title: ev.Title, Source: string(ev.Source)}}
 		if confirm != nil {
 			r := confirm.Review
-			movie, logged, err := logReview(ctx, tx, &r, confirm.Movie)
+			movie, logged, err := s.logReview(ctx, tx, &r, confirm.Movie)
 			if err != nil {
 				return err
 			}
@@ -145,7 +145,7 @@ func (s *Store) ConfirmWatches(ctx context.Context, userID uuid.UUID, at time.Ti
 				return err
 			}
 			r := c.Review
-			movie, logged, err := logReview(ctx, tx, &r, c.Movie)
+			movie, logged, err := s.logReview(ctx, tx, &r, c.Movie)
 			if err != nil {
 				return err
 			}
