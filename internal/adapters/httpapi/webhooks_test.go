@@ -381,3 +381,27 @@ func TestWebhooksHaveTheirOwnRateBudget(t *testing.T) {
 	// The auth routes' budget is untouched.
 	b.register("bob")
 }
+
+// TestPlexThumbnailIsNeverRead: the payload part comes first and the body is read no further,
+// so a thumbnail past the API's 1 MiB body limit does not turn the scrobble into a 413.
+func TestPlexThumbnailIsNeverRead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.register("alice")
+	tok := b.webhookToken(alice, map[string]any{"provider": "plex"})
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	pw, _ := mw.CreateFormField("payload")
+	pw.Write(webhookFixture(t, "plex-movie-scrobble.json"))
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="thumb"; filename="image.jpg"`)
+	h.Set("Content-Type", "image/jpeg")
+	tw, _ := mw.CreatePart(h)
+	tw.Write(bytes.Repeat([]byte{0xff}, 3<<20))
+	mw.Close()
+	b.accepted(b.do(req{method: "POST", path: "/api/v1/webhooks/plex?token=" + tok.Token, body: buf.Bytes(),
+		header: map[string]string{"Content-Type": mw.FormDataContentType()}}))
+	if q := b.queue(alice); len(q) != 1 {
+		t.Errorf("queue = %+v, want the scrobble", q)
+	}
+}
