@@ -205,6 +205,17 @@ func TestEmbyWebhookQueuesAFinishedMovie(t *testing.T) {
 	if q := b.queue(alice); len(q) != 1 || q[0].Source != "emby" || q[0].Title != "Heat" {
 		t.Fatalf("queue = %+v, want one Heat from emby", q)
 	}
+	// Servers before 4.9 send multipart/form-data with the JSON in a "data" part.
+	b.execSQL(`UPDATE watch_events SET watched_at = watched_at - 7200000`)
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("data", string(webhookFixture(t, "emby-movie-stop.json")))
+	mw.Close()
+	b.accepted(b.do(req{method: "POST", path: "/api/v1/webhooks/emby?token=" + tok.Token, body: buf.Bytes(),
+		header: map[string]string{"Content-Type": mw.FormDataContentType()}}))
+	if q := b.queue(alice); len(q) != 2 {
+		t.Errorf("queue after a multipart notification = %+v, want two entries", q)
+	}
 }
 
 // TestWebhookTokenAuth: the token works as a bearer header and as ?token=; a missing, unknown,
