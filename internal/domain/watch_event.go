@@ -85,3 +85,15 @@ func (e WatchEvent) DedupKey() string {
 	}
 	return "title:" + strings.ToLower(strings.TrimSpace(e.Title)) + "|" + year
 }
+
+// OpenTo lets userID act on the event (confirm or dismiss it) only while it is theirs
+// (KindForbidden otherwise) and still pending (KindConflict otherwise).
+func (e WatchEvent) OpenTo(userID uuid.UUID) error {
+	if e.UserID != userID {
+		return Forbidden("Forbidden: not your watch event")
+	}
+	if e.Status != WatchPending {
+		return Errorf(KindConflict, "watch event %s is already %s", e.ID, e.Status)
+	}
+	return nil
+}

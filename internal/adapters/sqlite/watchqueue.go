@@ -141,7 +141,7 @@ func (s *Store) ConfirmWatches(ctx context.Context, userID uuid.UUID, at time.Ti
 			if err != nil {
 				return err
 			}
-			if err := integration.CheckPending(ev, userID); err != nil {
+			if err := ev.OpenTo(userID); err != nil {
 				return err
 			}
 			r := c.Review

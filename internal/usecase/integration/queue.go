@@ -43,7 +43,7 @@ func (s *Service) Confirm(ctx context.Context, userID uuid.UUID, cs []Confirmati
 		if err != nil {
 			return 0, err
 		}
-		if err := checkPending(ev, userID); err != nil {
+		if err := ev.OpenTo(userID); err != nil {
 			return 0, err
 		}
 		conf, err := s.confirmed(ctx, ev, c.Rating, c.Comment)
@@ -60,20 +60,6 @@ func (s *Service) Confirm(ctx context.Context, userID uuid.UUID, cs []Confirmati
 	}
 	return len(out), nil
 }
-
-// checkPending lets userID act on ev only while it is theirs and pending.
-func checkPending(ev domain.WatchEvent, userID uuid.UUID) error {
-	if ev.UserID != userID {
-		return domain.Forbidden("Forbidden: not your watch event")
-	}
-	if ev.Status != domain.WatchPending {
-		return domain.Errorf(domain.KindConflict, "watch event %s is already %s", ev.ID, ev.Status)
-	}
-	return nil
-}
-
-// CheckPending is checkPending for the store, which repeats the check inside its transaction.
-func CheckPending(ev domain.WatchEvent, userID uuid.UUID) error { return checkPending(ev, userID) }
 
 // Dismiss closes the user's pending watch events among ids without a review and returns how
 // many it closed; events already closed are left as they are. An unknown id is KindNotFound
