@@ -22,6 +22,7 @@ func newMaintenance(cfg config.Config, store *sqlite.Store, log *slog.Logger, no
 		maintenance.NewWrapUpReaper(store, jc),
 		maintenance.NewOutboxPurger(store, jc),
 		maintenance.NewLedgerPruner(store.Ledger(), jc),
+		maintenance.NewWatchEventPurger(store, jc),
 	)
 	return maintenance.NewRunner(maintenance.RunnerConfig{Lease: store, Interval: cfg.JobInterval, Logger: log, Now: now}, jobs...)
 }

@@ -21,6 +21,7 @@ import (
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/profile"
@@ -125,6 +126,8 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Goals:       goal.NewService(store),
 		Moderation:  moderation.NewService(store),
 		CORSOrigins: o.CORSOrigins, WebClient: webClient,
+		// Integrations share the reviews' resolver: a confirmed watch names its movie as POST /reviews does.
+		Integrations: integration.NewService(store, resolver, nil),
 	}), nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/profile"
@@ -53,6 +54,9 @@ type Deps struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client for the
 	// per-IP limit (TRUSTED_PROXIES); empty: the TCP peer is the client.
 	TrustedProxies []netip.Prefix
+	// WebhookRateLimit is the per-IP budget of the media-server webhooks per minute, apart from
+	// every other; default a quarter of AuthRateLimit (15).
+	WebhookRateLimit int
 	// Metrics serves GET /metrics; nil leaves the route out.
 	Metrics http.Handler
 	// Observe records each routed request (route pattern, method, status, duration); nil for none.
@@ -73,6 +77,8 @@ type Deps struct {
 	Profiles   *profile.Service
 	Goals      *goal.Service
 	Moderation *moderation.Service
+	// Integrations serves the webhooks, webhook tokens and the watch queue.
+	Integrations *integration.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 
@@ -92,6 +98,8 @@ type Server struct {
 	Deps
 	log     *slog.Logger
 	limiter *ipLimiter
+	// webhookLimiter is the webhooks' own budget.
+	webhookLimiter *ipLimiter
 	docCache
 }
 
@@ -99,7 +107,9 @@ type Server struct {
 func New(d Deps) *Server {
 	d.Log = cmp.Or(d.Log, slog.Default())
 	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
-	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(cmp.Or(d.AuthRateLimit, AuthRateLimitDefault))}
+	authLimit := cmp.Or(d.AuthRateLimit, AuthRateLimitDefault)
+	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(authLimit),
+		webhookLimiter: newIPLimiter(cmp.Or(d.WebhookRateLimit, webhookRateLimitDefault(authLimit)))}
 }
 
 // Handler is the router with every route of routes().

@@ -28,26 +28,10 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 				return err
 			}
 		}
-		movie, events, err := s.ensureMovie(ctx, tx, m)
+		movie, events, err := s.logReview(ctx, tx, &r, m)
 		if err != nil {
 			return err
 		}
-		r.MovieID = movie.ID
-		if err := insertReview(ctx, tx, r); err != nil {
-			return err
-		}
-		removed, err := tx.ExecContext(ctx, `DELETE FROM watchlist WHERE user_id = ? AND movie_id = ?`,
-			r.UserID.String(), movie.ID.String())
-		if err != nil {
-			return fmt.Errorf("remove from watchlist: %w", err)
-		}
-		if n, _ := removed.RowsAffected(); n > 0 {
-			events = append(events, domain.WatchlistEntryRemoved{UserID: r.UserID, MovieID: movie.ID})
-		}
-		events = append(events, domain.ReviewLogged{
-			ReviewID: r.ID, MovieID: movie.ID, UserID: r.UserID, Rating: uint8(r.Rating),
-			WatchedAt: domain.NewUnixTime(r.WatchedAt),
-		})
 		if idem != nil {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (user_id, key, request_hash, review_id, created_at)
 				VALUES (?, ?, ?, ?, ?)`, r.UserID.String(), idem.Key, idem.RequestHash, r.ID.String(), millis(s.now())); err != nil {
@@ -61,6 +45,34 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 		return review.Logged{}, fmt.Errorf("log review: %w", err)
 	}
 	return out, nil
+}
+
+// logReview is the part of LogReview every way of logging a review shares (POST /reviews, a
+// confirmed watch): it stores m if new, r for it (setting r.MovieID), removes the movie from the
+// user's watchlist, and returns the events that causes (the new movie's, WatchlistEntryRemoved,
+// ReviewLogged) for the caller to enqueue in the same transaction.
+func (s *Store) logReview(ctx context.Context, tx *sqlx.Tx, r *domain.Review, m domain.Movie) (domain.Movie, []domain.Event, error) {
+	movie, events, err := s.ensureMovie(ctx, tx, m)
+	if err != nil {
+		return domain.Movie{}, nil, err
+	}
+	r.MovieID = movie.ID
+	if err := insertReview(ctx, tx, *r); err != nil {
+		return domain.Movie{}, nil, err
+	}
+	removed, err := tx.ExecContext(ctx, `DELETE FROM watchlist WHERE user_id = ? AND movie_id = ?`,
+		r.UserID.String(), movie.ID.String())
+	if err != nil {
+		return domain.Movie{}, nil, fmt.Errorf("remove from watchlist: %w", err)
+	}
+	if n, _ := removed.RowsAffected(); n > 0 {
+		events = append(events, domain.WatchlistEntryRemoved{UserID: r.UserID, MovieID: movie.ID})
+	}
+	events = append(events, domain.ReviewLogged{
+		ReviewID: r.ID, MovieID: movie.ID, UserID: r.UserID, Rating: uint8(r.Rating),
+		WatchedAt: domain.NewUnixTime(r.WatchedAt),
+	})
+	return movie, events, nil
 }
 
 // replay returns the result of the request that first used an idempotency key.
