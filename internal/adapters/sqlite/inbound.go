@@ -44,8 +44,8 @@ func (s *Store) RemoveRemoteFollower(ctx context.Context, user uuid.UUID, actorU
 }
 
 // FollowAnswered applies a remote actor's answer to a local user's follow: accepted, the follow
-// becomes accepted with FollowAccepted (owner: the local follower, requester: the remote actor;
-// the worker then imports the actor's outbox); rejected, the follow is deleted. A follow that is
+// becomes accepted with an outgoing FollowAccepted (owner: the local follower, requester: the
+// remote actor; the worker then imports the actor's outbox); rejected, the follow is deleted. A follow that is
 // not pending (already answered, or gone) changes nothing.
 func (s *Store) FollowAnswered(ctx context.Context, user uuid.UUID, actorURL string, accepted bool) error {
 	return s.writeWithEvents(ctx, "follow answered", func(tx *sqlx.Tx) ([]domain.Event, error) {
@@ -61,7 +61,8 @@ func (s *Store) FollowAnswered(ctx context.Context, user uuid.UUID, actorURL str
 		if n, _ := res.RowsAffected(); n == 0 || !accepted {
 			return nil, nil
 		}
-		return []domain.Event{domain.FollowAccepted{OwnerID: user, Requester: domain.RemoteIdentity(actorURL)}}, nil
+		return []domain.Event{domain.FollowAccepted{OwnerID: user, Requester: domain.RemoteIdentity(actorURL),
+			Direction: domain.FollowOutgoing}}, nil
 	})
 }
 
