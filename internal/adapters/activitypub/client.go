@@ -10,7 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-		"net/url"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"

@@ -32,18 +32,34 @@ func (f *Federation) Routes() []endpoint.Route {
 		route(post, "/inbox", "Shared inbox: a signed activity, processed asynchronously", f.inbox, 202, 400, 401, 403, 413),
 		route(post, "/users/{id}/inbox", "A user's inbox: a signed activity, processed asynchronously", f.inbox, 202,
 			400, 401, 403, 404, 413),
-		route(get, "/users/{id}/outbox", "A user's outbox: their reviews as Create activities (paged)", f.outbox, 200, 400, 404),
-		route(get, "/users/{id}/followers", "A user's followers (paged)", f.followCollection(true), 200, 400, 404),
-		route(get, "/users/{id}/following", "Whom a user follows (paged)", f.followCollection(false), 200, 400, 404),
-		route(get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.publishedObject, 200, 400, 404, 410),
-		route(get, "/reviews/{id}", "A review Note", f.review, 200, 400, 404),
-		route(get, "/activities/{id}", "An activity we published", f.activity, 200, 400, 404),
+		route(get, "/users/{id}/outbox", "A user's outbox: their reviews as Create activities (paged)", f.signedFetch(f.outbox), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/followers", "A user's followers (paged)", f.signedFetch(f.followCollection(true)), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/following", "Whom a user follows (paged)", f.signedFetch(f.followCollection(false)), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.signedFetch(f.publishedObject), 200, 400, 401, 403, 404, 410),
+		route(get, "/reviews/{id}", "A review Note", f.signedFetch(f.review), 200, 400, 401, 403, 404),
+		route(get, "/activities/{id}", "An activity we published", f.signedFetch(f.activity), 200, 400, 401, 403, 404),
 	}
 }
 
 // route is one federation route; errs are its documented failure statuses besides 500.
 func route(method, pattern, summary string, h endpoint.Func, status int, errs ...int) endpoint.Route {
 	return endpoint.Route{Method: method, Pattern: pattern, Summary: summary, Handle: h, Status: status, Errors: errs}
+}
+
+// signedFetch guards a GET of our collections and objects: in secure mode (authorized fetch) it
+// needs a valid HTTP signature of a remote actor, checked as an inbox checks one (a blocked
+// instance is 403). Otherwise a signature is accepted and not needed: public objects are
+// public.
+func (f *Federation) signedFetch(h endpoint.Func) endpoint.Func {
+	if !f.secure {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := f.verify(r, nil); err != nil {
+			return f.refused(r, err)
+		}
+		return h(w, r)
+	}
 }
 
 // writeAP writes an ActivityPub document.

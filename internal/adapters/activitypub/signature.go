@@ -136,18 +136,15 @@ func splitParams(s string) []string {
 // ErrSignature is the cause of every rejected signature; the inbox answers 401.
 var ErrSignature = errors.New("http signature rejected")
 
-// VerifyRequest checks an inbound request's signature against key: the algorithm, that the
-// signature covers (request-target), host, date and (with a body) digest, that the Digest
-// header matches body, that Date is within skew of now, and the RSA signature itself. Every
-// failure wraps ErrSignature.
-func VerifyRequest(req *http.Request, body []byte, p SignatureParams, key *rsa.PublicKey, now time.Time, skew time.Duration) error {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrSignature, fmt.Sprintf(format, args...))
-	}
+// CheckHeaders checks what a signed request carries before any key is looked up, so a request
+// that would fail anyway never makes us fetch a URL of its sender's choosing: the algorithm,
+// that the signature covers (request-target), host, date and (with a body) digest, that Date is
+// within skew of now and that the Digest header matches body. Every failure wraps ErrSignature.
+func CheckHeaders(req *http.Request, body []byte, p SignatureParams, now time.Time, skew time.Duration) error {
 	switch strings.ToLower(p.Algorithm) {
 	case "", "rsa-sha256", "hs2019":
 	default:
-		return fail("algorithm %q is not supported", p.Algorithm)
+		return sigFail("algorithm %q is not supported", p.Algorithm)
 	}
 	need := []string{"(request-target)", "host", "date"}
 	if len(body) > 0 {
@@ -155,28 +152,61 @@ func VerifyRequest(req *http.Request, body []byte, p SignatureParams, key *rsa.P
 	}
 	for _, h := range need {
 		if !slices.Contains(p.Headers, h) {
-			return fail("the signature does not cover %q", h)
+			return sigFail("the signature does not cover %q", h)
 		}
 	}
 	date, err := http.ParseTime(req.Header.Get("Date"))
 	if err != nil {
-		return fail("bad Date header")
+		return sigFail("bad Date header")
 	}
 	if d := now.Sub(date); d > skew || d < -skew {
-		return fail("Date is %s away from now (allowed %s)", d.Round(time.Second), skew)
+		return sigFail("Date is %s away from now (allowed %s)", d.Round(time.Second), skew)
 	}
 	if len(body) > 0 || req.Header.Get("Digest") != "" {
-		if subtle.ConstantTimeCompare([]byte(req.Header.Get("Digest")), []byte(Digest(body))) != 1 {
-			return fail("Digest does not match the body")
+		if !digestMatches(req.Header.Values("Digest"), body) {
+			return sigFail("Digest does not match the body")
 		}
 	}
+	return nil
+}
+
+// digestMatches reports whether one of the Digest header's SHA-256 values is body's (the
+// algorithm name is case-insensitive; other algorithms are ignored).
+func digestMatches(values []string, body []byte) bool {
+	want := Digest(body)[len("SHA-256="):]
+	for _, v := range values {
+		for _, d := range strings.Split(v, ",") {
+			alg, sum, ok := strings.Cut(strings.TrimSpace(d), "=")
+			if ok && strings.EqualFold(alg, "SHA-256") && subtle.ConstantTimeCompare([]byte(sum), []byte(want)) == 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// VerifySignature checks the RSA signature itself over the headers it names.
+func VerifySignature(req *http.Request, p SignatureParams, key *rsa.PublicKey) error {
 	signing, err := signingString(req, p.Headers)
 	if err != nil {
-		return fail("%v", err)
+		return sigFail("%v", err)
 	}
 	sum := sha256.Sum256([]byte(signing))
 	if err := rsa.VerifyPKCS1v15(key, crypto.SHA256, sum[:], p.Signature); err != nil {
-		return fail("bad signature")
+		return sigFail("bad signature")
 	}
 	return nil
+}
+
+// VerifyRequest is CheckHeaders and VerifySignature: an inbound request's signature checked
+// against key.
+func VerifyRequest(req *http.Request, body []byte, p SignatureParams, key *rsa.PublicKey, now time.Time, skew time.Duration) error {
+	if err := CheckHeaders(req, body, p, now, skew); err != nil {
+		return err
+	}
+	return VerifySignature(req, p, key)
+}
+
+func sigFail(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrSignature, fmt.Sprintf(format, args...))
 }

@@ -2,27 +2,35 @@ package federation
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
 )
 
+// instanceActor is the instance actor as a user: it signs the fetches made on nobody's behalf.
+func instanceActor() domain.User { return domain.User{ID: InstanceActorID, Username: InstanceUsername} }
+
 // LocalActor is the local user an actor path names, or the instance actor.
 func (s *Service) LocalActor(ctx context.Context, id uuid.UUID) (domain.User, error) {
+	return s.Account(ctx, id)
+}
+
+// Account is a local user (or the instance actor) by id, as WebFinger names it by actor URL.
+func (s *Service) Account(ctx context.Context, id uuid.UUID) (domain.User, error) {
 	if id == InstanceActorID {
-		return domain.User{ID: id, Username: "instance"}, nil
+		return instanceActor(), nil
 	}
 	return s.ports.Accounts.UserByID(ctx, id)
 }
 
-// Account is a local user by id, as WebFinger names it by actor URL.
-func (s *Service) Account(ctx context.Context, id uuid.UUID) (domain.User, error) {
-	return s.ports.Accounts.UserByID(ctx, id)
-}
-
-// AccountByName is a local user by username, as WebFinger names it by acct:.
+// AccountByName is a local user (or the instance actor) by username, as WebFinger names it by
+// acct:.
 func (s *Service) AccountByName(ctx context.Context, username string) (domain.User, error) {
+	if strings.EqualFold(username, InstanceUsername) {
+		return instanceActor(), nil
+	}
 	return s.ports.Accounts.UserByUsername(ctx, username)
 }
 
