@@ -36,4 +36,3 @@ func (f *Federation) inbox(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
-

@@ -2,6 +2,8 @@ package activitypub
 
 import (
 	"errors"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +50,16 @@ func newHostLimiter(perSecond float64, burst int, now func() time.Time) *hostLim
 		l.rate = rate.Inf
 	}
 	return l
+}
+
+// limiterKey is the bucket of a key id: its host with the port (two servers on one address are
+// two peers).
+func limiterKey(keyID string) string {
+	u, err := url.Parse(keyID)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
 }
 
 // allow takes one token of host's bucket, reporting false when it is empty.

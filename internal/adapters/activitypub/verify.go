@@ -71,8 +71,8 @@ func (f *Federation) verify(r *http.Request, body []byte) (domain.RemoteActor, e
 	if err := f.fed.RefuseHost(ctx, p.KeyID); err != nil {
 		return domain.RemoteActor{}, err
 	}
-	if !f.limit.allow(federation.HostOf(p.KeyID)) {
-		return domain.RemoteActor{}, fmt.Errorf("%w: %s", errRateLimited, federation.HostOf(p.KeyID))
+	if !f.limit.allow(limiterKey(p.KeyID)) {
+		return domain.RemoteActor{}, fmt.Errorf("%w: %s", errRateLimited, limiterKey(p.KeyID))
 	}
 	actor, err := f.keys.RemoteActorByKeyID(ctx, p.KeyID)
 	cached := err == nil
