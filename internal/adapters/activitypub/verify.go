@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -109,7 +110,7 @@ func (f *Federation) checkSignature(r *http.Request, p SignatureParams, a domain
 // (a signed GET, without the fragment). When that document is an actor whose key is the key id
 // (Mastodon, Akkoma, Misskey: {actor}#main-key), that actor is it. Otherwise the document is a
 // key (a separate Key object, or GoToSocial's {actor}/main-key stub with no inbox) and its owner
-// (owner, or publicKey.owner) must be on the key's host; the owner's actor document is then
+// (owner, or publicKey.owner) must be on the key's origin (scheme, host and port); the owner's actor document is then
 // fetched and its key must be that key id. The actor is cached with its key.
 func (f *Federation) resolveKey(ctx context.Context, keyID string) (domain.RemoteActor, error) {
 	docURL, _, _ := strings.Cut(keyID, "#")
@@ -131,7 +132,7 @@ func (f *Federation) resolveKey(ctx context.Context, keyID string) (domain.Remot
 	if key := obj(doc, "publicKey"); owner == "" && key != nil {
 		owner = str(key, "owner")
 	}
-	if owner == "" || federation.HostOf(owner) != federation.HostOf(keyID) {
+	if owner == "" || origin(owner) != origin(keyID) {
 		return domain.RemoteActor{}, domain.Permanent(fmt.Errorf("key %s: no owner on its host (%q)", keyID, owner))
 	}
 	a, err := f.fetchActor(ctx, owner, keyID)
@@ -142,4 +143,13 @@ func (f *Federation) resolveKey(ctx context.Context, keyID string) (domain.Remot
 		return domain.RemoteActor{}, domain.Permanent(fmt.Errorf("key %s: its owner %s has key %s", keyID, owner, a.KeyID))
 	}
 	return a, nil
+}
+
+// origin is a URL's scheme://host:port, lowercased ("" for a malformed one).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
 }

@@ -33,6 +33,7 @@ func (s *Service) Receive(ctx context.Context, signer string, recipient *uuid.UU
 		return domain.Invalid("the activity id is not on its actor's host")
 	}
 	if !handled[in.Type] {
+		s.ignore(ctx, in.ID, in.Type, IgnoredUnhandledType, nil)
 		return nil
 	}
 	if recipient != nil {
@@ -67,7 +68,8 @@ func (s *Service) Process(ctx context.Context, e domain.ActivityReceived, in Inb
 	}
 	if err := s.RefuseHost(ctx, actor); err != nil {
 		if errors.Is(err, ErrDomainBlocked) {
-			return nil // blocked since it arrived
+			s.ignore(ctx, e.ActivityID, in.Type, IgnoredBlocked, nil)
+			return nil
 		}
 		return err
 	}
@@ -113,13 +115,16 @@ func (s *Service) Process(ctx context.Context, e domain.ActivityReceived, in Inb
 		return s.ports.Follows.FollowAnswered(ctx, user, actor, in.Type == "Accept")
 	case "Create", "Update":
 		if in.Note == nil {
+			s.ignore(ctx, e.ActivityID, in.Type, IgnoredNotReview, errors.New("the object is not embedded"))
 			return nil
 		}
 		r, ok, err := s.remoteReview(*in.Note, actor)
-		if err != nil || !ok {
-			if err != nil {
-				s.log.InfoContext(ctx, "inbound object ignored", "activity_id", e.ActivityID, "reason", err)
-			}
+		switch {
+		case err != nil:
+			s.ignore(ctx, e.ActivityID, in.Type, IgnoredBadReview, err)
+			return nil
+		case !ok:
+			s.ignore(ctx, e.ActivityID, in.Type, IgnoredNotReview, nil)
 			return nil
 		}
 		return s.ports.Inbox.SaveRemoteReview(ctx, r)
