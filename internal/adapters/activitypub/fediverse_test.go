@@ -79,14 +79,14 @@ type fedi struct {
 	srv  *httptest.Server
 	base string
 
-	mu              sync.Mutex
-	keys            map[string]*rsa.PrivateKey
-	posts           []post
-	lookupFailures  []string // our signers it could not look up
-	badSignatures   []string // our requests whose signature failed
-	unauthorizedAt  []string // its requests we answered 401
-	autoAccept      bool // it accepts a Follow at once, as an open account does
-	answering       sync.WaitGroup
+	mu             sync.Mutex
+	keys           map[string]*rsa.PrivateKey
+	posts          []post
+	lookupFailures []string // our signers it could not look up
+	badSignatures  []string // our requests whose signature failed
+	unauthorizedAt []string // its requests we answered 401
+	autoAccept     bool     // it accepts a Follow at once, as an open account does
+	answering      sync.WaitGroup
 }
 
 func newFedi(t testing.TB, fl flavor) *fedi {
