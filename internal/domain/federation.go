@@ -69,3 +69,23 @@ type Delivery struct {
 	EventID uuid.UUID
 	Event   FederationDeliveryRequested
 }
+
+// ActorProfile is what a local actor document shows besides the account: the profile a user
+// edits. Empty fields are left out of the document.
+type ActorProfile struct {
+	DisplayName string
+	Bio         string // Bio is plain text; the actor's summary renders it as HTML.
+	AvatarKey   string // AvatarKey and BannerKey are image-storage keys (or absolute URLs).
+	BannerKey   string
+	// AlsoKnownAs are the actor URLs the user says are also theirs (a Move's target must list
+	// the old actor here).
+	AlsoKnownAs []string
+	// MovedTo is the actor the account moved to, once it has.
+	MovedTo string
+	Fields  []ProfileField
+}
+
+// ProfileField is one name/value pair of a profile (a Mastodon PropertyValue).
+type ProfileField struct {
+	Name, Value string
+}

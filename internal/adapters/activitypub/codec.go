@@ -23,7 +23,11 @@ func (f *Federation) encode(ctx context.Context, a federation.Activity) ([]byte,
 		if err != nil {
 			return nil, err
 		}
-		doc := f.urls.ActorDocument(*o.Actor, nil, pub)
+		p, err := f.fed.Profile(ctx, o.Actor.ID)
+		if err != nil {
+			return nil, err
+		}
+		doc := f.urls.ActorDocument(*o.Actor, p, pub)
 		delete(doc, "@context")
 		object = doc
 	case o.Tombstone != "":

@@ -50,34 +50,71 @@ func (u URLs) Image(key string) string {
 // since peers send many shapes (a string id or an embedded object) for the same property.
 type Object = map[string]any
 
-// ActorDocument is a local user's actor.
-func (u URLs) ActorDocument(user domain.User, displayName *string, publicKeyPEM string) Object {
+// ActorDocument is a local user's actor (the instance actor is an Application): what Mastodon,
+// GoToSocial and the rest read of a profile. The name, the bio as HTML summary, avatar and
+// banner, profile fields (PropertyValue), aliases and movedTo appear when set; the collections,
+// the shared inbox and the key always.
+func (u URLs) ActorDocument(user domain.User, p domain.ActorProfile, publicKeyPEM string) Object {
 	actor := u.Actor(user.ID)
 	name := user.Username
-	if displayName != nil && *displayName != "" {
-		name = *displayName
+	if p.DisplayName != "" {
+		name = p.DisplayName
 	}
-	typ := "Person"
+	typ, page := "Person", actor
 	if user.ID == federation.InstanceActorID {
-		typ = "Application"
+		typ, page = "Application", u.Base+"/"
 	}
-	return Object{
-		"@context":                  []any{contextAS, contextSecurity},
+	doc := Object{
+		"@context": []any{contextAS, contextSecurity, Object{
+			"manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
+			"toot":                      "http://joinmastodon.org/ns#",
+			"featured":                  Object{"@id": "toot:featured", "@type": "@id"},
+			"discoverable":              "toot:discoverable",
+			"alsoKnownAs":               Object{"@id": "as:alsoKnownAs", "@type": "@id"},
+			"movedTo":                   Object{"@id": "as:movedTo", "@type": "@id"},
+			"schema":                    "http://schema.org#",
+			"PropertyValue":             "schema:PropertyValue",
+			"value":                     "schema:value",
+		}},
 		"id":                        actor,
 		"type":                      typ,
 		"preferredUsername":         user.Username,
 		"name":                      name,
-		"url":                       actor,
+		"summary":                   paragraphs(p.Bio),
+		"url":                       page,
 		"inbox":                     actor + "/inbox",
 		"outbox":                    actor + "/outbox",
 		"followers":                 actor + "/followers",
 		"following":                 actor + "/following",
+		"featured":                  actor + "/featured",
 		"endpoints":                 Object{"sharedInbox": u.SharedInbox()},
 		"manuallyApprovesFollowers": true,
-		"discoverable":              true,
-		"published":                 user.CreatedAt.UTC().Format(time.RFC3339),
+		"discoverable":              typ == "Person",
 		"publicKey":                 Object{"id": u.KeyID(user.ID), "owner": actor, "publicKeyPem": publicKeyPEM},
 	}
+	if !user.CreatedAt.IsZero() {
+		doc["published"] = user.CreatedAt.UTC().Format(time.RFC3339)
+	}
+	if p.AvatarKey != "" {
+		doc["icon"] = Object{"type": "Image", "mediaType": mediaType(p.AvatarKey), "url": u.Image(p.AvatarKey)}
+	}
+	if p.BannerKey != "" {
+		doc["image"] = Object{"type": "Image", "mediaType": mediaType(p.BannerKey), "url": u.Image(p.BannerKey)}
+	}
+	if len(p.AlsoKnownAs) > 0 {
+		doc["alsoKnownAs"] = toAny(p.AlsoKnownAs)
+	}
+	if p.MovedTo != "" {
+		doc["movedTo"] = p.MovedTo
+	}
+	if len(p.Fields) > 0 {
+		fields := make([]any, len(p.Fields))
+		for i, f := range p.Fields {
+			fields[i] = Object{"type": "PropertyValue", "name": f.Name, "value": html.EscapeString(f.Value)}
+		}
+		doc["attachment"] = fields
+	}
+	return doc
 }
 
 // ReviewNote is a review as a Note, the shape of the original (anchor-api §4.2) with the poster

@@ -35,6 +35,7 @@ func (f *Federation) Routes() []endpoint.Route {
 		route(get, "/users/{id}/outbox", "A user's outbox: their reviews as Create activities (paged)", f.signedFetch(f.outbox), 200, 400, 401, 403, 404),
 		route(get, "/users/{id}/followers", "A user's followers (paged)", f.signedFetch(f.followCollection(true)), 200, 400, 401, 403, 404),
 		route(get, "/users/{id}/following", "Whom a user follows (paged)", f.signedFetch(f.followCollection(false)), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/featured", "A user's featured (pinned) objects: none", f.signedFetch(f.featured), 200, 400, 401, 403, 404),
 		route(get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.signedFetch(f.publishedObject), 200, 400, 401, 403, 404, 410),
 		route(get, "/reviews/{id}", "A review Note", f.signedFetch(f.review), 200, 400, 401, 403, 404),
 		route(get, "/activities/{id}", "An activity we published", f.signedFetch(f.activity), 200, 400, 401, 403, 404),
@@ -168,7 +169,23 @@ func (f *Federation) actor(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeAP(w, http.StatusOK, f.urls.ActorDocument(u, nil, pub))
+	p, err := f.fed.Profile(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	writeAP(w, http.StatusOK, f.urls.ActorDocument(u, p, pub))
+	return nil
+}
+
+// featured is a user's featured (pinned) collection, which Mastodon fetches for every actor it
+// meets: empty, since nothing is pinned.
+func (f *Federation) featured(w http.ResponseWriter, r *http.Request) error {
+	u, err := f.pathUser(r)
+	if err != nil {
+		return err
+	}
+	writeAP(w, http.StatusOK, Object{"@context": contextAS, "id": f.urls.Actor(u.ID) + "/featured",
+		"type": "OrderedCollection", "totalItems": 0, "orderedItems": []any{}})
 	return nil
 }
 

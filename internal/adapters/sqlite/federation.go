@@ -415,3 +415,17 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 	})
 	return inbox, activities, err
 }
+
+// ActorProfile reads what a local actor document shows besides the account: today the display
+// name and bio of users. The avatar, banner, aliases and fields come with the profile columns
+// (issue 14) and are read here then.
+func (s *Store) ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error) {
+	var row struct {
+		DisplayName sql.Null[string] `db:"display_name"`
+		Bio         sql.Null[string] `db:"bio"`
+	}
+	if err := s.read.GetContext(ctx, &row, `SELECT display_name, bio FROM users WHERE id = ?`, user.String()); err != nil {
+		return domain.ActorProfile{}, notFound(err, "Entity not found: user")
+	}
+	return domain.ActorProfile{DisplayName: row.DisplayName.V, Bio: row.Bio.V}, nil
+}

@@ -276,3 +276,7 @@ func (b bundle) addReview(u domain.User) domain.Review {
 	b.store.movies[r.ID] = domain.Movie{ID: domain.MovieIDFor("tt0133093"), Title: "The Matrix", ReleaseYear: 1999}
 	return r
 }
+
+func (s *store) ActorProfile(_ context.Context, id uuid.UUID) (domain.ActorProfile, error) {
+	return domain.ActorProfile{DisplayName: s.users[id].Username}, nil
+}

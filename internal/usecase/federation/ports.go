@@ -8,11 +8,13 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// Accounts reads the local users federation speaks for and what each lets federate.
+// Accounts reads the local users federation speaks for, what each lets federate, and the
+// profile their actor document shows.
 type Accounts interface {
 	UserByID(ctx context.Context, id uuid.UUID) (domain.User, error)
 	UserByUsername(ctx context.Context, username string) (domain.User, error)
 	Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error)
+	ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error)
 }
 
 // Blocks tells which instances (domain blocks) and actors (a user's blocks) are refused.

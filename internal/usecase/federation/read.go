@@ -34,6 +34,15 @@ func (s *Service) AccountByName(ctx context.Context, username string) (domain.Us
 	return s.ports.Accounts.UserByUsername(ctx, username)
 }
 
+// Profile is what a local actor's document shows besides the account; the instance actor has
+// none.
+func (s *Service) Profile(ctx context.Context, id uuid.UUID) (domain.ActorProfile, error) {
+	if id == InstanceActorID {
+		return domain.ActorProfile{DisplayName: "moviesdiary"}, nil
+	}
+	return s.ports.Accounts.ActorProfile(ctx, id)
+}
+
 // NodeStats counts the local users and local reviews NodeInfo reports.
 func (s *Service) NodeStats(ctx context.Context) (users, reviews int, err error) {
 	return s.ports.Reviews.NodeStats(ctx)
