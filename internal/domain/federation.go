@@ -18,6 +18,9 @@ type RemoteActor struct {
 	KeyID        string
 	PublicKeyPEM string
 	FetchedAt    time.Time
+	// AlsoKnownAs are the actor's aliases as its document lists them, read on a fetch and not
+	// cached (a Move is checked against a fresh fetch).
+	AlsoKnownAs []string
 }
 
 // DeliveryInbox is where activities for this actor go: its server's shared inbox if it has one,
@@ -88,4 +91,17 @@ type ActorProfile struct {
 // ProfileField is one name/value pair of a profile (a Mastodon PropertyValue).
 type ProfileField struct {
 	Name, Value string
+}
+
+// Reaction is a remote actor's Like or boost (Announce) of a local review.
+type Reaction struct {
+	ReviewID   uuid.UUID
+	Kind       string // "Like" or "Announce"
+	ActorURL   string
+	ActivityID string
+}
+
+// ReactionCounts are a review's likes and boosts.
+type ReactionCounts struct {
+	Likes, Boosts int
 }

@@ -99,6 +99,16 @@ func parseActor(o Object, keyID string) (domain.RemoteActor, error) {
 		a.Handle = "@" + name + "@" + federation.HostOf(a.URL)
 	}
 	a.DisplayName = federation.PlainText(str(o, "name"))
+	switch aka := o["alsoKnownAs"].(type) {
+	case string:
+		a.AlsoKnownAs = []string{aka}
+	case []any:
+		for _, v := range aka {
+			if s, ok := v.(string); ok {
+				a.AlsoKnownAs = append(a.AlsoKnownAs, s)
+			}
+		}
+	}
 	var key Object
 	switch keys := o["publicKey"].(type) {
 	case map[string]any:

@@ -42,6 +42,16 @@ func (u URLs) LocalUser(actorURL string) (uuid.UUID, bool) {
 	return id, err == nil
 }
 
+// LocalReview returns the local review an object id of ours names.
+func (u URLs) LocalReview(objectID string) (uuid.UUID, bool) {
+	rest, ok := strings.CutPrefix(objectID, u.Base+"/reviews/")
+	if !ok {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(rest)
+	return id, err == nil
+}
+
 // HostOf is the host of a URL, lowercased ("" for a malformed one).
 func HostOf(raw string) string {
 	u, err := url.Parse(raw)
