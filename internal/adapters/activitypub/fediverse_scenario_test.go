@@ -98,6 +98,29 @@ func TestFederatesWithTheFediverse(t *testing.T) {
 				!strings.HasPrefix(up["content"].(string), "<p>⭐⭐ ") {
 				t.Errorf("Update: %v", up)
 			}
+			// bob likes and boosts it, then takes the like back: the review counts them.
+			noteID, _ := note["id"].(string)
+			for _, act := range []map[string]any{
+				{"id": bob + "#likes/1", "type": "Like", "object": noteID},
+				{"id": bob + "/statuses/9/activity", "type": "Announce", "object": noteID,
+					"to": []string{"https://www.w3.org/ns/activitystreams#Public"}},
+				{"id": bob + "#likes/1/undo", "type": "Undo", "object": map[string]any{"id": bob + "#likes/1", "type": "Like", "actor": bob, "object": noteID}},
+			} {
+				act["@context"], act["actor"] = "https://www.w3.org/ns/activitystreams", bob
+				if status, body := r.send(http.MethodPost, a.base+"/inbox", "bob", act); status != http.StatusAccepted {
+					t.Fatalf("%s: %d %s", act["type"], status, body)
+				}
+			}
+			counts := func() (likes, shares any) {
+				_, _, doc := get(t, noteID, "application/activity+json")
+				l, _ := doc["likes"].(map[string]any)
+				sh, _ := doc["shares"].(map[string]any)
+				return l["totalItems"], sh["totalItems"]
+			}
+			eventually(t, "the boost counted, the undone like not", func() bool {
+				l, sh := counts()
+				return l == float64(0) && sh == float64(1) && a.settled()
+			})
 			a.must(204, "DELETE", "/api/v1/reviews/"+logged.Review.ID, token, nil)
 			eventually(t, "bob gets the Delete", func() bool { return len(r.postsOf("Delete")) == 1 })
 			if del, _ := r.postsOf("Delete")[0].Activity["object"].(map[string]any); del["id"] != note["id"] || del["type"] != "Tombstone" {

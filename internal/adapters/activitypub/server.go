@@ -281,8 +281,15 @@ func (f *Federation) review(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	counts, err := f.fed.Reactions(r.Context(), id)
+	if err != nil {
+		return err
+	}
 	note := f.urls.ReviewNote(rv, m)
 	note["@context"] = contextAS
+	// The likes and boosts remote servers sent us, as the collections Mastodon counts.
+	note["likes"] = Object{"type": "Collection", "totalItems": counts.Likes}
+	note["shares"] = Object{"type": "Collection", "totalItems": counts.Boosts}
 	writeAP(w, http.StatusOK, note)
 	return nil
 }

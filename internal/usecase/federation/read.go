@@ -124,6 +124,11 @@ func (s *Service) Review(ctx context.Context, id uuid.UUID) (domain.Review, doma
 	return rv, m, nil
 }
 
+// Reactions counts the likes and boosts remote actors sent of a local review.
+func (s *Service) Reactions(ctx context.Context, review uuid.UUID) (domain.ReactionCounts, error) {
+	return s.ports.Reviews.ReactionCounts(ctx, review)
+}
+
 // LatestActivity is the latest activity we published about an object (its Create, Update or
 // Delete), as sent.
 func (s *Service) LatestActivity(ctx context.Context, objectID string) ([]byte, error) {
