@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +59,7 @@ var flavors = []flavor{
 		headers: []string{"(request-target)", "host", "date", "digest"}, algorithm: "hs2019", acceptByID: true,
 		secure: true, lookupFailure: http.StatusInternalServerError},
 	{name: "akkoma", keyID: func(a string) string { return a + "#main-key" }, keyDoc: "actor",
-		headers: []string{"(request-target)", "host", "date", "digest", "content-type"}, algorithm: "rsa-sha256",
+		headers: []string{"(request-target)", "content-length", "date", "digest", "host"}, algorithm: "rsa-sha256",
 		lookupFailure: http.StatusUnauthorized},
 	{name: "misskey", keyID: func(a string) string { return a + "#main-key" }, keyDoc: "actor",
 		headers: []string{"(request-target)", "date", "host", "digest"}, algorithm: "rsa-sha256", authz: true,
@@ -373,10 +374,11 @@ func (f *fedi) send(method, target, name string, activity any) (int, []byte) {
 	headers := f.fl.headers
 	digest := httpsig.DigestSha256
 	if method == http.MethodGet {
-		headers = slices.DeleteFunc(slices.Clone(headers), func(h string) bool { return h == "digest" || h == "content-type" })
+		headers = slices.DeleteFunc(slices.Clone(headers), func(h string) bool { return h == "digest" || h == "content-type" || h == "content-length" })
 		body = nil
 	} else {
 		req.Header.Set("Content-Type", `application/activity+json`)
+		req.Header.Set("Content-Length", strconv.Itoa(len(body))) // for the signature; the transport sends req.ContentLength
 	}
 	scheme := httpsig.Signature
 	if f.fl.authz {

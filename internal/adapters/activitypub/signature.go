@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -62,6 +63,13 @@ func signingString(req *http.Request, headers []string) (string, error) {
 			v = req.Host
 			if v == "" {
 				v = req.URL.Host
+			}
+		case "content-length":
+			// net/http moves an inbound Content-Length out of the header map (Akkoma and
+			// Pleroma sign it).
+			v = req.Header.Get("Content-Length")
+			if v == "" && req.ContentLength >= 0 {
+				v = strconv.FormatInt(req.ContentLength, 10)
 			}
 		default:
 			vals := req.Header.Values(h)
