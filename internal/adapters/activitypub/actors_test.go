@@ -44,7 +44,8 @@ func TestEveryActorRoundTrips(t *testing.T) {
 
 // TestActorProfileAndFeatured: the actor shows the profile (display name, bio as HTML summary)
 // with the properties Mastodon reads (featured, discoverable, manuallyApprovesFollowers,
-// published, sharedInbox), and its featured collection is served, empty.
+// published, sharedInbox, url: the web client's user page), and its featured collection is
+// served, empty.
 func TestActorProfileAndFeatured(t *testing.T) {
 	t.Parallel()
 	a := newInstance(t, nil)
@@ -56,7 +57,7 @@ func TestActorProfileAndFeatured(t *testing.T) {
 	ep, _ := doc["endpoints"].(map[string]any)
 	if doc["name"] != "Alice <3" || doc["summary"] != "<p>Films &amp; more<br>daily</p>" || doc["featured"] != a.actor(alice)+"/featured" ||
 		doc["discoverable"] != true || doc["manuallyApprovesFollowers"] != true || doc["published"] == nil ||
-		ep["sharedInbox"] != a.base+"/inbox" || doc["type"] != "Person" {
+		ep["sharedInbox"] != a.base+"/inbox" || doc["type"] != "Person" || doc["url"] != a.base+"/app/users/"+alice.ID.String() {
 		t.Errorf("actor = %v", doc)
 	}
 	status, _, featured := get(t, a.actor(alice)+"/featured", "application/activity+json")

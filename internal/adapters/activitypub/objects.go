@@ -60,7 +60,7 @@ func (u URLs) ActorDocument(user domain.User, p domain.ActorProfile, publicKeyPE
 	if p.DisplayName != "" {
 		name = p.DisplayName
 	}
-	typ, page := "Person", actor
+	typ, page := "Person", u.Base+"/app/users/"+user.ID.String() // the web client's user page
 	if user.ID == federation.InstanceActorID {
 		typ, page = "Application", u.Base+"/"
 	}
@@ -131,7 +131,7 @@ func (u URLs) ReviewNote(r domain.Review, m domain.Movie) Object {
 	if m.ReleaseYear > 0 {
 		title += fmt.Sprintf(" (%d)", m.ReleaseYear)
 	}
-	content.WriteString("<p>" + strings.Repeat("⭐", r.Rating) + " " + movieLink(m, title) + "</p>")
+	content.WriteString("<p>" + strings.Repeat("⭐", r.Rating) + " " + u.movieLink(m, title) + "</p>")
 	if r.Comment != nil && *r.Comment != "" {
 		content.WriteString(paragraphs(*r.Comment))
 	}
@@ -177,7 +177,7 @@ func (u URLs) WatchlistNote(e domain.WatchlistEntryAdded) Object {
 	if e.ReleaseYear > 0 {
 		title += fmt.Sprintf(" (%d)", e.ReleaseYear)
 	}
-	m := domain.Movie{Title: e.MovieTitle}
+	m := domain.Movie{ID: e.MovieID, Title: e.MovieTitle}
 	if e.ExternalMetadataID != nil {
 		m.ExternalID = e.ExternalMetadataID
 	}
@@ -186,7 +186,7 @@ func (u URLs) WatchlistNote(e domain.WatchlistEntryAdded) Object {
 		"id":                 u.WatchlistEntry(e.UserID, e.MovieID),
 		"type":               "Note",
 		"attributedTo":       actor,
-		"content":            "<p>📋 " + movieLink(m, title) + " — want to watch</p><p>" + tagLinks(tags) + "</p>",
+		"content":            "<p>📋 " + u.movieLink(m, title) + " — want to watch</p><p>" + tagLinks(tags) + "</p>",
 		"published":          e.AddedAt.Time().UTC().Format(time.RFC3339),
 		"watchlistEntry":     true,
 		"movieTitle":         e.MovieTitle,
@@ -200,8 +200,8 @@ func (u URLs) WatchlistNote(e domain.WatchlistEntryAdded) Object {
 }
 
 // movieLink is text (escaped) linked to the movie's IMDb or TMDb page when its external id
-// names one, else the escaped text alone.
-func movieLink(m domain.Movie, text string) string {
+// names one, else to its page in the web client (public pages anyone can open).
+func (u URLs) movieLink(m domain.Movie, text string) string {
 	var href string
 	if m.ExternalID != nil {
 		switch ext := *m.ExternalID; {
@@ -210,6 +210,9 @@ func movieLink(m domain.Movie, text string) string {
 		case strings.HasPrefix(ext, "tmdb:"):
 			href = "https://www.themoviedb.org/movie/" + url.PathEscape(strings.TrimPrefix(ext, "tmdb:"))
 		}
+	}
+	if href == "" && m.ID != uuid.Nil {
+		href = u.Base + "/app/movies/" + m.ID.String()
 	}
 	if href == "" {
 		return html.EscapeString(text)
