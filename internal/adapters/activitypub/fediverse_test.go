@@ -83,16 +83,17 @@ type fedi struct {
 	mu             sync.Mutex
 	keys           map[string]*rsa.PrivateKey
 	posts          []post
-	lookupFailures []string // our signers it could not look up
-	badSignatures  []string // our requests whose signature failed
-	unauthorizedAt []string // its requests we answered 401
-	autoAccept     bool     // it accepts a Follow at once, as an open account does
+	lookupFailures []string        // our signers it could not look up
+	badSignatures  []string        // our requests whose signature failed
+	unauthorizedAt []string        // its requests we answered 401
+	autoAccept     bool            // it accepts a Follow at once, as an open account does
+	gone           map[string]bool // deleted users: their documents answer 410
 	answering      sync.WaitGroup
 }
 
 func newFedi(t testing.TB, fl flavor) *fedi {
 	t.Helper()
-	f := &fedi{t: t, fl: fl, keys: map[string]*rsa.PrivateKey{}, autoAccept: true}
+	f := &fedi{t: t, fl: fl, keys: map[string]*rsa.PrivateKey{}, autoAccept: true, gone: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/webfinger", f.webfinger)
 	mux.HandleFunc("GET /users/{name}", f.guardGet(f.actorDoc))
@@ -209,6 +210,13 @@ func (f *fedi) guardGet(h http.HandlerFunc) http.HandlerFunc {
 				http.Error(w, err.Error(), status)
 				return
 			}
+		}
+		f.mu.Lock()
+		gone := f.gone[r.PathValue("name")]
+		f.mu.Unlock()
+		if gone {
+			http.Error(w, "gone", http.StatusGone)
+			return
 		}
 		h(w, r)
 	}

@@ -23,6 +23,11 @@ func (f *Federation) inbox(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	signer, err := f.verify(r, body)
+	if goneActorDelete(err, body) {
+		f.log.DebugContext(r.Context(), "inbox: Delete of an unknown actor whose key is gone, acknowledged", "error", err)
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
 	if err != nil {
 		return f.refused(r, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,5 +90,36 @@ func TestSecureModeNeedsSignedGets(t *testing.T) {
 				t.Errorf("%s: signed GET of %s: %d %s", flavors[fl].name, path, status, body)
 			}
 		}
+	}
+}
+
+// TestDeleteOfAGoneActor: a deleted account's server sends its Delete to every server it knew,
+// signed with a key that went with the account. From an actor we never met it is acknowledged
+// (202, nothing stored) instead of refused, so the sender stops retrying; from an actor we know
+// (its key cached) it is verified and processed: its follows go.
+func TestDeleteOfAGoneActor(t *testing.T) {
+	t.Parallel()
+	a := newInstance(t, nil)
+	a.startWorker()
+	alice := a.user("alice")
+	r := newFedi(t, flavors[0])
+	stranger, known := r.addUser("stranger"), r.addUser("known")
+	a.acceptRemoteFollower(alice, known)
+	r.mu.Lock()
+	r.gone["stranger"], r.gone["known"] = true, true
+	r.mu.Unlock()
+	for _, actor := range []string{stranger, known} {
+		name := actor[strings.LastIndex(actor, "/")+1:]
+		del := map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": actor + "#delete", "type": "Delete",
+			"actor": actor, "object": actor, "to": []string{"https://www.w3.org/ns/activitystreams#Public"}}
+		if status, body := r.send(http.MethodPost, a.base+"/inbox", name, del); status != http.StatusAccepted {
+			t.Errorf("Delete of %s: %d %s", name, status, body)
+		}
+	}
+	eventually(t, "the known actor's follow goes", func() bool {
+		return a.settled() && a.count(`SELECT count(*) FROM follows`) == 0
+	})
+	if n := a.count(`SELECT count(*) FROM inbox_activities WHERE actor_url = ?`, stranger); n != 0 {
+		t.Errorf("the stranger's Delete was stored")
 	}
 }

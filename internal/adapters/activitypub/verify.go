@@ -23,6 +23,22 @@ const (
 	keyRefetchMinAge = 30 * time.Second
 )
 
+// errKeyUnavailable marks a signature whose key could not be resolved (the key id, or its
+// owner, could not be fetched or read), as opposed to one that does not verify.
+var errKeyUnavailable = errors.New("key unavailable")
+
+// goneActorDelete reports whether a refused request is the Delete of an actor by itself whose
+// key cannot be fetched any more: a deleted account's server sends it to every server it knew,
+// and the key went with the account. We know nothing of the actor (its key is not cached), so
+// there is nothing to delete: it is answered 202 so the sender stops retrying, and not stored.
+func goneActorDelete(err error, body []byte) bool {
+	if !errors.Is(err, errKeyUnavailable) {
+		return false
+	}
+	a, derr := decodeObject(body)
+	return derr == nil && str(a, "type") == "Delete" && str(a, "actor") != "" && str(a, "object") == str(a, "actor")
+}
+
 // refused logs why a signed request was refused and answers it with a fixed message: 403 for a
 // blocked instance, 429 for one over its rate, else 401.
 func (f *Federation) refused(r *http.Request, err error) error {
@@ -82,7 +98,7 @@ func (f *Federation) verify(r *http.Request, body []byte) (domain.RemoteActor, e
 	}
 	if !cached {
 		if actor, err = f.resolveKey(ctx, p.KeyID); err != nil {
-			return domain.RemoteActor{}, fmt.Errorf("%w: resolve key %s: %w", ErrSignature, p.KeyID, err)
+			return domain.RemoteActor{}, fmt.Errorf("%w: %w: %s: %w", ErrSignature, errKeyUnavailable, p.KeyID, err)
 		}
 	}
 	err = f.checkSignature(r, p, actor)

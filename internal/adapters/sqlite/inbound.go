@@ -106,8 +106,8 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 }
 
 // DeleteRemoteReviews deletes the remote reviews of actorURL, the one with object id apID or,
-// with apID empty, all of them (the actor was deleted), and their movies if nothing else refers
-// to them.
+// with apID empty, all of them (the actor was deleted: with its follows and its likes and
+// boosts), and their movies if nothing else refers to them.
 func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var movies []uuid.UUID
@@ -125,6 +125,9 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 		if apID == "" {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM follows WHERE (follower_kind = 'remote' AND follower_id = ?1)
 				OR (target_kind = 'remote' AND target_id = ?1)`, actorURL); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM review_reactions WHERE actor_url = ?`, actorURL); err != nil {
 				return err
 			}
 		}
