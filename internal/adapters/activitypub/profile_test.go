@@ -2,7 +2,12 @@ package activitypub_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/domain"
@@ -48,5 +53,27 @@ func TestProfileChangesFederate(t *testing.T) {
 	}
 	if f := r.failures(); len(f) != 0 {
 		t.Errorf("refusals: %q", f)
+	}
+}
+
+// TestIgnoredCollector: the dropped inbound activities are a Prometheus counter by reason.
+func TestIgnoredCollector(t *testing.T) {
+	t.Parallel()
+	a := newInstance(t, nil)
+	alice := a.user("alice")
+	r := newRemote(t)
+	eve := r.addUser("eve")
+	react := map[string]any{"id": eve + "/reacts/1", "type": "EmojiReact", "actor": eve, "object": a.actor(alice)}
+	if resp := r.signedPost(a.actor(alice)+"/inbox", "eve", react, time.Now(), nil); resp.StatusCode != 202 {
+		t.Fatalf("EmojiReact: %d", resp.StatusCode)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(a.fed.Collector())
+	want := `# HELP moviesdiary_federation_ignored_total Inbound activities acknowledged and dropped by the worker, by reason (not a review, invalid review, unhandled type, not about us, blocked instance).
+# TYPE moviesdiary_federation_ignored_total counter
+moviesdiary_federation_ignored_total{reason="unhandled type"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+		t.Error(err)
 	}
 }
