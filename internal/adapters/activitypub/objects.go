@@ -35,6 +35,15 @@ type URLs struct{ federation.URLs }
 // KeyID is the id of a local actor's public key.
 func (u URLs) KeyID(id uuid.UUID) string { return u.Actor(id) + "#main-key" }
 
+// ProfilePage is the web page of a local actor: the web client's user page, or the instance's
+// front page for the instance actor.
+func (u URLs) ProfilePage(id uuid.UUID) string {
+	if id == federation.InstanceActorID {
+		return u.Base + "/"
+	}
+	return u.Base + "/app/users/" + id.String()
+}
+
 // SharedInbox is the instance's shared inbox.
 func (u URLs) SharedInbox() string { return u.Base + "/inbox" }
 
@@ -60,9 +69,9 @@ func (u URLs) ActorDocument(user domain.User, p domain.ActorProfile, publicKeyPE
 	if p.DisplayName != "" {
 		name = p.DisplayName
 	}
-	typ, page := "Person", u.Base+"/app/users/"+user.ID.String() // the web client's user page
+	typ := "Person"
 	if user.ID == federation.InstanceActorID {
-		typ, page = "Application", u.Base+"/"
+		typ = "Application"
 	}
 	doc := Object{
 		"@context": []any{contextAS, contextSecurity, Object{
@@ -81,7 +90,7 @@ func (u URLs) ActorDocument(user domain.User, p domain.ActorProfile, publicKeyPE
 		"preferredUsername":         user.Username,
 		"name":                      name,
 		"summary":                   paragraphs(p.Bio),
-		"url":                       page,
+		"url":                       u.ProfilePage(user.ID),
 		"inbox":                     actor + "/inbox",
 		"outbox":                    actor + "/outbox",
 		"followers":                 actor + "/followers",

@@ -126,7 +126,7 @@ func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) error {
 		"aliases": []string{actor},
 		"links": []map[string]string{
 			{"rel": "self", "type": ContentType, "href": actor},
-			{"rel": "http://webfinger.net/rel/profile-page", "type": "text/html", "href": actor},
+			{"rel": "http://webfinger.net/rel/profile-page", "type": "text/html", "href": f.urls.ProfilePage(u.ID)},
 		},
 	})
 	return nil
