@@ -126,3 +126,19 @@ func readAll(t *testing.T, resp *http.Response) string {
 	b, _ := io.ReadAll(resp.Body)
 	return strings.TrimSpace(string(b))
 }
+
+// TestMalformedKeyIDIsUnauthorized: a keyId that names no host is a bad signature (401), not a
+// failure of ours.
+func TestMalformedKeyIDIsUnauthorized(t *testing.T) {
+	t.Parallel()
+	a := newInstance(t, nil)
+	bob := a.user("bob")
+	r := newRemote(t)
+	eve := r.addUser("eve")
+	resp := r.signedPost(a.actor(bob)+"/inbox", "eve", followOf(eve, a.actor(bob)), time.Now(), func(req *http.Request) {
+		req.Header.Set("Signature", replaceKeyID(req.Header.Get("Signature"), "main-key"))
+	})
+	if body := readAll(t, resp); resp.StatusCode != http.StatusUnauthorized || body != `{"error":"request signature could not be verified"}` {
+		t.Errorf("keyId without a host: %d %s, want 401", resp.StatusCode, body)
+	}
+}

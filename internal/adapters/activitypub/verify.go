@@ -40,16 +40,22 @@ func goneActorDelete(err error, body []byte) bool {
 }
 
 // refused logs why a signed request was refused and answers it with a fixed message: 403 for a
-// blocked instance, 429 for one over its rate, else 401.
+// blocked instance, 429 for one over its rate, 401 for a signature that is not verified. A
+// failure of ours (the key cache unreadable) is returned as it is, a 500 with the generic
+// message, so the sender retries: most servers drop an activity answered 4xx.
 func (f *Federation) refused(r *http.Request, err error) error {
-	f.log.WarnContext(r.Context(), "signed request refused", "error", err, "method", r.Method, "path", r.URL.Path)
 	switch {
 	case errors.Is(err, federation.ErrDomainBlocked):
+		f.log.InfoContext(r.Context(), "signed request refused: instance blocked", "error", err, "path", r.URL.Path)
 		return domain.Forbidden(msgBlocked)
 	case errors.Is(err, errRateLimited):
+		f.log.WarnContext(r.Context(), "signed request refused: rate limited", "error", err, "path", r.URL.Path)
 		return endpoint.Fail(http.StatusTooManyRequests, msgSlowDown)
+	case errors.Is(err, ErrSignature):
+		f.log.WarnContext(r.Context(), "signed request refused", "error", err, "method", r.Method, "path", r.URL.Path)
+		return domain.Errorf(domain.KindUnauthorized, msgUnverified)
 	}
-	return domain.Errorf(domain.KindUnauthorized, msgUnverified)
+	return err
 }
 
 // signatureOf reads a request's Signature header, or an Authorization: Signature value.
@@ -86,6 +92,9 @@ func (f *Federation) verify(r *http.Request, body []byte) (domain.RemoteActor, e
 		return domain.RemoteActor{}, err
 	}
 	if err := f.fed.RefuseHost(ctx, p.KeyID); err != nil {
+		if domain.IsPermanent(err) && !errors.Is(err, federation.ErrDomainBlocked) {
+			err = fmt.Errorf("%w: %w", ErrSignature, err) // a key id without a host
+		}
 		return domain.RemoteActor{}, err
 	}
 	if !f.limit.allow(limiterKey(p.KeyID)) {
