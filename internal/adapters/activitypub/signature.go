@@ -37,7 +37,7 @@ func Sign(req *http.Request, keyID string, key *rsa.PrivateKey, body []byte) err
 		req.Header.Set("Digest", Digest(body))
 		headers = append(headers, "digest")
 	}
-	signing, err := signingString(req, headers)
+	signing, err := signingString(req, headers, SignatureParams{})
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func Sign(req *http.Request, keyID string, key *rsa.PrivateKey, body []byte) err
 }
 
 // signingString builds the string a signature covers, one "name: value" line per header.
-func signingString(req *http.Request, headers []string) (string, error) {
+func signingString(req *http.Request, headers []string, p SignatureParams) (string, error) {
 	lines := make([]string, 0, len(headers))
 	for _, h := range headers {
 		var v string
@@ -64,6 +64,16 @@ func signingString(req *http.Request, headers []string) (string, error) {
 			if v == "" {
 				v = req.URL.Host
 			}
+		case "(created)", "(expires)":
+			// hs2019's pseudo-headers are the signature's own created and expires parameters.
+			n := p.Created
+			if h == "(expires)" {
+				n = p.Expires
+			}
+			if n == 0 {
+				return "", fmt.Errorf("signed %s has no parameter", h)
+			}
+			v = strconv.FormatInt(n, 10)
 		case "content-length":
 			// net/http moves an inbound Content-Length out of the header map (Akkoma and
 			// Pleroma sign it).
@@ -89,6 +99,9 @@ type SignatureParams struct {
 	Algorithm string
 	Headers   []string
 	Signature []byte
+	// Created and Expires are hs2019's created and expires parameters (Unix seconds; 0 when
+	// absent), which the (created) and (expires) pseudo-headers sign.
+	Created, Expires int64
 }
 
 // ParseSignature reads a Signature header (or an Authorization: Signature value).
@@ -108,6 +121,16 @@ func ParseSignature(header string) (SignatureParams, error) {
 			p.Algorithm = v
 		case "headers":
 			p.Headers = strings.Fields(strings.ToLower(v))
+		case "created", "expires":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return p, fmt.Errorf("signature: %s is not a number", k)
+			}
+			if strings.TrimSpace(k) == "created" {
+				p.Created = n
+			} else {
+				p.Expires = n
+			}
 		case "signature":
 			sig, err := base64.StdEncoding.DecodeString(v)
 			if err != nil {
@@ -154,7 +177,7 @@ func CheckHeaders(req *http.Request, body []byte, p SignatureParams, now time.Ti
 	default:
 		return sigFail("algorithm %q is not supported", p.Algorithm)
 	}
-	need := []string{"(request-target)", "host", "date"}
+	need := []string{"(request-target)", "host"}
 	if len(body) > 0 {
 		need = append(need, "digest")
 	}
@@ -163,12 +186,25 @@ func CheckHeaders(req *http.Request, body []byte, p SignatureParams, now time.Ti
 			return sigFail("the signature does not cover %q", h)
 		}
 	}
-	date, err := http.ParseTime(req.Header.Get("Date"))
-	if err != nil {
-		return sigFail("bad Date header")
+	// The signed time: the Date header, or hs2019's (created) (which may stand for it).
+	var signedAt time.Time
+	switch {
+	case slices.Contains(p.Headers, "date"):
+		date, err := http.ParseTime(req.Header.Get("Date"))
+		if err != nil {
+			return sigFail("bad Date header")
+		}
+		signedAt = date
+	case slices.Contains(p.Headers, "(created)") && p.Created > 0:
+		signedAt = time.Unix(p.Created, 0)
+	default:
+		return sigFail("the signature covers neither date nor (created)")
 	}
-	if d := now.Sub(date); d > skew || d < -skew {
-		return sigFail("Date is %s away from now (allowed %s)", d.Round(time.Second), skew)
+	if d := now.Sub(signedAt); d > skew || d < -skew {
+		return sigFail("the signature was made %s away from now (allowed %s)", d.Round(time.Second), skew)
+	}
+	if p.Expires > 0 && now.After(time.Unix(p.Expires, 0)) {
+		return sigFail("the signature expired")
 	}
 	if len(body) > 0 || req.Header.Get("Digest") != "" {
 		if !digestMatches(req.Header.Values("Digest"), body) {
@@ -195,7 +231,7 @@ func digestMatches(values []string, body []byte) bool {
 
 // VerifySignature checks the RSA signature itself over the headers it names.
 func VerifySignature(req *http.Request, p SignatureParams, key *rsa.PublicKey) error {
-	signing, err := signingString(req, p.Headers)
+	signing, err := signingString(req, p.Headers, p)
 	if err != nil {
 		return sigFail("%v", err)
 	}
