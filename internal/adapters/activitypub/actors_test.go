@@ -60,6 +60,13 @@ func TestActorProfileAndFeatured(t *testing.T) {
 		ep["sharedInbox"] != a.base+"/inbox" || doc["type"] != "Person" || doc["url"] != a.base+"/app/users/"+alice.ID.String() {
 		t.Errorf("actor = %v", doc)
 	}
+	review := a.base + "/reviews/" + a.logReview(alice, 4).String()
+	if status, _, _ := get(t, review, "text/html"); status != 303 {
+		t.Errorf("a review for a browser = %d, want 303 to its movie", status)
+	}
+	if status, _, note := get(t, review, "application/activity+json"); status != 200 || note["type"] != "Note" {
+		t.Errorf("a review for a server = %d %v", status, note)
+	}
 	status, _, featured := get(t, a.actor(alice)+"/featured", "application/activity+json")
 	if status != 200 || featured["type"] != "OrderedCollection" || featured["totalItems"] != float64(0) {
 		t.Errorf("featured = %d %v", status, featured)

@@ -37,7 +37,7 @@ func (f *Federation) Routes() []endpoint.Route {
 		route(get, "/users/{id}/following", "Whom a user follows (paged)", f.signedFetch(f.followCollection(false)), 200, 400, 401, 403, 404),
 		route(get, "/users/{id}/featured", "A user's featured (pinned) objects: none", f.signedFetch(f.featured), 200, 400, 401, 403, 404),
 		route(get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.signedFetch(f.publishedObject), 200, 400, 401, 403, 404, 410),
-		route(get, "/reviews/{id}", "A review Note", f.signedFetch(f.review), 200, 400, 401, 403, 404),
+		route(get, "/reviews/{id}", "A review Note (browsers are redirected to its movie in the app)", f.signedFetch(f.review), 200, 303, 400, 401, 403, 404),
 		route(get, "/activities/{id}", "An activity we published", f.signedFetch(f.activity), 200, 400, 401, 403, 404),
 	}
 }
@@ -280,6 +280,11 @@ func (f *Federation) review(w http.ResponseWriter, r *http.Request) error {
 	rv, m, err := f.fed.Review(r.Context(), id)
 	if err != nil {
 		return err
+	}
+	if !wantsAP(r) {
+		// A person following the link of a federated post lands on the movie in the web client.
+		http.Redirect(w, r, "/app/movies/"+m.ID.String(), http.StatusSeeOther)
+		return nil
 	}
 	counts, err := f.fed.Reactions(r.Context(), id)
 	if err != nil {
