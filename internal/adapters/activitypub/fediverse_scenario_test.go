@@ -54,7 +54,7 @@ func TestFederatesWithTheFediverse(t *testing.T) {
 			}
 
 			// bob follows alice; alice accepts; bob gets an Accept embedding his Follow.
-			r.autoAccept = false
+			r.accepting(false)
 			followID := bob + "/follows/" + uuid.NewString()
 			if status, body := r.send(http.MethodPost, aliceURL+"/inbox", "bob", map[string]any{
 				"@context": "https://www.w3.org/ns/activitystreams", "id": followID, "type": "Follow", "actor": bob, "object": aliceURL,
@@ -129,7 +129,7 @@ func TestFederatesWithTheFediverse(t *testing.T) {
 			}
 
 			// alice follows bob back: WebFinger, signed fetches, our Follow, bob's Accept in his form.
-			r.autoAccept = true
+			r.accepting(true)
 			a.must(200, "POST", "/api/v1/social/follow", token, map[string]string{"handle": "@bob@" + r.host()})
 			eventually(t, "alice follows bob", func() bool {
 				return slices.Contains(actorURLs(t, a.must(200, "GET", "/api/v1/social/following", token, nil)), bob)

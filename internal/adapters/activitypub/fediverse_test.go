@@ -120,6 +120,13 @@ func (f *fedi) addUser(name string) string {
 	return f.actorURL(name)
 }
 
+// accepting sets whether the remote accepts Follows of its users at once.
+func (f *fedi) accepting(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.autoAccept = on
+}
+
 func (f *fedi) actorURL(name string) string { return f.base + "/users/" + name }
 func (f *fedi) host() string                { return strings.TrimPrefix(f.base, "http://") }
 
@@ -232,9 +239,10 @@ func (f *fedi) inbox(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &a)
 	f.mu.Lock()
 	f.posts = append(f.posts, post{Inbox: r.URL.Path, Activity: a, Raw: body})
+	accept := f.autoAccept
 	f.mu.Unlock()
 	w.WriteHeader(http.StatusAccepted)
-	if a["type"] == "Follow" && f.autoAccept {
+	if a["type"] == "Follow" && accept {
 		f.answering.Add(1)
 		go func() { // a real server answers from its own queue, after the 202
 			defer f.answering.Done()

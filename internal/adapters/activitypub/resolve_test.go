@@ -24,7 +24,7 @@ func TestRotatedKeyIsFetchedAgainOnce(t *testing.T) {
 	})
 	alice := a.user("alice")
 	r := newFedi(t, flavors[0]) // Mastodon
-	r.autoAccept = false
+	r.accepting(false)
 	bob := r.addUser("bob")
 	inbox := a.actor(alice) + "/inbox"
 	if status, body := r.send(http.MethodPost, inbox, "bob", followOf(bob, a.actor(alice))); status != http.StatusAccepted {
@@ -51,7 +51,7 @@ func TestKeyOwnerMustBeOnTheKeysHost(t *testing.T) {
 	a := newInstance(t, nil)
 	alice := a.user("alice")
 	r := newFedi(t, flavors[4]) // signs with separate Key objects
-	r.autoAccept = false
+	r.accepting(false)
 	bob := r.addUser("bob")
 	keyHost := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		writeJSONDoc(w, "application/activity+json", map[string]any{"id": "http://" + req.Host + req.URL.Path, "type": "Key",
