@@ -21,10 +21,9 @@ var handled = map[string]bool{"Follow": true, "Undo": true, "Accept": true, "Rej
 // Receive is an inbox accepting an activity whose HTTP signature the adapter verified as made by
 // the actor signer: the activity must have an id and a type, be its signer's and have its id on
 // its actor's host. A type we do not handle (EmojiReact, Flag, Add...) is accepted, counted and
-// not stored; on a
-// user's inbox (recipient set) an actor the user blocked is refused. The rest is stored once by
-// its id, with the ActivityReceived event that processes it; a repeated id is accepted and not
-// stored again. Its errors carry the domain kind the client is answered with.
+// not stored; on a user's inbox (recipient set) an actor the user blocked is refused. The rest
+// is stored once by its id, with the ActivityReceived event that processes it; a repeated id is
+// accepted and not stored again. Its errors carry the domain kind the client is answered with.
 func (s *Service) Receive(ctx context.Context, signer string, recipient *uuid.UUID, in Inbound, raw []byte) error {
 	switch {
 	case in.ID == "" || in.Type == "":
