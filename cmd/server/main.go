@@ -70,6 +70,9 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	if err != nil {
 		return nil, err
 	}
+	if err := serverMetrics.Register(federation.Collector()); err != nil {
+		return nil, err
+	}
 	return app.NewAPI(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,

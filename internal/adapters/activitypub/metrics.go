@@ -3,7 +3,7 @@ package activitypub
 import "github.com/prometheus/client_golang/prometheus"
 
 var ignoredDesc = prometheus.NewDesc("moviesdiary_federation_ignored_total",
-	"Inbound activities acknowledged and dropped by the worker, by reason (not a review, invalid review, unhandled type, not about us, blocked instance).",
+	"Inbound activities acknowledged and dropped, by reason: unhandled type (at the inbox, in the server); not a review, invalid review, not about us, blocked instance (in the worker).",
 	[]string{"reason"}, nil)
 
 // ignoredCollector reads the use case's counts at each scrape.

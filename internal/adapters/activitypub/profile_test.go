@@ -69,7 +69,7 @@ func TestIgnoredCollector(t *testing.T) {
 	}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(a.fed.Collector())
-	want := `# HELP moviesdiary_federation_ignored_total Inbound activities acknowledged and dropped by the worker, by reason (not a review, invalid review, unhandled type, not about us, blocked instance).
+	want := `# HELP moviesdiary_federation_ignored_total Inbound activities acknowledged and dropped, by reason: unhandled type (at the inbox, in the server); not a review, invalid review, not about us, blocked instance (in the worker).
 # TYPE moviesdiary_federation_ignored_total counter
 moviesdiary_federation_ignored_total{reason="unhandled type"} 1
 `
