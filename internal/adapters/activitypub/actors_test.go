@@ -45,7 +45,7 @@ func TestEveryActorRoundTrips(t *testing.T) {
 // TestActorProfileAndFeatured: the actor shows the profile (display name, bio as HTML summary)
 // with the properties Mastodon reads (featured, discoverable, manuallyApprovesFollowers,
 // published, sharedInbox, url: the web client's user page), and its featured collection is
-// served, empty.
+// served, empty; an empty collection still links its (empty) first page.
 func TestActorProfileAndFeatured(t *testing.T) {
 	t.Parallel()
 	a := newInstance(t, nil)
@@ -66,6 +66,11 @@ func TestActorProfileAndFeatured(t *testing.T) {
 	}
 	if status, _, note := get(t, review, "application/activity+json"); status != 200 || note["type"] != "Note" {
 		t.Errorf("a review for a server = %d %v", status, note)
+	}
+	_, _, followers := get(t, a.actor(alice)+"/followers", "application/activity+json")
+	_, _, page := get(t, a.actor(alice)+"/followers?page=1", "application/activity+json")
+	if items, ok := page["orderedItems"].([]any); followers["first"] != a.actor(alice)+"/followers?page=1" || !ok || len(items) != 0 {
+		t.Errorf("an empty collection: %v, its first page %v", followers, page)
 	}
 	status, _, featured := get(t, a.actor(alice)+"/featured", "application/activity+json")
 	if status != 200 || featured["type"] != "OrderedCollection" || featured["totalItems"] != float64(0) {

@@ -207,15 +207,12 @@ func (f *Federation) userPage(r *http.Request) (domain.User, int, error) {
 	return u, n, nil
 }
 
-// collection writes an OrderedCollection (n == 0, with its first page) or its page n.
+// collection writes an OrderedCollection (n == 0, with its first and last pages, page 1 even
+// when it is empty, as Mastodon and GoToSocial serve theirs) or its page n.
 func collection(w http.ResponseWriter, id string, n, total int, items []any) {
 	if n == 0 {
-		doc := Object{"@context": contextAS, "id": id, "type": "OrderedCollection", "totalItems": total}
-		if total > 0 {
-			doc["first"] = id + "?page=1"
-			doc["last"] = id + "?page=" + strconv.Itoa((total+pageSize-1)/pageSize)
-		}
-		writeAP(w, http.StatusOK, doc)
+		writeAP(w, http.StatusOK, Object{"@context": contextAS, "id": id, "type": "OrderedCollection", "totalItems": total,
+			"first": id + "?page=1", "last": id + "?page=" + strconv.Itoa(max(1, (total+pageSize-1)/pageSize))})
 		return
 	}
 	doc := Object{
