@@ -19,5 +19,8 @@ func newFederation(cfg config.Config, store *sqlite.Store, log *slog.Logger) (*a
 		Client:            activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: cfg.FederationAllowPrivate}),
 		Logger:            log,
 		AllowRegistration: cfg.AllowRegistration,
+		SecureMode:        cfg.FederationSecureMode,
+		InboxRate:         cfg.FederationInboxRate,
+		InboxBurst:        cfg.FederationInboxBurst,
 	})
 }

@@ -70,6 +70,9 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	if err != nil {
 		return nil, err
 	}
+	if err := serverMetrics.Register(federation.Collector()); err != nil {
+		return nil, err
+	}
 	trusted, err := cfg.TrustedProxyPrefixes()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
@@ -11,8 +13,10 @@ import (
 )
 
 // federationHandlers turn domain events into ActivityPub activities and deliver them, and
-// process the activities the server's inboxes stored.
-func federationHandlers(_ context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
+// process the activities the server's inboxes stored; the inbound activities they drop are
+// counted in moviesdiary_federation_ignored_total.
+func federationHandlers(_ context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger,
+	register func(prometheus.Collector) error) ([]delivery.Handler, error) {
 	fed, err := activitypub.New(store, activitypub.Config{
 		BaseURL:           cfg.BaseURL,
 		Client:            activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: cfg.FederationAllowPrivate}),
@@ -20,6 +24,9 @@ func federationHandlers(_ context.Context, cfg config.Config, store *sqlite.Stor
 		AllowRegistration: cfg.AllowRegistration,
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := register(fed.Collector()); err != nil {
 		return nil, err
 	}
 	return fed.Handlers(), nil

@@ -60,7 +60,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	defer store.Close()
 
 	obs := metrics.NewWorker(store, log)
-	handlers, err := productionHandlers(ctx, cfg, store, log)
+	handlers, err := productionHandlers(ctx, cfg, store, log, obs.Register)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,8 @@ import (
 
 // newMaintenance builds the worker's periodic jobs, run every WORKER_JOB_INTERVAL under the job
 // lease (one worker at a time): stale-enrichment requests (only with TMDb, whose handlers answer
-// them), the wrap-up reaper, the done-outbox purge and the ledger pruning (30 days).
+// them), the wrap-up reaper, the done-outbox purge, the ledger pruning (30 days) and the federation pruning
+// (inbound ids after 14 days, unneeded published activities after 90).
 func newMaintenance(cfg config.Config, store *sqlite.Store, log *slog.Logger, now func() time.Time) *maintenance.Runner {
 	jc := maintenance.JobConfig{Logger: log, Now: now}
 	var jobs []maintenance.Job
@@ -23,6 +24,7 @@ func newMaintenance(cfg config.Config, store *sqlite.Store, log *slog.Logger, no
 		maintenance.NewOutboxPurger(store, jc),
 		maintenance.NewLedgerPruner(store.Ledger(), jc),
 		maintenance.NewWatchEventPurger(store, jc),
+		maintenance.NewFederationPruner(store, jc),
 	)
 	return maintenance.NewRunner(maintenance.RunnerConfig{Lease: store, Interval: cfg.JobInterval, Logger: log, Now: now}, jobs...)
 }

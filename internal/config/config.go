@@ -70,6 +70,13 @@ type Config struct {
 	// FederationAllowPrivate lets federation requests reach loopback, private and link-local
 	// addresses (tests, a private network of instances); off, the SSRF guard refuses them.
 	FederationAllowPrivate bool `envconfig:"FEDERATION_ALLOW_PRIVATE" default:"false"`
+	// FederationSecureMode requires an HTTP signature on every GET of our outboxes, collections
+	// and objects (Mastodon's authorized fetch); actors, WebFinger and NodeInfo stay public.
+	FederationSecureMode bool `envconfig:"FEDERATION_SECURE_MODE" default:"false"`
+	// FederationInboxRate and FederationInboxBurst limit the signed requests of one remote host
+	// (a token bucket: requests a second, and the burst it may send at once).
+	FederationInboxRate  float64 `envconfig:"FEDERATION_INBOX_RATE" default:"50"`
+	FederationInboxBurst int     `envconfig:"FEDERATION_INBOX_BURST" default:"500"`
 
 	Media // posters, images, enrichment (media.go)
 

@@ -37,7 +37,7 @@ func samples() []Event {
 			ExternalMetadataID: ptr("tt0133093"), AddedAt: at},
 		WatchlistEntryRemoved{UserID: id3, MovieID: id2},
 		FollowRequested{FollowerID: id1, Target: HandleIdentity("@bob@example.org")},
-		FollowAccepted{OwnerID: id1, Requester: RemoteIdentity("https://remote.example/users/bob")},
+		FollowAccepted{OwnerID: id1, Requester: RemoteIdentity("https://remote.example/users/bob"), Direction: FollowOutgoing},
 		FollowRejected{OwnerID: id1, Requester: LocalIdentity(id2)},
 		Unfollowed{FollowerID: id1, Target: LocalIdentity(id2)},
 		FollowerRemoved{OwnerID: id1, Follower: RemoteIdentity("https://remote.example/users/eve")},
@@ -67,7 +67,7 @@ var wantJSON = map[string]string{
 		`"movie_id":"22222222-2222-4222-8222-222222222222","user_id":"33333333-3333-4333-8333-333333333333",` +
 		`"rating":4,"watched_at":1700000000}}`,
 	"FollowAccepted": `{"type":"FollowAccepted","data":{"owner_id":"11111111-1111-4111-8111-111111111111",` +
-		`"requester_kind":"remote","requester_id":"https://remote.example/users/bob"}}`,
+		`"requester_kind":"remote","requester_id":"https://remote.example/users/bob","direction":"outgoing"}}`,
 	"WrapUpRequested": `{"type":"WrapUpRequested","data":{"wrapup_id":"22222222-2222-4222-8222-222222222222",` +
 		`"user_id":"11111111-1111-4111-8111-111111111111","start_date":"2025-01-01","end_date":"2025-12-31"}}`,
 	"SearchReindexRequested": `{"type":"SearchReindexRequested"}`,

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -99,35 +100,70 @@ func (e *FollowRequested) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// FollowAccepted means a follow was accepted. From the social use case Owner is the local user who
-// accepted and Requester the follower; from the federation bridge Owner is the local follower and
-// Requester the remote actor who accepted, which starts an outbox backfill.
+// Directions of a FollowAccepted: who accepted whose follow.
+const (
+	// FollowIncoming: the local owner accepted the requester's follow of them (the social use
+	// case). Federation answers a remote requester with an Accept and backfills our reviews.
+	FollowIncoming = "incoming"
+	// FollowOutgoing: the remote requester accepted the local owner's follow of it (an inbound
+	// Accept). Federation imports the remote actor's outbox; nothing is sent.
+	FollowOutgoing = "outgoing"
+)
+
+// FollowAccepted means a follow was accepted. Direction says which one: FollowIncoming (Owner
+// accepted Requester's follow of Owner) or FollowOutgoing (the remote Requester accepted Owner's
+// follow of it). The original used one event for both, so a mutual follow made the worker
+// answer an old Follow again and re-send reviews; a payload without "direction" (the original,
+// a foreign writer) is incoming, its primary meaning, and migration 0110 labelled the old rows.
 type FollowAccepted struct {
 	OwnerID   uuid.UUID
 	Requester SocialIdentity
+	Direction string
 }
 
 // EventType returns "FollowAccepted".
 func (FollowAccepted) EventType() string { return "FollowAccepted" }
 
-// Validate checks the owner id and the requester identity.
+// Outgoing reports whether the remote requester accepted the owner's follow.
+func (e FollowAccepted) Outgoing() bool { return e.Direction == FollowOutgoing }
+
+// Validate checks the owner id, the requester identity and the direction (an outgoing follow
+// was accepted by a remote actor).
 func (e FollowAccepted) Validate() error {
-	return firstErr(needID("owner_id", e.OwnerID), e.Requester.check("requester_id", false))
+	var dir error
+	switch e.Direction {
+	case "", FollowIncoming:
+	case FollowOutgoing:
+		if e.Requester.Kind != IdentityRemote {
+			dir = fmt.Errorf("direction: an outgoing follow is accepted by a remote actor, not %q", e.Requester.Kind)
+		}
+	default:
+		dir = fmt.Errorf("direction: %q is neither %q nor %q", e.Direction, FollowIncoming, FollowOutgoing)
+	}
+	return firstErr(needID("owner_id", e.OwnerID), e.Requester.check("requester_id", false), dir)
 }
 
-// MarshalJSON encodes owner_id, requester_kind and requester_id.
+// MarshalJSON encodes owner_id, requester_kind, requester_id and direction.
 func (e FollowAccepted) MarshalJSON() ([]byte, error) {
-	return json.Marshal(ownerRequesterWire{e.OwnerID, e.Requester.Kind, e.Requester.ID})
+	return json.Marshal(followAcceptedWire{ownerRequesterWire{e.OwnerID, e.Requester.Kind, e.Requester.ID}, cmp.Or(e.Direction, FollowIncoming)})
 }
 
-// UnmarshalJSON decodes owner_id, requester_kind and requester_id.
+// UnmarshalJSON decodes owner_id, requester_kind, requester_id and direction (incoming when
+// absent).
 func (e *FollowAccepted) UnmarshalJSON(b []byte) error {
-	var w ownerRequesterWire
+	var w followAcceptedWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*e = FollowAccepted{OwnerID: w.OwnerID, Requester: SocialIdentity{w.RequesterKind, w.RequesterID}}
+	*e = FollowAccepted{OwnerID: w.OwnerID, Requester: SocialIdentity{w.RequesterKind, w.RequesterID},
+		Direction: cmp.Or(w.Direction, FollowIncoming)}
 	return nil
+}
+
+// followAcceptedWire is FollowAccepted on the wire: the owner/requester pair and the direction.
+type followAcceptedWire struct {
+	ownerRequesterWire
+	Direction string `json:"direction"`
 }
 
 // FollowRejected means a local user rejected a follow request; the social use case emits it. No

@@ -18,6 +18,9 @@ type RemoteActor struct {
 	KeyID        string
 	PublicKeyPEM string
 	FetchedAt    time.Time
+	// AlsoKnownAs are the actor's aliases as its document lists them, read on a fetch and not
+	// cached (a Move is checked against a fresh fetch).
+	AlsoKnownAs []string
 }
 
 // DeliveryInbox is where activities for this actor go: its server's shared inbox if it has one,
@@ -68,4 +71,32 @@ type Relation struct {
 type Delivery struct {
 	EventID uuid.UUID
 	Event   FederationDeliveryRequested
+}
+
+// ActorProfile is what a local actor document shows besides the account: the profile a user
+// edits. Empty fields are left out of the document.
+type ActorProfile struct {
+	DisplayName string
+	Bio         string // Bio is plain text; the actor's summary renders it as HTML.
+	AvatarKey   string // AvatarKey and BannerKey are image-storage keys (or absolute URLs).
+	BannerKey   string
+	// AlsoKnownAs are the actor URLs the user says are also theirs (a Move's target must list
+	// the old actor here).
+	AlsoKnownAs []string
+	// MovedTo is the actor the account moved to, once it has.
+	MovedTo string
+	Fields  []ProfileField
+}
+
+// Reaction is a remote actor's Like or boost (Announce) of a local review.
+type Reaction struct {
+	ReviewID   uuid.UUID
+	Kind       string // "Like" or "Announce"
+	ActorURL   string
+	ActivityID string
+}
+
+// ReactionCounts are a review's likes and boosts.
+type ReactionCounts struct {
+	Likes, Boosts int
 }

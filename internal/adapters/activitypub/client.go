@@ -10,11 +10,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"syscall"
 	"time"
+
+	"code.dny.dev/ssrf"
 
 	"moviesdiary/internal/domain"
 )
@@ -39,7 +40,9 @@ type ClientConfig struct {
 
 // Client makes the outbound federation requests: WebFinger, actor and outbox fetches, inbox
 // deliveries. Its dialer checks every address it connects to, after DNS resolution and on every
-// redirect, so a hostile document cannot point us at our own network.
+// redirect, so a hostile document cannot point us at our own network: code.dny.dev/ssrf refuses
+// every prefix of the IANA special-purpose registries (loopback, private, CGNAT, benchmarking,
+// reserved, NAT64, 6to4, Teredo, ...) and every IPv6 address outside global unicast.
 type Client struct {
 	http    *http.Client
 	maxBody int64
@@ -52,17 +55,10 @@ var ErrForbiddenAddress = errors.New("address not allowed for federation")
 func NewClient(cfg ClientConfig) *Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
 	if !cfg.AllowPrivate {
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return err
-			}
-			ip, err := netip.ParseAddr(host)
-			if err != nil {
-				return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-			}
-			if forbidden(ip) {
-				return fmt.Errorf("%w: %s", ErrForbiddenAddress, ip)
+		guard := ssrf.New(ssrf.WithAnyPort())
+		dialer.Control = func(network, address string, conn syscall.RawConn) error {
+			if err := guard.Safe(network, address, conn); err != nil {
+				return fmt.Errorf("%w: %w", ErrForbiddenAddress, err)
 			}
 			return nil
 		}
@@ -89,14 +85,6 @@ func NewClient(cfg ClientConfig) *Client {
 		},
 		maxBody: cmp.Or(cfg.MaxResponse, MaxResponseDefault),
 	}
-}
-
-// forbidden reports whether ip is loopback, private, link-local, multicast or unspecified.
-func forbidden(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) // carrier-grade NAT
 }
 
 // Signer signs outbound requests as a local actor.

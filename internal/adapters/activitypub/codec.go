@@ -23,7 +23,11 @@ func (f *Federation) encode(ctx context.Context, a federation.Activity) ([]byte,
 		if err != nil {
 			return nil, err
 		}
-		doc := f.urls.ActorDocument(*o.Actor, nil, pub)
+		p, err := f.fed.Profile(ctx, o.Actor.ID)
+		if err != nil {
+			return nil, err
+		}
+		doc := f.urls.ActorDocument(*o.Actor, p, pub)
 		delete(doc, "@context")
 		object = doc
 	case o.Tombstone != "":
@@ -51,7 +55,8 @@ func (f *Federation) encode(ctx context.Context, a federation.Activity) ([]byte,
 // inboundOf reads an activity document into the use case's Inbound: its id, type, actor and
 // object, and the object as an activity and as a Note when it is embedded.
 func inboundOf(a Object) federation.Inbound {
-	in := federation.Inbound{ID: str(a, "id"), Type: str(a, "type"), Actor: str(a, "actor"), Object: str(a, "object")}
+	in := federation.Inbound{ID: str(a, "id"), Type: str(a, "type"), Actor: str(a, "actor"), Object: str(a, "object"),
+		Target: str(a, "target")}
 	if o := obj(a, "object"); o != nil {
 		in.Inner = &domain.Relation{Type: str(o, "type"), ActivityID: str(o, "id"), Actor: str(o, "actor"), Object: str(o, "object")}
 		note := noteOf(o)

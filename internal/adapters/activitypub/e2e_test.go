@@ -82,3 +82,49 @@ func actorURLs(t *testing.T, body []byte) []string {
 	}
 	return out
 }
+
+// TestMutualFollowOneAnswerEachWay: alice@A follows bob@B and bob accepts; then bob follows
+// alice and she accepts. Each instance sends exactly one Accept and backfills its user's review
+// once. The original's single FollowAccepted made B answer alice's old Follow a second time and
+// re-send bob's reviews with fresh ids when alice's Accept arrived.
+func TestMutualFollowOneAnswerEachWay(t *testing.T) {
+	t.Parallel()
+	a, b := newInstance(t, nil), newInstance(t, nil)
+	a.startWorker()
+	b.startWorker()
+	alice, aliceToken := a.register("alice")
+	bob, bobToken := b.register("bob")
+	for _, in := range []struct {
+		in    *instance
+		token string
+	}{{a, aliceToken}, {b, bobToken}} {
+		in.in.must(201, "POST", "/api/v1/reviews", in.token, map[string]any{
+			"manual_title": "Heat", "manual_release_year": 1995, "rating": 4, "watched_at": "2024-05-01"})
+	}
+	follow := func(from *instance, fromToken string, to *instance, toToken, toName, fromActor string) {
+		t.Helper()
+		from.must(200, "POST", "/api/v1/social/follow", fromToken, map[string]string{"handle": toName + "@" + to.host()})
+		eventually(t, toName+" has the request", func() bool {
+			return len(actorURLs(t, to.must(200, "GET", "/api/v1/social/followers/pending", toToken, nil))) == 1
+		})
+		to.must(200, "POST", "/api/v1/social/followers/accept", toToken, map[string]string{"actor_url": fromActor})
+		eventually(t, "the follow is accepted", func() bool {
+			return len(actorURLs(t, from.must(200, "GET", "/api/v1/social/following", fromToken, nil))) == 1
+		})
+	}
+	follow(a, aliceToken, b, bobToken, "bob", a.actor(alice))
+	follow(b, bobToken, a, aliceToken, "alice", b.actor(bob))
+	eventually(t, "both outboxes settle", func() bool { return a.settled() && b.settled() })
+	for name, in := range map[string]*instance{"A": a, "B": b} {
+		deliveries := func(typ string) int {
+			return in.count(`SELECT count(*) FROM event_queue WHERE event_type = 'FederationDeliveryRequested'
+				AND json_extract(payload, '$.data.activity_json.type') = ?`, typ)
+		}
+		if n := deliveries("Accept"); n != 1 {
+			t.Errorf("%s sent %d Accepts, want 1", name, n)
+		}
+		if n := deliveries("Create"); n != 1 {
+			t.Errorf("%s sent %d Creates, want its user's one review once (the backfill)", name, n)
+		}
+	}
+}

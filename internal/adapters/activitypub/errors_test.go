@@ -80,7 +80,7 @@ func TestFederationRoutesShareTheErrorMapping(t *testing.T) {
 		{"GET", "/users/" + uuid.NewString(), "", 404, `{"error":"Entity not found: user"}`},
 		{"GET", "/users/not-a-uuid", "", 400, `{"error":"id must be a UUID"}`},
 		{"GET", "/.well-known/webfinger", "", 400, `{"error":"resource must be acct:user@host or an actor URL"}`},
-		{"POST", "/inbox", `{"type":"Follow"}`, 401, `{"error":"http signature rejected: no Signature header"}`},
+		{"POST", "/inbox", `{"type":"Follow"}`, 401, `{"error":"request signature could not be verified"}`},
 		{"POST", "/inbox", strings.Repeat("x", activitypub.MaxInboxBody+1), 413, `{"error":"body over 1 MiB"}`},
 	} {
 		req, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))

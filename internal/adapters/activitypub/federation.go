@@ -52,6 +52,15 @@ type Config struct {
 	ActorTTL time.Duration
 	// AllowRegistration is reported by NodeInfo.
 	AllowRegistration bool
+	// SecureMode (FEDERATION_SECURE_MODE) requires a valid HTTP signature on every GET of an
+	// outbox, a collection, a review or an activity, as Mastodon's authorized fetch does. Actor
+	// documents, WebFinger and NodeInfo stay public: a remote server verifying our signature
+	// needs them.
+	SecureMode bool
+	// InboxRate and InboxBurst are the per-remote-host limit of signed requests (defaults
+	// InboxRateDefault a second, bursts of InboxBurstDefault; a negative rate turns it off).
+	InboxRate  float64
+	InboxBurst int
 }
 
 // ActorTTLDefault is how long a cached remote actor document is used.
@@ -70,6 +79,8 @@ type Federation struct {
 	skew     time.Duration
 	actorTTL time.Duration
 	openReg  bool
+	secure   bool
+	limit    *hostLimiter
 }
 
 var _ federation.Remote = (*Federation)(nil)
@@ -85,7 +96,7 @@ func New(store Store, cfg Config) (*Federation, error) {
 		keys: store, client: cfg.Client, urls: URLs{federation.URLs{Base: base}}, host: u.Host,
 		log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now,
 		skew: cmp.Or(cfg.MaxClockSkew, MaxClockSkewDefault), actorTTL: cmp.Or(cfg.ActorTTL, ActorTTLDefault),
-		openReg: cfg.AllowRegistration,
+		openReg: cfg.AllowRegistration, secure: cfg.SecureMode,
 	}
 	if f.client == nil {
 		f.client = NewClient(ClientConfig{})
@@ -93,6 +104,7 @@ func New(store Store, cfg Config) (*Federation, error) {
 	if f.now == nil {
 		f.now = time.Now
 	}
+	f.limit = newHostLimiter(cmp.Or(cfg.InboxRate, InboxRateDefault), cmp.Or(cfg.InboxBurst, InboxBurstDefault), f.now)
 	f.fed, err = federation.New(federation.Deps{
 		Accounts: store, Blocks: store, Reviews: store, Follows: store, Publications: store, Inbox: store,
 		Remote: f, Encode: f.encode,
@@ -136,9 +148,13 @@ func (f *Federation) ResolveHandle(ctx context.Context, handle string) (string, 
 	if err := f.fed.RefuseHost(ctx, wf); err != nil {
 		return "", domain.Forbidden("the instance %s is blocked", host)
 	}
+	notFound := func(why string, err error) error {
+		f.log.InfoContext(ctx, "handle not resolved", "handle", handle, "reason", why, "error", err)
+		return domain.NotFound("Entity not found: %s", handle)
+	}
 	body, err := f.client.Get(ctx, wf, "application/jrd+json, application/json", nil)
 	if err != nil {
-		return "", domain.NotFound("Entity not found: %s (%v)", handle, err)
+		return "", notFound("WebFinger failed", err)
 	}
 	var jrd struct {
 		Links []struct {
@@ -148,15 +164,15 @@ func (f *Federation) ResolveHandle(ctx context.Context, handle string) (string, 
 		} `json:"links"`
 	}
 	if err := json.Unmarshal(body, &jrd); err != nil {
-		return "", domain.NotFound("Entity not found: %s (bad WebFinger answer)", handle)
+		return "", notFound("bad WebFinger answer", err)
 	}
 	for _, l := range jrd.Links {
 		if l.Rel == "self" && (l.Type == ContentType || strings.HasPrefix(l.Type, "application/ld+json")) && l.Href != "" {
 			if _, err := f.Actor(ctx, l.Href, true); err != nil {
-				return "", domain.NotFound("Entity not found: %s (%v)", handle, err)
+				return "", notFound("actor fetch failed", err)
 			}
 			return l.Href, nil
 		}
 	}
-	return "", domain.NotFound("Entity not found: %s has no ActivityPub actor", handle)
+	return "", notFound("no ActivityPub actor in the WebFinger answer", nil)
 }

@@ -53,3 +53,7 @@ func (f *Federation) inbound(ctx context.Context, env delivery.Envelope) error {
 	}
 	return f.fed.Process(ctx, e, inboundOf(a))
 }
+
+// Ignored counts the inbound activities the worker acknowledged and dropped, by reason (a plain
+// post that is not a review, an unhandled type...): federation.Service.Ignored.
+func (f *Federation) Ignored() map[string]int64 { return f.fed.Ignored() }

@@ -47,14 +47,25 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // newInstance starts an instance; now, when set, is its federation clock.
 func newInstance(t testing.TB, now func() time.Time) *instance {
 	t.Helper()
+	return newInstanceWith(t, func(cfg *activitypub.Config) { cfg.Now = now })
+}
+
+// newInstanceWith starts an instance whose federation config configure changes (from loopback
+// allowed, a quiet log and the real clock).
+func newInstanceWith(t testing.TB, configure func(*activitypub.Config)) *instance {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	path := filepath.Join(t.TempDir(), "test.db")
 	store := sqlitetest.Open(t, path)
-	fed, err := activitypub.New(store, activitypub.Config{
+	cfg := activitypub.Config{
 		BaseURL: base, Client: activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true}),
-		Logger: quietLog(), Now: now, AllowRegistration: true,
-	})
+		Logger: quietLog(), AllowRegistration: true,
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	fed, err := activitypub.New(store, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +123,15 @@ type remote struct {
 	attempts map[string]int
 	outbox   map[string][]any // username → outbox items
 	noShared bool             // noShared: actors advertise no shared inbox
+
+	actorFetches int // GETs of actor documents
+}
+
+// fetches is how many actor documents were fetched from the remote.
+func (r *remote) fetches() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.actorFetches
 }
 
 // post is one inbox POST the remote accepted.
@@ -126,7 +146,12 @@ func newRemote(t testing.TB) *remote {
 	r := &remote{t: t, keys: map[string]*rsa.PrivateKey{}, attempts: map[string]int{}, outbox: map[string][]any{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/webfinger", r.webfinger)
-	mux.HandleFunc("GET /users/{name}", r.actorDoc)
+	mux.HandleFunc("GET /users/{name}", func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.actorFetches++
+		r.mu.Unlock()
+		r.actorDoc(w, req)
+	})
 	mux.HandleFunc("POST /users/{name}/inbox", r.inbox)
 	mux.HandleFunc("POST /inbox", r.inbox)
 	mux.HandleFunc("GET /users/{name}/outbox", r.outboxDoc)
@@ -304,7 +329,9 @@ func (r *remote) signedPost(url, name string, activity any, date time.Time, muta
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(answer)) // the answer stays readable
 	return resp
 }
 

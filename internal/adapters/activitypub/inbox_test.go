@@ -69,12 +69,12 @@ func TestInboxVerifiesSignatures(t *testing.T) {
 	if resp := r.signedPost(a.base+"/inbox", "eve", good, time.Now(), nil); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("repeated follow: status %d, want 202", resp.StatusCode)
 	}
-	like := map[string]any{"id": eve + "/likes/1", "type": "Like", "actor": eve, "object": a.actor(bob)}
-	if resp := r.signedPost(inbox, "eve", like, time.Now(), nil); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("Like: status %d, want 202", resp.StatusCode)
+	react := map[string]any{"id": eve + "/reacts/1", "type": "EmojiReact", "actor": eve, "object": a.actor(bob), "content": "🍿"}
+	if resp := r.signedPost(inbox, "eve", react, time.Now(), nil); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("EmojiReact: status %d, want 202", resp.StatusCode)
 	}
 	if n := stored(); n != 1 {
-		t.Errorf("%d activities stored, want 1 (the Follow once; a Like is not stored)", n)
+		t.Errorf("%d activities stored, want 1 (the Follow once; an EmojiReact is not stored)", n)
 	}
 	if n := a.count(`SELECT count(*) FROM event_queue WHERE event_type = 'ActivityReceived'`); n != 1 {
 		t.Errorf("%d ActivityReceived events, want 1", n)

@@ -3,6 +3,8 @@ package activitypub
 import (
 	"encoding/json"
 	"fmt"
+	"html"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -33,6 +35,15 @@ type URLs struct{ federation.URLs }
 // KeyID is the id of a local actor's public key.
 func (u URLs) KeyID(id uuid.UUID) string { return u.Actor(id) + "#main-key" }
 
+// ProfilePage is the web page of a local actor: the web client's user page, or the instance's
+// front page for the instance actor.
+func (u URLs) ProfilePage(id uuid.UUID) string {
+	if id == federation.InstanceActorID {
+		return u.Base + "/"
+	}
+	return u.Base + "/app/users/" + id.String()
+}
+
 // SharedInbox is the instance's shared inbox.
 func (u URLs) SharedInbox() string { return u.Base + "/inbox" }
 
@@ -48,49 +59,93 @@ func (u URLs) Image(key string) string {
 // since peers send many shapes (a string id or an embedded object) for the same property.
 type Object = map[string]any
 
-// ActorDocument is a local user's actor.
-func (u URLs) ActorDocument(user domain.User, displayName *string, publicKeyPEM string) Object {
+// ActorDocument is a local user's actor (the instance actor is an Application): what Mastodon,
+// GoToSocial and the rest read of a profile. The name, the bio as HTML summary, avatar and
+// banner, profile fields (PropertyValue), aliases and movedTo appear when set; the collections,
+// the shared inbox and the key always.
+func (u URLs) ActorDocument(user domain.User, p domain.ActorProfile, publicKeyPEM string) Object {
 	actor := u.Actor(user.ID)
 	name := user.Username
-	if displayName != nil && *displayName != "" {
-		name = *displayName
+	if p.DisplayName != "" {
+		name = p.DisplayName
 	}
 	typ := "Person"
 	if user.ID == federation.InstanceActorID {
 		typ = "Application"
 	}
-	return Object{
-		"@context":                  []any{contextAS, contextSecurity},
+	doc := Object{
+		"@context": []any{contextAS, contextSecurity, Object{
+			"manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
+			"toot":                      "http://joinmastodon.org/ns#",
+			"featured":                  Object{"@id": "toot:featured", "@type": "@id"},
+			"discoverable":              "toot:discoverable",
+			"alsoKnownAs":               Object{"@id": "as:alsoKnownAs", "@type": "@id"},
+			"movedTo":                   Object{"@id": "as:movedTo", "@type": "@id"},
+			"schema":                    "http://schema.org#",
+			"PropertyValue":             "schema:PropertyValue",
+			"value":                     "schema:value",
+		}},
 		"id":                        actor,
 		"type":                      typ,
 		"preferredUsername":         user.Username,
 		"name":                      name,
-		"url":                       actor,
+		"summary":                   paragraphs(p.Bio),
+		"url":                       u.ProfilePage(user.ID),
 		"inbox":                     actor + "/inbox",
 		"outbox":                    actor + "/outbox",
 		"followers":                 actor + "/followers",
 		"following":                 actor + "/following",
+		"featured":                  actor + "/featured",
 		"endpoints":                 Object{"sharedInbox": u.SharedInbox()},
 		"manuallyApprovesFollowers": true,
-		"discoverable":              true,
-		"published":                 user.CreatedAt.UTC().Format(time.RFC3339),
+		"discoverable":              typ == "Person",
 		"publicKey":                 Object{"id": u.KeyID(user.ID), "owner": actor, "publicKeyPem": publicKeyPEM},
 	}
+	if !user.CreatedAt.IsZero() {
+		doc["published"] = user.CreatedAt.UTC().Format(time.RFC3339)
+	}
+	if p.AvatarKey != "" {
+		doc["icon"] = Object{"type": "Image", "mediaType": mediaType(p.AvatarKey), "url": u.Image(p.AvatarKey)}
+	}
+	if p.BannerKey != "" {
+		doc["image"] = Object{"type": "Image", "mediaType": mediaType(p.BannerKey), "url": u.Image(p.BannerKey)}
+	}
+	if len(p.AlsoKnownAs) > 0 {
+		doc["alsoKnownAs"] = toAny(p.AlsoKnownAs)
+	}
+	if p.MovedTo != "" {
+		doc["movedTo"] = p.MovedTo
+	}
+	if len(p.Fields) > 0 {
+		fields := make([]any, len(p.Fields))
+		for i, f := range p.Fields {
+			fields[i] = Object{"type": "PropertyValue", "name": f.Name, "value": html.EscapeString(f.Value)}
+		}
+		doc["attachment"] = fields
+	}
+	return doc
 }
 
-// ReviewNote is a review as a Note, the shape of the original (anchor-api §4.2) with plain-text
-// content, the poster as an Image attachment of its real media type, and two hashtags.
+// ReviewNote is a review as a Note, the shape of the original (anchor-api §4.2) with the poster
+// as an Image attachment of its real media type and two hashtags. Its content is HTML, as AS2
+// says and Mastodon and GoToSocial render it: the rating and the movie (linked to its IMDb or
+// TMDb page), the comment in paragraphs, the watch date and the hashtags as links, every text
+// escaped. The plain fields (movieTitle, rating, comment...) are our review extension, which
+// another moviesdiary reads instead of the HTML.
 func (u URLs) ReviewNote(r domain.Review, m domain.Movie) Object {
 	actor := u.Actor(r.UserID)
+	tags := u.hashtags(m.Title)
 	var content strings.Builder
-	content.WriteString(strings.Repeat("⭐", r.Rating) + " " + m.Title)
+	title := m.Title
 	if m.ReleaseYear > 0 {
-		fmt.Fprintf(&content, " (%d)", m.ReleaseYear)
+		title += fmt.Sprintf(" (%d)", m.ReleaseYear)
 	}
+	content.WriteString("<p>" + strings.Repeat("⭐", r.Rating) + " " + u.movieLink(m, title) + "</p>")
 	if r.Comment != nil && *r.Comment != "" {
-		content.WriteString("\n" + *r.Comment)
+		content.WriteString(paragraphs(*r.Comment))
 	}
-	content.WriteString("\nWatched: " + r.WatchedAt.Format("Jan 2, 2006"))
+	content.WriteString("<p>Watched: " + r.WatchedAt.Format("Jan 2, 2006") + "</p>")
+	content.WriteString("<p>" + tagLinks(tags) + "</p>")
 	note := Object{
 		"id":                 u.Review(r.ID),
 		"type":               "Note",
@@ -105,7 +160,8 @@ func (u URLs) ReviewNote(r domain.Review, m domain.Movie) Object {
 		"comment":            r.Comment,
 		"watchedAt":          r.WatchedAt.UTC().Format(time.RFC3339),
 		"review":             true,
-		"tag":                u.hashtags(m.Title),
+		"tag":                tags,
+		"sensitive":          false,
 		"to":                 []any{Public},
 		"cc":                 []any{actor + "/followers"},
 	}
@@ -123,27 +179,83 @@ func (u URLs) ReviewNote(r domain.Review, m domain.Movie) Object {
 	return note
 }
 
-// WatchlistNote is a watchlist entry as a Note.
+// WatchlistNote is a watchlist entry as a Note, its content HTML like a review's.
 func (u URLs) WatchlistNote(e domain.WatchlistEntryAdded) Object {
 	actor := u.Actor(e.UserID)
-	content := "📋 " + e.MovieTitle
+	title := e.MovieTitle
 	if e.ReleaseYear > 0 {
-		content += fmt.Sprintf(" (%d)", e.ReleaseYear)
+		title += fmt.Sprintf(" (%d)", e.ReleaseYear)
 	}
+	m := domain.Movie{ID: e.MovieID, Title: e.MovieTitle}
+	if e.ExternalMetadataID != nil {
+		m.ExternalID = e.ExternalMetadataID
+	}
+	tags := u.hashtags(e.MovieTitle)
 	return Object{
 		"id":                 u.WatchlistEntry(e.UserID, e.MovieID),
 		"type":               "Note",
 		"attributedTo":       actor,
-		"content":            content + " — want to watch",
+		"content":            "<p>📋 " + u.movieLink(m, title) + " — want to watch</p><p>" + tagLinks(tags) + "</p>",
 		"published":          e.AddedAt.Time().UTC().Format(time.RFC3339),
 		"watchlistEntry":     true,
 		"movieTitle":         e.MovieTitle,
 		"releaseYear":        e.ReleaseYear,
 		"externalMetadataId": e.ExternalMetadataID,
-		"tag":                u.hashtags(e.MovieTitle),
+		"tag":                tags,
+		"sensitive":          false,
 		"to":                 []any{Public},
 		"cc":                 []any{actor + "/followers"},
 	}
+}
+
+// movieLink is text (escaped) linked to the movie's IMDb or TMDb page when its external id
+// names one, else to its page in the web client (public pages anyone can open).
+func (u URLs) movieLink(m domain.Movie, text string) string {
+	var href string
+	if m.ExternalID != nil {
+		switch ext := *m.ExternalID; {
+		case strings.HasPrefix(ext, "tt"):
+			href = "https://www.imdb.com/title/" + url.PathEscape(ext) + "/"
+		case strings.HasPrefix(ext, "tmdb:"):
+			href = "https://www.themoviedb.org/movie/" + url.PathEscape(strings.TrimPrefix(ext, "tmdb:"))
+		}
+	}
+	if href == "" && m.ID != uuid.Nil {
+		href = u.Base + "/app/movies/" + m.ID.String()
+	}
+	if href == "" {
+		return html.EscapeString(text)
+	}
+	return `<a href="` + html.EscapeString(href) + `" rel="nofollow noopener" target="_blank">` + html.EscapeString(text) + "</a>"
+}
+
+// paragraphs renders plain text as HTML: a paragraph per blank-line-separated block, a <br> per
+// line break inside one, every character escaped.
+func paragraphs(text string) string {
+	var b strings.Builder
+	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		if para = strings.TrimSpace(para); para == "" {
+			continue
+		}
+		lines := strings.Split(para, "\n")
+		for i, l := range lines {
+			lines[i] = html.EscapeString(l)
+		}
+		b.WriteString("<p>" + strings.Join(lines, "<br>") + "</p>")
+	}
+	return b.String()
+}
+
+// tagLinks renders Hashtag tag objects as Mastodon renders hashtags: links with rel="tag".
+func tagLinks(tags []any) string {
+	links := make([]string, 0, len(tags))
+	for _, t := range tags {
+		o := t.(Object)
+		name := strings.TrimPrefix(o["name"].(string), "#")
+		links = append(links, `<a href="`+html.EscapeString(o["href"].(string))+`" class="mention hashtag" rel="tag">#<span>`+
+			html.EscapeString(name)+"</span></a>")
+	}
+	return strings.Join(links, " ")
 }
 
 // hashtags are #MoviesDiary and the title with every non-alphanumeric character removed.

@@ -54,7 +54,7 @@ func TestFanOutOneDeliveryPerInbox(t *testing.T) {
 	note, _ := create["object"].(map[string]any)
 	if note["type"] != "Note" || note["review"] != true || note["rating"] != float64(4) || note["movieTitle"] != "The Matrix" ||
 		note["externalMetadataId"] != "tt0133093" || note["comment"] != "mind-bending" ||
-		!strings.HasPrefix(note["content"].(string), "⭐⭐⭐⭐ The Matrix (1999)\nmind-bending\nWatched: Mar 1, 2024") {
+		!strings.HasPrefix(note["content"].(string), `<p>⭐⭐⭐⭐ <a href="https://www.imdb.com/title/tt0133093/" rel="nofollow noopener" target="_blank">The Matrix (1999)</a></p><p>mind-bending</p><p>Watched: Mar 1, 2024</p>`) {
 		t.Errorf("Note = %v", note)
 	}
 	for _, inbox := range []string{shared.base + "/inbox", single.base + "/users/dave/inbox"} {

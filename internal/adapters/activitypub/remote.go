@@ -13,6 +13,9 @@ import (
 
 // The use case's Remote: other servers, reached through the signed, SSRF-guarded client.
 
+// acceptAP is the Accept header of our document fetches.
+const acceptAP = ContentType + `, application/ld+json; profile="https://www.w3.org/ns/activitystreams"`
+
 // Actor returns a remote actor, from the cache while fresh, else fetched (signed by the instance
 // actor) and cached. refresh forces a fetch (a signature that fails with a cached key may be
 // a rotated key).
@@ -20,38 +23,53 @@ func (f *Federation) Actor(ctx context.Context, actorURL string, refresh bool) (
 	if err := f.fed.RefuseHost(ctx, actorURL); err != nil {
 		return domain.RemoteActor{}, err
 	}
-	var stale *domain.RemoteActor
 	if !refresh {
 		a, err := f.keys.RemoteActor(ctx, actorURL)
 		if err == nil && f.now().Sub(a.FetchedAt) < f.actorTTL {
 			return a, nil
 		}
-		if err == nil {
-			stale = &a
-		} else if !errors.Is(err, domain.ErrNotFound) {
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return domain.RemoteActor{}, err
 		}
+		if err == nil {
+			fresh, ferr := f.fetchActor(ctx, actorURL, "")
+			if ferr != nil && !domain.IsPermanent(ferr) {
+				// The server is unreachable for now: its last known inbox beats no delivery.
+				f.log.WarnContext(ctx, "remote actor refresh failed; using the cached document", "actor", actorURL, "error", ferr)
+				return a, nil
+			}
+			return fresh, ferr
+		}
 	}
-	signer, err := f.signer(ctx, federation.InstanceActorID)
+	return f.fetchActor(ctx, actorURL, "")
+}
+
+// fetchActor fetches an actor document (a signed GET by the instance actor), reads it with the
+// key keyID when it has several ("" for its first) and caches it.
+func (f *Federation) fetchActor(ctx context.Context, actorURL, keyID string) (domain.RemoteActor, error) {
+	if err := f.fed.RefuseHost(ctx, actorURL); err != nil {
+		return domain.RemoteActor{}, err
+	}
+	body, err := f.signedGet(ctx, actorURL)
 	if err != nil {
 		return domain.RemoteActor{}, err
 	}
-	body, err := f.client.Get(ctx, actorURL, ContentType+`, application/ld+json; profile="https://www.w3.org/ns/activitystreams"`, signer)
-	if err != nil && stale != nil && !domain.IsPermanent(err) {
-		// The server is unreachable for now: its last known inbox beats no delivery.
-		f.log.WarnContext(ctx, "remote actor refresh failed; using the cached document", "actor", actorURL, "error", err)
-		return *stale, nil
-	}
+	doc, err := decodeObject(body)
 	if err != nil {
-		return domain.RemoteActor{}, err
+		return domain.RemoteActor{}, domain.Permanent(fmt.Errorf("actor %s: %w", actorURL, err))
 	}
-	a, err := parseActor(body)
+	a, err := parseActor(doc, keyID)
 	if err != nil {
 		return domain.RemoteActor{}, domain.Permanent(fmt.Errorf("actor %s: %w", actorURL, err))
 	}
 	if a.URL != actorURL {
 		return domain.RemoteActor{}, domain.Permanent(fmt.Errorf("actor %s: document id is %s", actorURL, a.URL))
 	}
+	return f.saveActor(ctx, a)
+}
+
+// saveActor caches a fetched actor, stamped now.
+func (f *Federation) saveActor(ctx context.Context, a domain.RemoteActor) (domain.RemoteActor, error) {
 	a.FetchedAt = f.now()
 	if err := f.keys.SaveRemoteActor(ctx, a); err != nil {
 		return domain.RemoteActor{}, err
@@ -59,13 +77,20 @@ func (f *Federation) Actor(ctx context.Context, actorURL string, refresh bool) (
 	return a, nil
 }
 
-// parseActor reads an actor document: its id, inboxes, outbox and public key, which must be
-// owned by the actor and on the actor's host.
-func parseActor(body []byte) (domain.RemoteActor, error) {
-	o, err := decodeObject(body)
+// signedGet fetches an ActivityPub document signed by the instance actor: servers in secure
+// mode (authorized fetch) refuse unsigned GETs of actors, keys and collections.
+func (f *Federation) signedGet(ctx context.Context, url string) ([]byte, error) {
+	signer, err := f.signer(ctx, federation.InstanceActorID)
 	if err != nil {
-		return domain.RemoteActor{}, err
+		return nil, err
 	}
+	return f.client.Get(ctx, url, acceptAP, signer)
+}
+
+// parseActor reads an actor document: its id, inboxes, outbox and public key (the one with id
+// keyID when it lists several, else the first), which must be owned by the actor, and every URL
+// on the actor's host.
+func parseActor(o Object, keyID string) (domain.RemoteActor, error) {
 	a := domain.RemoteActor{URL: str(o, "id"), Inbox: str(o, "inbox"), Outbox: str(o, "outbox")}
 	if ep := obj(o, "endpoints"); ep != nil {
 		a.SharedInbox = str(ep, "sharedInbox")
@@ -73,11 +98,26 @@ func parseActor(body []byte) (domain.RemoteActor, error) {
 	if name := str(o, "preferredUsername"); name != "" {
 		a.Handle = "@" + name + "@" + federation.HostOf(a.URL)
 	}
-	a.DisplayName = str(o, "name")
-	key := obj(o, "publicKey")
-	if key == nil {
-		if keys, ok := o["publicKey"].([]any); ok && len(keys) > 0 {
-			key, _ = keys[0].(map[string]any)
+	a.DisplayName = federation.PlainText(str(o, "name"))
+	switch aka := o["alsoKnownAs"].(type) {
+	case string:
+		a.AlsoKnownAs = []string{aka}
+	case []any:
+		for _, v := range aka {
+			if s, ok := v.(string); ok {
+				a.AlsoKnownAs = append(a.AlsoKnownAs, s)
+			}
+		}
+	}
+	var key Object
+	switch keys := o["publicKey"].(type) {
+	case map[string]any:
+		key = keys
+	case []any:
+		for _, k := range keys {
+			if k, _ := k.(map[string]any); k != nil && (key == nil || str(k, "id") == keyID) {
+				key = k
+			}
 		}
 	}
 	if a.URL == "" || a.Inbox == "" || key == nil {
@@ -115,7 +155,7 @@ func (f *Federation) OutboxPage(ctx context.Context, pageURL string, signer uuid
 	if err != nil {
 		return federation.OutboxPage{}, err
 	}
-	body, err := f.client.Get(ctx, pageURL, ContentType, s)
+	body, err := f.client.Get(ctx, pageURL, acceptAP, s)
 	if err != nil {
 		return federation.OutboxPage{}, err
 	}

@@ -32,18 +32,35 @@ func (f *Federation) Routes() []endpoint.Route {
 		route(post, "/inbox", "Shared inbox: a signed activity, processed asynchronously", f.inbox, 202, 400, 401, 403, 413),
 		route(post, "/users/{id}/inbox", "A user's inbox: a signed activity, processed asynchronously", f.inbox, 202,
 			400, 401, 403, 404, 413),
-		route(get, "/users/{id}/outbox", "A user's outbox: their reviews as Create activities (paged)", f.outbox, 200, 400, 404),
-		route(get, "/users/{id}/followers", "A user's followers (paged)", f.followCollection(true), 200, 400, 404),
-		route(get, "/users/{id}/following", "Whom a user follows (paged)", f.followCollection(false), 200, 400, 404),
-		route(get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.publishedObject, 200, 400, 404, 410),
-		route(get, "/reviews/{id}", "A review Note", f.review, 200, 400, 404),
-		route(get, "/activities/{id}", "An activity we published", f.activity, 200, 400, 404),
+		route(get, "/users/{id}/outbox", "A user's outbox: their reviews as Create activities (paged)", f.signedFetch(f.outbox), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/followers", "A user's followers (paged)", f.signedFetch(f.followCollection(true)), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/following", "Whom a user follows (paged)", f.signedFetch(f.followCollection(false)), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/featured", "A user's featured (pinned) objects: none", f.signedFetch(f.featured), 200, 400, 401, 403, 404),
+		route(get, "/users/{id}/watchlist/{movie_id}", "A watchlist entry Note", f.signedFetch(f.publishedObject), 200, 400, 401, 403, 404, 410),
+		route(get, "/reviews/{id}", "A review Note (browsers are redirected to its movie in the app)", f.signedFetch(f.review), 200, 303, 400, 401, 403, 404),
+		route(get, "/activities/{id}", "An activity we published", f.signedFetch(f.activity), 200, 400, 401, 403, 404),
 	}
 }
 
 // route is one federation route; errs are its documented failure statuses besides 500.
 func route(method, pattern, summary string, h endpoint.Func, status int, errs ...int) endpoint.Route {
 	return endpoint.Route{Method: method, Pattern: pattern, Summary: summary, Handle: h, Status: status, Errors: errs}
+}
+
+// signedFetch guards a GET of our collections and objects: in secure mode (authorized fetch) it
+// needs a valid HTTP signature of a remote actor, checked as an inbox checks one (a blocked
+// instance is 403). Otherwise a signature is accepted and not needed: public objects are
+// public.
+func (f *Federation) signedFetch(h endpoint.Func) endpoint.Func {
+	if !f.secure {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := f.verify(r, nil); err != nil {
+			return f.refused(r, err)
+		}
+		return h(w, r)
+	}
 }
 
 // writeAP writes an ActivityPub document.
@@ -109,7 +126,7 @@ func (f *Federation) webFinger(w http.ResponseWriter, r *http.Request) error {
 		"aliases": []string{actor},
 		"links": []map[string]string{
 			{"rel": "self", "type": ContentType, "href": actor},
-			{"rel": "http://webfinger.net/rel/profile-page", "type": "text/html", "href": actor},
+			{"rel": "http://webfinger.net/rel/profile-page", "type": "text/html", "href": f.urls.ProfilePage(u.ID)},
 		},
 	})
 	return nil
@@ -152,7 +169,23 @@ func (f *Federation) actor(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeAP(w, http.StatusOK, f.urls.ActorDocument(u, nil, pub))
+	p, err := f.fed.Profile(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	writeAP(w, http.StatusOK, f.urls.ActorDocument(u, p, pub))
+	return nil
+}
+
+// featured is a user's featured (pinned) collection, which Mastodon fetches for every actor it
+// meets: empty, since nothing is pinned.
+func (f *Federation) featured(w http.ResponseWriter, r *http.Request) error {
+	u, err := f.pathUser(r)
+	if err != nil {
+		return err
+	}
+	writeAP(w, http.StatusOK, Object{"@context": contextAS, "id": f.urls.Actor(u.ID) + "/featured",
+		"type": "OrderedCollection", "totalItems": 0, "orderedItems": []any{}})
 	return nil
 }
 
@@ -174,15 +207,12 @@ func (f *Federation) userPage(r *http.Request) (domain.User, int, error) {
 	return u, n, nil
 }
 
-// collection writes an OrderedCollection (n == 0, with its first page) or its page n.
+// collection writes an OrderedCollection (n == 0, with its first and last pages, page 1 even
+// when it is empty, as Mastodon and GoToSocial serve theirs) or its page n.
 func collection(w http.ResponseWriter, id string, n, total int, items []any) {
 	if n == 0 {
-		doc := Object{"@context": contextAS, "id": id, "type": "OrderedCollection", "totalItems": total}
-		if total > 0 {
-			doc["first"] = id + "?page=1"
-			doc["last"] = id + "?page=" + strconv.Itoa((total+pageSize-1)/pageSize)
-		}
-		writeAP(w, http.StatusOK, doc)
+		writeAP(w, http.StatusOK, Object{"@context": contextAS, "id": id, "type": "OrderedCollection", "totalItems": total,
+			"first": id + "?page=1", "last": id + "?page=" + strconv.Itoa(max(1, (total+pageSize-1)/pageSize))})
 		return
 	}
 	doc := Object{
@@ -248,8 +278,20 @@ func (f *Federation) review(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if !wantsAP(r) {
+		// A person following the link of a federated post lands on the movie in the web client.
+		http.Redirect(w, r, "/app/movies/"+m.ID.String(), http.StatusSeeOther)
+		return nil
+	}
+	counts, err := f.fed.Reactions(r.Context(), id)
+	if err != nil {
+		return err
+	}
 	note := f.urls.ReviewNote(rv, m)
 	note["@context"] = contextAS
+	// The likes and boosts remote servers sent us, as the collections Mastodon counts.
+	note["likes"] = Object{"type": "Collection", "totalItems": counts.Likes}
+	note["shares"] = Object{"type": "Collection", "totalItems": counts.Boosts}
 	writeAP(w, http.StatusOK, note)
 	return nil
 }

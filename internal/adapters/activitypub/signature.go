@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,7 +37,7 @@ func Sign(req *http.Request, keyID string, key *rsa.PrivateKey, body []byte) err
 		req.Header.Set("Digest", Digest(body))
 		headers = append(headers, "digest")
 	}
-	signing, err := signingString(req, headers)
+	signing, err := signingString(req, headers, SignatureParams{})
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func Sign(req *http.Request, keyID string, key *rsa.PrivateKey, body []byte) err
 }
 
 // signingString builds the string a signature covers, one "name: value" line per header.
-func signingString(req *http.Request, headers []string) (string, error) {
+func signingString(req *http.Request, headers []string, p SignatureParams) (string, error) {
 	lines := make([]string, 0, len(headers))
 	for _, h := range headers {
 		var v string
@@ -62,6 +63,23 @@ func signingString(req *http.Request, headers []string) (string, error) {
 			v = req.Host
 			if v == "" {
 				v = req.URL.Host
+			}
+		case "(created)", "(expires)":
+			// hs2019's pseudo-headers are the signature's own created and expires parameters.
+			n := p.Created
+			if h == "(expires)" {
+				n = p.Expires
+			}
+			if n == 0 {
+				return "", fmt.Errorf("signed %s has no parameter", h)
+			}
+			v = strconv.FormatInt(n, 10)
+		case "content-length":
+			// net/http moves an inbound Content-Length out of the header map (Akkoma and
+			// Pleroma sign it).
+			v = req.Header.Get("Content-Length")
+			if v == "" && req.ContentLength >= 0 {
+				v = strconv.FormatInt(req.ContentLength, 10)
 			}
 		default:
 			vals := req.Header.Values(h)
@@ -81,6 +99,9 @@ type SignatureParams struct {
 	Algorithm string
 	Headers   []string
 	Signature []byte
+	// Created and Expires are hs2019's created and expires parameters (Unix seconds; 0 when
+	// absent), which the (created) and (expires) pseudo-headers sign.
+	Created, Expires int64
 }
 
 // ParseSignature reads a Signature header (or an Authorization: Signature value).
@@ -100,6 +121,16 @@ func ParseSignature(header string) (SignatureParams, error) {
 			p.Algorithm = v
 		case "headers":
 			p.Headers = strings.Fields(strings.ToLower(v))
+		case "created", "expires":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return p, fmt.Errorf("signature: %s is not a number", k)
+			}
+			if strings.TrimSpace(k) == "created" {
+				p.Created = n
+			} else {
+				p.Expires = n
+			}
 		case "signature":
 			sig, err := base64.StdEncoding.DecodeString(v)
 			if err != nil {
@@ -136,47 +167,90 @@ func splitParams(s string) []string {
 // ErrSignature is the cause of every rejected signature; the inbox answers 401.
 var ErrSignature = errors.New("http signature rejected")
 
-// VerifyRequest checks an inbound request's signature against key: the algorithm, that the
-// signature covers (request-target), host, date and (with a body) digest, that the Digest
-// header matches body, that Date is within skew of now, and the RSA signature itself. Every
-// failure wraps ErrSignature.
-func VerifyRequest(req *http.Request, body []byte, p SignatureParams, key *rsa.PublicKey, now time.Time, skew time.Duration) error {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrSignature, fmt.Sprintf(format, args...))
-	}
+// CheckHeaders checks what a signed request carries before any key is looked up, so a request
+// that would fail anyway never makes us fetch a URL of its sender's choosing: the algorithm,
+// that the signature covers (request-target), host, date and (with a body) digest, that Date is
+// within skew of now and that the Digest header matches body. Every failure wraps ErrSignature.
+func CheckHeaders(req *http.Request, body []byte, p SignatureParams, now time.Time, skew time.Duration) error {
 	switch strings.ToLower(p.Algorithm) {
 	case "", "rsa-sha256", "hs2019":
 	default:
-		return fail("algorithm %q is not supported", p.Algorithm)
+		return sigFail("algorithm %q is not supported", p.Algorithm)
 	}
-	need := []string{"(request-target)", "host", "date"}
+	need := []string{"(request-target)", "host"}
 	if len(body) > 0 {
 		need = append(need, "digest")
 	}
 	for _, h := range need {
 		if !slices.Contains(p.Headers, h) {
-			return fail("the signature does not cover %q", h)
+			return sigFail("the signature does not cover %q", h)
 		}
 	}
-	date, err := http.ParseTime(req.Header.Get("Date"))
-	if err != nil {
-		return fail("bad Date header")
+	// The signed time: the Date header, or hs2019's (created) (which may stand for it).
+	var signedAt time.Time
+	switch {
+	case slices.Contains(p.Headers, "date"):
+		date, err := http.ParseTime(req.Header.Get("Date"))
+		if err != nil {
+			return sigFail("bad Date header")
+		}
+		signedAt = date
+	case slices.Contains(p.Headers, "(created)") && p.Created > 0:
+		signedAt = time.Unix(p.Created, 0)
+	default:
+		return sigFail("the signature covers neither date nor (created)")
 	}
-	if d := now.Sub(date); d > skew || d < -skew {
-		return fail("Date is %s away from now (allowed %s)", d.Round(time.Second), skew)
+	if d := now.Sub(signedAt); d > skew || d < -skew {
+		return sigFail("the signature was made %s away from now (allowed %s)", d.Round(time.Second), skew)
+	}
+	if p.Expires > 0 && now.After(time.Unix(p.Expires, 0)) {
+		return sigFail("the signature expired")
 	}
 	if len(body) > 0 || req.Header.Get("Digest") != "" {
-		if subtle.ConstantTimeCompare([]byte(req.Header.Get("Digest")), []byte(Digest(body))) != 1 {
-			return fail("Digest does not match the body")
+		if !digestMatches(req.Header.Values("Digest"), body) {
+			return sigFail("Digest does not match the body")
 		}
 	}
-	signing, err := signingString(req, p.Headers)
+	return nil
+}
+
+// digestMatches reports whether one of the Digest header's SHA-256 values is body's (the
+// algorithm name is case-insensitive; other algorithms are ignored).
+func digestMatches(values []string, body []byte) bool {
+	want := Digest(body)[len("SHA-256="):]
+	for _, v := range values {
+		for _, d := range strings.Split(v, ",") {
+			alg, sum, ok := strings.Cut(strings.TrimSpace(d), "=")
+			if ok && strings.EqualFold(alg, "SHA-256") && subtle.ConstantTimeCompare([]byte(sum), []byte(want)) == 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// VerifySignature checks the RSA signature itself over the headers it names.
+func VerifySignature(req *http.Request, p SignatureParams, key *rsa.PublicKey) error {
+	signing, err := signingString(req, p.Headers, p)
 	if err != nil {
-		return fail("%v", err)
+		return sigFail("%v", err)
 	}
 	sum := sha256.Sum256([]byte(signing))
 	if err := rsa.VerifyPKCS1v15(key, crypto.SHA256, sum[:], p.Signature); err != nil {
-		return fail("bad signature")
+		return sigFail("bad signature")
 	}
 	return nil
+}
+
+// VerifyRequest is CheckHeaders and VerifySignature: an inbound request's signature checked
+// against key.
+func VerifyRequest(req *http.Request, body []byte, p SignatureParams, key *rsa.PublicKey, now time.Time, skew time.Duration) error {
+	if err := CheckHeaders(req, body, p, now, skew); err != nil {
+		return err
+	}
+	return VerifySignature(req, p, key)
+}
+
+func sigFail(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrSignature, fmt.Sprintf(format, args...))
 }

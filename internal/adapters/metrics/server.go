@@ -42,5 +42,9 @@ func (s *Server) ObserveRequest(route, method string, status int, took time.Dura
 	s.duration.WithLabelValues(route, method).Observe(took.Seconds())
 }
 
+// Register adds an area's own metrics (federation's dropped activities) to the server's
+// registry.
+func (s *Server) Register(c prometheus.Collector) error { return s.reg.Register(c) }
+
 // Handler serves the metrics in the Prometheus text format.
 func (s *Server) Handler() http.Handler { return promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}) }

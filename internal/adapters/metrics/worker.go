@@ -66,6 +66,10 @@ func NewWorker(q Queue, log *slog.Logger) *Worker {
 	return w
 }
 
+// Register adds a handler area's own metrics (federation's dropped activities) to the worker's
+// registry.
+func (w *Worker) Register(c prometheus.Collector) error { return w.reg.Register(c) }
+
 // Handlers creates every handler's series at zero, so dashboards and alerts see them before the
 // first delivery.
 func (w *Worker) Handlers(names ...string) {

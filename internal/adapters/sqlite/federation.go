@@ -382,3 +382,52 @@ type identityRow struct {
 }
 
 func (r identityRow) identity() domain.SocialIdentity { return domain.SocialIdentity(r) }
+
+// PruneFederation deletes what federation no longer needs: the ids of inbound activities
+// received before now-inboxKeep (the dedup window: a sender's retry of an activity older than
+// that is processed again, which every inbound branch survives), and the published activities
+// older than now-activityKeep that nothing dereferences any more: an Update superseded by a
+// later activity of its object, the Create and Update of an object since deleted, and Accept,
+// Reject and Undo, whose only use was their delivery. An object's latest activity (which
+// serves it, or its Tombstone), the Creates of live objects (the ids in our outboxes) and every
+// Follow and Block (which answers and undos name) are kept.
+func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, activityKeep time.Duration) (inbox, activities int64, err error) {
+	err = s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < ?`, millis(now.Add(-inboxKeep)))
+		if err != nil {
+			return fmt.Errorf("prune inbox activities: %w", err)
+		}
+		if inbox, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		res, err = tx.ExecContext(ctx, `DELETE FROM ap_activities AS a WHERE a.created_at < ?1 AND (
+			a.type IN ('Accept', 'Reject', 'Undo')
+			OR (a.type = 'Update' AND EXISTS (SELECT 1 FROM ap_activities n WHERE n.object_id = a.object_id
+				AND (n.created_at > a.created_at OR (n.created_at = a.created_at AND n.rowid > a.rowid))))
+			OR (a.type IN ('Create', 'Update') AND EXISTS (SELECT 1 FROM ap_activities d WHERE d.object_id = a.object_id
+				AND d.type = 'Delete' AND (d.created_at > a.created_at OR (d.created_at = a.created_at AND d.rowid > a.rowid)))))`,
+			millis(now.Add(-activityKeep)))
+		if err != nil {
+			return fmt.Errorf("prune published activities: %w", err)
+		}
+		activities, err = res.RowsAffected()
+		return err
+	})
+	return inbox, activities, err
+}
+
+// ActorProfile reads what a local actor document shows besides the account: the profile the user
+// edits (name, bio, avatar, banner, alias, fields).
+func (s *Store) ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error) {
+	var row profileRow
+	if err := s.read.GetContext(ctx, &row, `SELECT `+profileColumns+` FROM users WHERE id = ?`, user.String()); err != nil {
+		return domain.ActorProfile{}, notFound(err, "Entity not found: user")
+	}
+	p := row.profile()
+	ap := domain.ActorProfile{DisplayName: p.DisplayName, Bio: p.Bio, AvatarKey: p.AvatarKey, BannerKey: p.BannerKey,
+		Fields: p.Fields}
+	if p.AlsoKnownAs != "" {
+		ap.AlsoKnownAs = []string{p.AlsoKnownAs}
+	}
+	return ap, nil
+}

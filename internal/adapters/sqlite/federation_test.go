@@ -78,3 +78,30 @@ func TestRemoteReviewsWithoutLocalUser(t *testing.T) {
 		t.Errorf("reviews left after deleting the user: %v (%v), want only the remote one", left, err)
 	}
 }
+
+// TestActorProfileShowsTheEditedProfile: what a user sets on their profile (name, bio, avatar,
+// banner, alias, fields) is what the actor document reads.
+func TestActorProfileShowsTheEditedProfile(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	id := newUser(t, s, "profiled")
+	want := domain.Profile{DisplayName: "Pro Filed", Bio: "likes films", AvatarKey: "avatars/a.webp",
+		BannerKey: "banners/b.webp", AlsoKnownAs: "https://other.example/users/p",
+		Fields: []domain.ProfileField{{Name: "site", Value: "https://p.example"}}}
+	if err := s.UpdateProfile(ctx, id, func(p *domain.Profile) ([]domain.Event, error) {
+		*p = want
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ActorProfile(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.DisplayName != want.DisplayName || got.Bio != want.Bio || got.AvatarKey != want.AvatarKey ||
+		got.BannerKey != want.BannerKey || len(got.AlsoKnownAs) != 1 || got.AlsoKnownAs[0] != want.AlsoKnownAs ||
+		len(got.Fields) != 1 || got.Fields[0] != want.Fields[0] {
+		t.Fatalf("actor profile = %+v, want the edited profile %+v", got, want)
+	}
+}

@@ -47,7 +47,7 @@ func (s *Store) Unfollow(ctx context.Context, follower uuid.UUID, target domain.
 	})
 }
 
-// AcceptFollower accepts follower's pending follow of owner, with FollowAccepted.
+// AcceptFollower accepts follower's pending follow of owner, with an incoming FollowAccepted.
 func (s *Store) AcceptFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
 	return s.writeWithEvents(ctx, "accept follower", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		res, err := tx.ExecContext(ctx, `UPDATE follows SET status = 'accepted' WHERE follower_kind = ? AND follower_id = ?
@@ -58,7 +58,7 @@ func (s *Store) AcceptFollower(ctx context.Context, owner uuid.UUID, follower do
 		if n, _ := res.RowsAffected(); n == 0 {
 			return nil, domain.NotFound("No pending follow request from this actor")
 		}
-		return []domain.Event{domain.FollowAccepted{OwnerID: owner, Requester: follower}}, nil
+		return []domain.Event{domain.FollowAccepted{OwnerID: owner, Requester: follower, Direction: domain.FollowIncoming}}, nil
 	})
 }
 

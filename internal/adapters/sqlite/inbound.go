@@ -44,24 +44,25 @@ func (s *Store) RemoveRemoteFollower(ctx context.Context, user uuid.UUID, actorU
 }
 
 // FollowAnswered applies a remote actor's answer to a local user's follow: accepted, the follow
-// becomes accepted with FollowAccepted (owner: the local follower, requester: the remote actor;
-// the worker then imports the actor's outbox); rejected, the follow is deleted. A follow that is
+// becomes accepted with an outgoing FollowAccepted (owner: the local follower, requester: the
+// remote actor; the worker then imports the actor's outbox); rejected, the follow is deleted. A follow that is
 // not pending (already answered, or gone) changes nothing.
 func (s *Store) FollowAnswered(ctx context.Context, user uuid.UUID, actorURL string, accepted bool) error {
 	return s.writeWithEvents(ctx, "follow answered", func(tx *sqlx.Tx) ([]domain.Event, error) {
-		query := `DELETE FROM follows`
+		query := `DELETE FROM follows WHERE status IN ('pending', 'accepted') AND`
 		if accepted {
-			query = `UPDATE follows SET status = 'accepted'`
+			query = `UPDATE follows SET status = 'accepted' WHERE status = 'pending' AND`
 		}
-		res, err := tx.ExecContext(ctx, query+` WHERE follower_kind = 'local' AND follower_id = ? AND target_kind = 'remote'
-			AND target_id = ? AND status = 'pending'`, user.String(), actorURL)
+		res, err := tx.ExecContext(ctx, query+` follower_kind = 'local' AND follower_id = ? AND target_kind = 'remote'
+			AND target_id = ?`, user.String(), actorURL)
 		if err != nil {
 			return nil, err
 		}
 		if n, _ := res.RowsAffected(); n == 0 || !accepted {
 			return nil, nil
 		}
-		return []domain.Event{domain.FollowAccepted{OwnerID: user, Requester: domain.RemoteIdentity(actorURL)}}, nil
+		return []domain.Event{domain.FollowAccepted{OwnerID: user, Requester: domain.RemoteIdentity(actorURL),
+			Direction: domain.FollowOutgoing}}, nil
 	})
 }
 
@@ -105,8 +106,8 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 }
 
 // DeleteRemoteReviews deletes the remote reviews of actorURL, the one with object id apID or,
-// with apID empty, all of them (the actor was deleted), and their movies if nothing else refers
-// to them.
+// with apID empty, all of them (the actor was deleted: with its follows and its likes and
+// boosts), and their movies if nothing else refers to them.
 func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		var movies []uuid.UUID
@@ -126,6 +127,9 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 				OR (target_kind = 'remote' AND target_id = ?1)`, actorURL); err != nil {
 				return err
 			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM review_reactions WHERE actor_url = ?`, actorURL); err != nil {
+				return err
+			}
 		}
 		return s.enqueue(ctx, tx, events...)
 	})
@@ -139,4 +143,85 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 type remoteReviewRow struct {
 	reviewRow
 	APID string `db:"ap_id"`
+}
+
+// SaveReaction records a remote actor's Like or boost of a local review; the same reaction again
+// keeps one row with the latest activity id. A review deleted meanwhile records nothing.
+func (s *Store) SaveReaction(ctx context.Context, r domain.Reaction) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO review_reactions (review_id, kind, actor_url, activity_id, created_at)
+			SELECT id, ?, ?, ?, ? FROM reviews WHERE id = ? AND remote_actor_url IS NULL
+			ON CONFLICT (review_id, kind, actor_url) DO UPDATE SET activity_id = excluded.activity_id`,
+			r.Kind, r.ActorURL, r.ActivityID, millis(s.now()), r.ReviewID.String())
+		if err != nil {
+			return fmt.Errorf("save reaction: %w", err)
+		}
+		return nil
+	})
+}
+
+// RemoveReaction deletes r.ActorURL's reaction with activity id r.ActivityID, or of kind r.Kind
+// on review r.ReviewID; a missing one is no error.
+func (s *Store) RemoveReaction(ctx context.Context, r domain.Reaction) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM review_reactions WHERE actor_url = ?1
+			AND ((?2 <> '' AND activity_id = ?2) OR (kind = ?3 AND review_id = ?4))`,
+			r.ActorURL, r.ActivityID, r.Kind, r.ReviewID.String())
+		if err != nil {
+			return fmt.Errorf("remove reaction: %w", err)
+		}
+		return nil
+	})
+}
+
+// ReactionCounts counts a review's likes and boosts.
+func (s *Store) ReactionCounts(ctx context.Context, review uuid.UUID) (domain.ReactionCounts, error) {
+	var c domain.ReactionCounts
+	err := s.read.QueryRowContext(ctx, `SELECT COALESCE(SUM(kind = 'Like'), 0), COALESCE(SUM(kind = 'Announce'), 0)
+		FROM review_reactions WHERE review_id = ?`, review.String()).Scan(&c.Likes, &c.Boosts)
+	if err != nil {
+		return c, fmt.Errorf("count reactions: %w", err)
+	}
+	return c, nil
+}
+
+// BlockedByRemote drops the follows both ways between a local user and a remote actor who
+// blocked them (as Mastodon does on a Block). No event: the blocker dropped them already.
+func (s *Store) BlockedByRemote(ctx context.Context, user uuid.UUID, actorURL string) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM follows WHERE
+			(follower_kind = 'remote' AND follower_id = ?1 AND target_kind = 'local' AND target_id = ?2) OR
+			(follower_kind = 'local' AND follower_id = ?2 AND target_kind = 'remote' AND target_id = ?1)`, actorURL, user.String())
+		if err != nil {
+			return fmt.Errorf("blocked by remote: %w", err)
+		}
+		return nil
+	})
+}
+
+// MoveFollows turns the local users' follows of oldActor (pending or accepted) into pending
+// follows of newActor, each with a FollowRequested, so the Follow is sent to the new actor. A
+// user who already follows the new actor, or blocked it, only loses the old follow.
+func (s *Store) MoveFollows(ctx context.Context, oldActor, newActor string) error {
+	return s.writeWithEvents(ctx, "move follows", func(tx *sqlx.Tx) ([]domain.Event, error) {
+		var users []uuid.UUID
+		err := tx.SelectContext(ctx, &users, `DELETE FROM follows WHERE follower_kind = 'local' AND target_kind = 'remote'
+			AND target_id = ? RETURNING follower_id`, oldActor)
+		if err != nil {
+			return nil, err
+		}
+		var events []domain.Event
+		for _, u := range users {
+			res, err := tx.ExecContext(ctx, `INSERT INTO follows (follower_kind, follower_id, target_kind, target_id, status)
+				SELECT 'local', ?1, 'remote', ?2, 'pending' WHERE NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ?1
+				AND target_kind = 'remote' AND target_id = ?2) ON CONFLICT DO NOTHING`, u.String(), newActor)
+			if err != nil {
+				return nil, err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				events = append(events, domain.FollowRequested{FollowerID: u, Target: domain.RemoteIdentity(newActor)})
+			}
+		}
+		return events, nil
+	})
 }

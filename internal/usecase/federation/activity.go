@@ -42,6 +42,8 @@ type Object struct {
 // Inbound is an inbound activity as the adapter read it off the wire, not yet trusted.
 type Inbound struct {
 	ID, Type, Actor string
+	// Target is a Move's new actor.
+	Target string
 	// Object is the id of the activity's object (the embedded object's id when it is embedded).
 	Object string
 	// Inner and Note are the object, read as an activity and as a Note, when it is embedded

@@ -18,12 +18,12 @@ const (
 // FollowTimeTypes are the events Backfill and Import handle.
 var FollowTimeTypes = []string{"FollowAccepted"}
 
-// Backfill sends a newly accepted remote follower the owner's recent reviews, when the owner
-// federates reviews, one Create each, to the follower's own inbox. The Create ids derive from
+// Backfill sends a newly accepted remote follower the owner's recent reviews (an incoming
+// FollowAccepted: the owner accepted the follower), when the owner federates reviews, one Create each, to the follower's own inbox. The Create ids derive from
 // the event and the review, so a redelivery writes no second delivery.
 func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Event) error {
 	e, ok := event.(domain.FollowAccepted)
-	if !ok || e.Requester.Kind != domain.IdentityRemote {
+	if !ok || e.Outgoing() || e.Requester.Kind != domain.IdentityRemote {
 		return nil
 	}
 	status, err := s.ports.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
@@ -52,12 +52,13 @@ func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Eve
 	return errors.Join(errs...)
 }
 
-// Import reads the outbox of a remote actor who accepted a local user's follow and saves the
+// Import reads the outbox of a remote actor who accepted a local user's follow (an outgoing
+// FollowAccepted) and saves the
 // reviews in it (upserts keyed by object id), newest pages first, at most ImportPages, and only
 // pages on the actor's own host.
 func (s *Service) Import(ctx context.Context, event domain.Event) error {
 	e, ok := event.(domain.FollowAccepted)
-	if !ok || e.Requester.Kind != domain.IdentityRemote {
+	if !ok || !e.Outgoing() {
 		return nil
 	}
 	status, err := s.ports.Follows.FollowStatus(ctx, domain.LocalIdentity(e.OwnerID), e.Requester)

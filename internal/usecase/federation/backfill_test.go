@@ -31,7 +31,7 @@ func TestImportBoundsPagesAndHosts(t *testing.T) {
 			{Type: "Announce", Actor: bob.URL, Note: review(bob.URL, bob.URL+"/reviews/a"+strconv.Itoa(n))},
 		}}
 	}
-	accepted := domain.FollowAccepted{OwnerID: alice.ID, Requester: domain.RemoteIdentity(bob.URL)}
+	accepted := domain.FollowAccepted{OwnerID: alice.ID, Requester: domain.RemoteIdentity(bob.URL), Direction: domain.FollowOutgoing}
 	if err := b.svc.Import(ctx, accepted); err != nil {
 		t.Fatal(err)
 	}
@@ -79,5 +79,51 @@ func TestBackfillSendsRecentReviews(t *testing.T) {
 	b.store.settings[alice.ID] = domain.FederationSettings{}
 	if err := b.svc.Backfill(ctx, "ev2", accepted); err != nil || len(b.store.published) != 1 {
 		t.Errorf("backfill with federate_reviews off: %v, %d publications, want none more", err, len(b.store.published))
+	}
+}
+
+// TestMutualFollowAnswersEachFollowOnce: alice (local) follows bob (remote), bob accepts; bob
+// follows alice, alice accepts. The two FollowAccepted events are handled once the follow is
+// mutual (the worker may run them late): exactly one Accept (of bob's Follow), one backfill of
+// alice's reviews to bob, and one import of bob's outbox. The original sent a second Accept and
+// a second backfill for bob's acceptance.
+func TestMutualFollowAnswersEachFollowOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	alice := b.addUser("alice")
+	b.addReview(alice)
+	bob := b.addActor("https://remote.example/users/bob", "")
+	bob.Outbox = bob.URL + "/outbox"
+	b.remote.actors[bob.URL] = bob
+	b.remote.pages[bob.Outbox] = federation.OutboxPage{Items: []federation.Inbound{}}
+	b.store.followStatus[alice.ID.String()+" "+bob.URL] = "accepted"
+	b.store.followStatus[bob.URL+" "+alice.ID.String()] = "accepted"
+	b.store.relations["Follow "+bob.URL+" "+base+"/users/"+alice.ID.String()] = domain.Relation{Type: "Follow",
+		Actor: bob.URL, Object: base + "/users/" + alice.ID.String(), ActivityID: bob.URL + "/follows/1"}
+	events := map[string]domain.Event{
+		"bob-accepted":   domain.FollowAccepted{OwnerID: alice.ID, Requester: domain.RemoteIdentity(bob.URL), Direction: domain.FollowOutgoing},
+		"alice-accepted": domain.FollowAccepted{OwnerID: alice.ID, Requester: domain.RemoteIdentity(bob.URL), Direction: domain.FollowIncoming},
+	}
+	for id, e := range events {
+		if err := b.svc.Outbound(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.svc.Backfill(ctx, id, e); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.svc.Import(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := map[string]int{}
+	for _, p := range b.store.published {
+		count[p.Type]++
+	}
+	if count["Accept"] != 1 || count["Create"] != 1 || len(b.store.published) != 2 {
+		t.Errorf("published %v, want one Accept and one backfilled Create", count)
+	}
+	if !slices.Equal(b.remote.fetched, []string{bob.Outbox}) {
+		t.Errorf("outbox fetches %v, want one import of bob's outbox", b.remote.fetched)
 	}
 }

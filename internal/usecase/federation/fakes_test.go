@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -41,7 +42,8 @@ type store struct {
 	received     []domain.ActivityReceived
 	savedReviews []domain.RemoteReview
 	deleted      [][2]string
-	followers    []string // "add|remove|accepted|rejected user actor"
+	followers    []string // "add|remove|accepted|rejected|blocked-by user actor", "move old new"
+	reactions    []domain.Reaction
 }
 
 func newStore(t *testing.T) *store {
@@ -275,4 +277,42 @@ func (b bundle) addReview(u domain.User) domain.Review {
 	b.store.reviews[r.ID] = r
 	b.store.movies[r.ID] = domain.Movie{ID: domain.MovieIDFor("tt0133093"), Title: "The Matrix", ReleaseYear: 1999}
 	return r
+}
+
+func (s *store) ActorProfile(_ context.Context, id uuid.UUID) (domain.ActorProfile, error) {
+	return domain.ActorProfile{DisplayName: s.users[id].Username}, nil
+}
+
+func (s *store) ReactionCounts(_ context.Context, review uuid.UUID) (domain.ReactionCounts, error) {
+	var c domain.ReactionCounts
+	for _, r := range s.reactions {
+		if r.ReviewID == review && r.Kind == "Like" {
+			c.Likes++
+		} else if r.ReviewID == review {
+			c.Boosts++
+		}
+	}
+	return c, nil
+}
+
+func (s *store) BlockedByRemote(_ context.Context, user uuid.UUID, actor string) error {
+	s.followers = append(s.followers, "blocked-by "+user.String()+" "+actor)
+	return nil
+}
+
+func (s *store) MoveFollows(_ context.Context, oldActor, newActor string) error {
+	s.followers = append(s.followers, "move "+oldActor+" "+newActor)
+	return nil
+}
+
+func (s *store) SaveReaction(_ context.Context, r domain.Reaction) error {
+	s.reactions = append(s.reactions, r)
+	return nil
+}
+
+func (s *store) RemoveReaction(_ context.Context, r domain.Reaction) error {
+	s.reactions = slices.DeleteFunc(s.reactions, func(x domain.Reaction) bool {
+		return x.ActorURL == r.ActorURL && ((r.ActivityID != "" && x.ActivityID == r.ActivityID) || (x.Kind == r.Kind && x.ReviewID == r.ReviewID))
+	})
+	return nil
 }

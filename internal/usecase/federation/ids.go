@@ -1,6 +1,7 @@
 package federation
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -29,8 +30,14 @@ func RemoteUserID(actorURL string) uuid.UUID {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte(actorURL))
 }
 
-// eventKey is what activity ids derive from: the event id, or for a row without one (a foreign
-// writer) a hash of the payload, so even those ids repeat on a replay.
+// RowKey is what a handler passes as the event id of an outbox row that has none (a foreign
+// writer's row): its row id, stable across replays of that row. Two such rows with equal
+// payloads (two identical edits) are then two events, where a payload hash made them one and
+// sent a single Update.
+func RowKey(row int64) string { return "row/" + strconv.FormatInt(row, 10) }
+
+// eventKey is what activity ids derive from: the event id (or RowKey of an id-less row); with
+// neither, a hash of the payload, so those ids still repeat on a replay.
 func eventKey(eventID string, e domain.Event) string {
 	if eventID != "" {
 		return eventID

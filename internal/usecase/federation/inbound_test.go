@@ -36,7 +36,7 @@ func TestReceiveRules(t *testing.T) {
 		{name: "id on another host", in: federation.Inbound{ID: "https://other.example/1", Type: "Follow", Actor: eve}, want: domain.KindInvalid},
 		{name: "blocked by the recipient", in: federation.Inbound{ID: eve + "/1", Type: "Follow", Actor: eve}, recipient: &alice, blocked: true,
 			want: domain.KindForbidden},
-		{name: "unhandled type", in: federation.Inbound{ID: eve + "/1", Type: "Like", Actor: eve}, recipient: &alice, blocked: true},
+		{name: "unhandled type", in: federation.Inbound{ID: eve + "/1", Type: "Flag", Actor: eve}, recipient: &alice, blocked: true},
 		{name: "handled", in: federation.Inbound{ID: eve + "/1", Type: "Follow", Actor: eve}, recipient: &alice, stored: 1},
 	}
 	for _, c := range cases {
@@ -83,7 +83,7 @@ func TestProcessFollows(t *testing.T) {
 
 	id := alice.ID.String()
 	want := []string{"add " + id + " " + bob.URL, "remove " + id + " " + bob.URL, "accepted " + id + " " + bob.URL,
-		"remove " + id + " " + bob.URL}
+		"blocked-by " + id + " " + bob.URL}
 	if !slices.Equal(b.store.followers, want) {
 		t.Errorf("follow changes:\n%s\nwant:\n%s", strings.Join(b.store.followers, "\n"), strings.Join(want, "\n"))
 	}
@@ -138,4 +138,59 @@ func TestProcessRemoteReviews(t *testing.T) {
 	if want := [][2]string{{bob, ""}, {bob, bob + "/reviews/1"}}; !slices.Equal(b.store.deleted, want) {
 		t.Errorf("deletes %v, want %v", b.store.deleted, want)
 	}
+}
+
+// TestProcessReactionsMovesAndBlocks: a Like and a boost of a local review are counted and
+// their Undo (embedded, or by id) removes them; a Like of something not ours is dropped and
+// counted as such; a Block drops the follows both ways; a Move is followed only when the
+// target lists the old actor in alsoKnownAs; an Update of the actor refreshes it.
+func TestProcessReactionsMovesAndBlocks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	alice := b.addUser("alice")
+	r := b.addReview(alice)
+	const bob, bob2, eve = "https://remote.example/users/bob", "https://new.example/users/bob", "https://remote.example/users/eve"
+	b.addActor(bob, "")
+	note := base + "/reviews/" + r.ID.String()
+	process := func(in federation.Inbound) {
+		t.Helper()
+		in.Actor = cmpOr(in.Actor, bob)
+		if err := b.svc.Process(ctx, domain.ActivityReceived{ActivityID: in.ID, ActorURL: in.Actor}, in); err != nil {
+			t.Fatalf("%s: %v", in.Type, err)
+		}
+	}
+	process(federation.Inbound{ID: bob + "/likes/1", Type: "Like", Object: note})
+	process(federation.Inbound{ID: bob + "/boosts/1", Type: "Announce", Object: note})
+	process(federation.Inbound{ID: eve + "/likes/1", Type: "Like", Actor: eve, Object: note})
+	if c, _ := b.store.ReactionCounts(ctx, r.ID); c != (domain.ReactionCounts{Likes: 2, Boosts: 1}) {
+		t.Fatalf("counts %+v, want 2 likes and 1 boost", c)
+	}
+	before := b.svc.Ignored()[federation.IgnoredNotOurs]
+	process(federation.Inbound{ID: bob + "/likes/2", Type: "Like", Object: "https://elsewhere.example/notes/1"})
+	if b.svc.Ignored()[federation.IgnoredNotOurs] != before+1 || len(b.store.reactions) != 3 {
+		t.Errorf("a Like of another server's note was not dropped and counted")
+	}
+	process(federation.Inbound{ID: bob + "/likes/1/undo", Type: "Undo", Object: bob + "/likes/1",
+		Inner: &domain.Relation{Type: "Like", ActivityID: bob + "/likes/1", Actor: bob, Object: note}})
+	process(federation.Inbound{ID: bob + "/boosts/1/undo", Type: "Undo", Object: bob + "/boosts/1"}) // by id only
+	if c, _ := b.store.ReactionCounts(ctx, r.ID); c != (domain.ReactionCounts{Likes: 1}) {
+		t.Errorf("counts after the undos %+v, want eve's like only", c)
+	}
+
+	process(federation.Inbound{ID: bob + "/blocks/1", Type: "Block", Object: base + "/users/" + alice.ID.String()})
+	process(federation.Inbound{ID: bob + "/moves/1", Type: "Move", Object: bob, Target: bob2})
+	b.remote.actors[bob2] = domain.RemoteActor{URL: bob2, Inbox: bob2 + "/inbox", AlsoKnownAs: []string{bob}}
+	process(federation.Inbound{ID: bob + "/moves/2", Type: "Move", Object: bob, Target: bob2})
+	want := []string{"blocked-by " + alice.ID.String() + " " + bob, "move " + bob + " " + bob2}
+	if !slices.Equal(b.store.followers, want) {
+		t.Errorf("follow changes %q, want %q (the first Move, unconfirmed by alsoKnownAs, changes nothing)", b.store.followers, want)
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -77,8 +77,11 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 	case domain.ActorUnblocked:
 		return s.relate(ctx, key, "Block", e.BlockerID, e.Target, true)
 	case domain.FollowAccepted:
-		// Also emitted when a remote actor accepts our follow (the requester is then the one
-		// we follow): only a follow of the owner that is now accepted is answered.
+		// An outgoing one (a remote actor accepted our follow) has nothing to send; an incoming
+		// one answers the follow of the owner, while it is still accepted.
+		if e.Outgoing() {
+			return nil
+		}
 		status, err := s.ports.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
 		if err != nil || status != "accepted" {
 			return err

@@ -154,6 +154,27 @@ func TestForeignRowIDsRepeat(t *testing.T) {
 	}
 }
 
+// TestIdenticalForeignRowsAreTwoEvents: two id-less rows with equal payloads (the same edit made
+// twice) keyed by their rows are two Updates with two ids, and each row's replay repeats its
+// own id; the payload hash alone collapsed them into one.
+func TestIdenticalForeignRowsAreTwoEvents(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.addUser("alice")
+	r := b.addReview(alice)
+	b.store.followerInbox[alice.ID] = []string{"https://a.example/inbox"}
+	e := domain.ReviewUpdated{ReviewID: r.ID, UserID: alice.ID}
+	for _, row := range []int64{7, 8, 7} {
+		if err := b.svc.Outbound(context.Background(), federation.RowKey(row), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := b.store.published
+	if len(p) != 3 || p[0].ActivityID == p[1].ActivityID || p[0].ActivityID != p[2].ActivityID {
+		t.Errorf("activity ids %q, want rows 7 and 8 distinct and row 7 repeated", []string{p[0].ActivityID, p[1].ActivityID, p[2].ActivityID})
+	}
+}
+
 // TestDeliverSkipsBlockedDomains: a delivery to an instance blocked since the fan-out is dropped
 // without a request; another is sent.
 func TestDeliverSkipsBlockedDomains(t *testing.T) {

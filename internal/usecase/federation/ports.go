@@ -8,11 +8,13 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// Accounts reads the local users federation speaks for and what each lets federate.
+// Accounts reads the local users federation speaks for, what each lets federate, and the
+// profile their actor document shows.
 type Accounts interface {
 	UserByID(ctx context.Context, id uuid.UUID) (domain.User, error)
 	UserByUsername(ctx context.Context, username string) (domain.User, error)
 	Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error)
+	ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error)
 }
 
 // Blocks tells which instances (domain blocks) and actors (a user's blocks) are refused.
@@ -28,6 +30,7 @@ type Reviews interface {
 	LocalReviewsOfMovie(ctx context.Context, movie uuid.UUID) ([]uuid.UUID, error)
 	OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit int) ([]domain.Review, []domain.Movie, int, error)
 	NodeStats(ctx context.Context) (users, reviews int, err error)
+	ReactionCounts(ctx context.Context, review uuid.UUID) (domain.ReactionCounts, error)
 }
 
 // Follows reads and records who follows whom across instances. Each write commits its events
@@ -39,6 +42,12 @@ type Follows interface {
 	AddRemoteFollower(ctx context.Context, user uuid.UUID, actorURL, followID, userActorURL string) error
 	RemoveRemoteFollower(ctx context.Context, user uuid.UUID, actorURL string) error
 	FollowAnswered(ctx context.Context, user uuid.UUID, actorURL string, accepted bool) error
+	// BlockedByRemote drops the follows both ways between a local user and a remote actor who
+	// blocked them.
+	BlockedByRemote(ctx context.Context, user uuid.UUID, actorURL string) error
+	// MoveFollows turns the local users' follows of oldActor into pending follows of newActor,
+	// with a FollowRequested each (the Follow is sent to the new actor).
+	MoveFollows(ctx context.Context, oldActor, newActor string) error
 }
 
 // Publications records the activities we publish, with their deliveries in the same
@@ -58,6 +67,11 @@ type Inbox interface {
 	ReceiveActivity(ctx context.Context, e domain.ActivityReceived) (bool, error)
 	SaveRemoteReview(ctx context.Context, r domain.RemoteReview) error
 	DeleteRemoteReviews(ctx context.Context, actorURL, apID string) error
+	// SaveReaction records a Like or boost of a local review (again: its activity id is updated).
+	SaveReaction(ctx context.Context, r domain.Reaction) error
+	// RemoveReaction deletes r.ActorURL's reaction with activity id r.ActivityID, or of kind
+	// r.Kind on review r.ReviewID (an Undo names either).
+	RemoveReaction(ctx context.Context, r domain.Reaction) error
 }
 
 // Remote reaches other servers; the ActivityPub adapter implements it over its signed,

@@ -2,28 +2,45 @@ package federation
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
 )
 
+// instanceActor is the instance actor as a user: it signs the fetches made on nobody's behalf.
+func instanceActor() domain.User { return domain.User{ID: InstanceActorID, Username: InstanceUsername} }
+
 // LocalActor is the local user an actor path names, or the instance actor.
 func (s *Service) LocalActor(ctx context.Context, id uuid.UUID) (domain.User, error) {
+	return s.Account(ctx, id)
+}
+
+// Account is a local user (or the instance actor) by id, as WebFinger names it by actor URL.
+func (s *Service) Account(ctx context.Context, id uuid.UUID) (domain.User, error) {
 	if id == InstanceActorID {
-		return domain.User{ID: id, Username: "instance"}, nil
+		return instanceActor(), nil
 	}
 	return s.ports.Accounts.UserByID(ctx, id)
 }
 
-// Account is a local user by id, as WebFinger names it by actor URL.
-func (s *Service) Account(ctx context.Context, id uuid.UUID) (domain.User, error) {
-	return s.ports.Accounts.UserByID(ctx, id)
+// AccountByName is a local user (or the instance actor) by username, as WebFinger names it by
+// acct:.
+func (s *Service) AccountByName(ctx context.Context, username string) (domain.User, error) {
+	if strings.EqualFold(username, InstanceUsername) {
+		return instanceActor(), nil
+	}
+	return s.ports.Accounts.UserByUsername(ctx, username)
 }
 
-// AccountByName is a local user by username, as WebFinger names it by acct:.
-func (s *Service) AccountByName(ctx context.Context, username string) (domain.User, error) {
-	return s.ports.Accounts.UserByUsername(ctx, username)
+// Profile is what a local actor's document shows besides the account; the instance actor has
+// none.
+func (s *Service) Profile(ctx context.Context, id uuid.UUID) (domain.ActorProfile, error) {
+	if id == InstanceActorID {
+		return domain.ActorProfile{DisplayName: "moviesdiary"}, nil
+	}
+	return s.ports.Accounts.ActorProfile(ctx, id)
 }
 
 // NodeStats counts the local users and local reviews NodeInfo reports.
@@ -105,6 +122,11 @@ func (s *Service) Review(ctx context.Context, id uuid.UUID) (domain.Review, doma
 		return domain.Review{}, domain.Movie{}, domain.NotFound("Entity not found: review")
 	}
 	return rv, m, nil
+}
+
+// Reactions counts the likes and boosts remote actors sent of a local review.
+func (s *Service) Reactions(ctx context.Context, review uuid.UUID) (domain.ReactionCounts, error) {
+	return s.ports.Reviews.ReactionCounts(ctx, review)
 }
 
 // LatestActivity is the latest activity we published about an object (its Create, Update or

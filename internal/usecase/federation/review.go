@@ -2,9 +2,7 @@ package federation
 
 import (
 	"fmt"
-	"html"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -13,14 +11,6 @@ import (
 
 	"moviesdiary/internal/domain"
 )
-
-var tags = regexp.MustCompile(`<[^>]*>`)
-
-// plainText strips markup from a remote string and unescapes its entities: remote text is kept
-// as plain text only.
-func plainText(s string) string {
-	return strings.TrimSpace(html.UnescapeString(tags.ReplaceAllString(s, "")))
-}
 
 // remoteReview reads a review Note (review: true, or a rating) sent by actor; ok is false for
 // any other object, and an error says why a review Note is refused. The review is keyed by its
@@ -40,7 +30,7 @@ func (s *Service) remoteReview(n Note, actor string) (domain.RemoteReview, bool,
 	if n.Rating < 1 || math.IsNaN(n.Rating) {
 		return domain.RemoteReview{}, false, fmt.Errorf("review %s: rating %v", id, n.Rating)
 	}
-	title := plainText(n.MovieTitle)
+	title := PlainText(n.MovieTitle)
 	if title == "" || len(title) > 255 {
 		return domain.RemoteReview{}, false, fmt.Errorf("review %s: bad movieTitle", id)
 	}
@@ -66,7 +56,7 @@ func (s *Service) remoteReview(n Note, actor string) (domain.RemoteReview, bool,
 		Movie: m, Rating: int(min(n.Rating, domain.MaxRating)), WatchedAt: watched.UTC(), Published: published.UTC(),
 	}
 	if n.Comment != nil {
-		c := plainText(*n.Comment)
+		c := PlainText(*n.Comment)
 		if len(c) > domain.MaxCommentBytes {
 			c = c[:domain.MaxCommentBytes]
 		}

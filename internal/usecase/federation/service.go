@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +44,9 @@ type Service struct {
 	urls  URLs
 	log   *slog.Logger
 	now   func() time.Time
+
+	mu      sync.Mutex
+	ignored map[string]int64 // inbound activities acknowledged and dropped, by reason
 }
 
 // New builds the service over its ports.
@@ -56,7 +60,8 @@ func New(d Deps, cfg Config) (*Service, error) {
 		d.Inbox == nil || d.Remote == nil || d.Encode == nil {
 		return nil, errors.New("federation: every port is required")
 	}
-	s := &Service{ports: d, urls: URLs{Base: base}, log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now}
+	s := &Service{ports: d, urls: URLs{Base: base}, log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now,
+		ignored: map[string]int64{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -94,6 +99,40 @@ func blockedIn(host string, domains []string) bool {
 		}
 	}
 	return false
+}
+
+// Reasons an inbound activity is acknowledged and dropped, the keys of Ignored.
+const (
+	IgnoredNotReview     = "not a review"     // a Create or Update of a Note that is no review (a plain post)
+	IgnoredBadReview     = "invalid review"   // a review Note that breaks a rule (its id, rating, movie)
+	IgnoredUnhandledType = "unhandled type"   // an activity type we do not act on (not stored)
+	IgnoredNotOurs       = "not about us"     // about an object or actor that is not ours
+	IgnoredBlocked       = "blocked instance" // its instance was blocked after it arrived
+)
+
+// ignore logs (at debug) and counts an inbound activity we acknowledge and drop, so dropping is
+// never silent.
+func (s *Service) ignore(ctx context.Context, activityID, typ, reason string, detail error) {
+	s.mu.Lock()
+	s.ignored[reason]++
+	s.mu.Unlock()
+	attrs := []any{"activity_id", activityID, "type", typ, "reason", reason}
+	if detail != nil {
+		attrs = append(attrs, "detail", detail.Error())
+	}
+	s.log.DebugContext(ctx, "inbound activity acknowledged and dropped", attrs...)
+}
+
+// Ignored counts the inbound activities acknowledged and dropped since start, by reason (the
+// Ignored* constants); the adapter exports them as a metric.
+func (s *Service) Ignored() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int64, len(s.ignored))
+	for k, v := range s.ignored {
+		out[k] = v
+	}
+	return out
 }
 
 // flag reads one of a user's federation settings; a read error is returned (the event is

@@ -11,6 +11,12 @@ import (
 // (verifying an inbound signature needs the sender's actor document).
 var InstanceActorID = uuid.MustParse("00000000-0000-4000-8000-000000000000")
 
+// InstanceUsername is the instance actor's preferredUsername, which WebFinger answers (a remote
+// server checks that the signer of a fetch WebFingers back to it, and refuses it otherwise). It
+// is reserved by construction: usernames are [a-z0-9_-] and this one has a dot, so no user can
+// register it.
+const InstanceUsername = "instance.actor"
+
 // URLs names our actors and objects under the public base URL; the names are what remote
 // servers store, so they never change.
 type URLs struct{ Base string }
@@ -29,6 +35,16 @@ func (u URLs) WatchlistEntry(user, movie uuid.UUID) string {
 // LocalUser returns the local user an actor URL of ours names.
 func (u URLs) LocalUser(actorURL string) (uuid.UUID, bool) {
 	rest, ok := strings.CutPrefix(actorURL, u.Base+"/users/")
+	if !ok {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(rest)
+	return id, err == nil
+}
+
+// LocalReview returns the local review an object id of ours names.
+func (u URLs) LocalReview(objectID string) (uuid.UUID, bool) {
+	rest, ok := strings.CutPrefix(objectID, u.Base+"/reviews/")
 	if !ok {
 		return uuid.Nil, false
 	}
