@@ -598,3 +598,34 @@ func TestEventsSinceCountsOnlyNewRows(t *testing.T) {
 		t.Fatalf("second read: %v last %d err %v", counts, last, err)
 	}
 }
+
+// TestIDsStayMonotonicAcrossAPurge: purging every done row must not let new rows reuse ids, or
+// the enqueued-events metric (which counts rows above the last id it saw) stops counting and a
+// row id names another row.
+func TestIDsStayMonotonicAcrossAPurge(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	b.enqueue(t, reindex, reindex, reindex)
+	_, last, err := b.s.EventsSince(ctx, 0)
+	if err != nil || last != 3 {
+		t.Fatalf("first read: last %d err %v", last, err)
+	}
+	if _, err := b.s.write.Exec(`UPDATE event_queue SET status = 'done'`); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.advance(8 * 24 * time.Hour)
+	if _, err := b.s.PurgeDone(ctx, b.clock.now(), 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	ids := b.enqueue(t, posterSynced())
+	counts, _, err := b.s.EventsSince(ctx, last)
+	if err != nil || counts["PosterSynced"] != 1 {
+		t.Fatalf("after the purge the new event is not counted: %v (err %v)", counts, err)
+	}
+	var id int64
+	mustScan(t, b.s.read.QueryRow(`SELECT id FROM event_queue WHERE event_id = ?`, ids[0]), &id)
+	if id <= last {
+		t.Fatalf("new row got id %d, reusing an id at or below %d", id, last)
+	}
+}
