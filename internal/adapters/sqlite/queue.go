@@ -61,16 +61,30 @@ type rowRef struct {
 // processing rows whose claim is older than the lease (their claimer died). Oldest first. Each
 // branch walks its index and stops at max rows, so a claim costs the same with a backlog of a
 // million rows as with ten.
+//
+// A reclaimed row counts its abandoned delivery as an attempt, with last_error saying so: an
+// event whose handler kills the process (OOM, a cgo fault) would otherwise be claimed again
+// after every lease for ever, taking each batch it is in down with it. A row whose abandoned
+// delivery was its MaxAttempts-th is dead-lettered instead of claimed.
 func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
 	now := millis(q.s.now())
+	stale := now - q.lease.Milliseconds()
+	abandoned := fmt.Sprintf("delivery abandoned: its worker died or stalled past the claim lease (%s)", q.lease)
 	var msgs []delivery.Message
 	var reclaimed int
+	var dead []deadRow
 	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM event_queue
-			WHERE status = 'processing' AND claimed_at <= ?`, now-q.lease.Milliseconds()).Scan(&reclaimed); err != nil {
+		var err error
+		if dead, err = q.deadLetterAbandoned(ctx, tx, stale); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `UPDATE event_queue SET status = 'processing', claimed_at = ?1
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM event_queue
+			WHERE status = 'processing' AND claimed_at <= ?`, stale).Scan(&reclaimed); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `UPDATE event_queue SET status = 'processing', claimed_at = ?1,
+				attempts = attempts + (status = 'processing'),
+				last_error = CASE WHEN status = 'processing' THEN ?4 ELSE last_error END
 			WHERE id IN (
 				SELECT id FROM (
 					SELECT id, due FROM (
@@ -84,7 +98,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 						ORDER BY claimed_at, id LIMIT CAST(?3 AS INTEGER))
 				) ORDER BY due, id LIMIT CAST(?3 AS INTEGER))
 			RETURNING id, event_id, event_type, payload, attempts`,
-			now, now-q.lease.Milliseconds(), max)
+			now, stale, max, abandoned)
 		if err != nil {
 			return err
 		}
@@ -109,10 +123,37 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}
+	for _, d := range dead {
+		q.log.Error("event dead-lettered: its worker died or stalled during its last attempt", "event_id", d.EventID.String,
+			"event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)
+	}
 	if reclaimed > 0 {
-		q.log.Warn("reclaiming events whose claim outlived the lease (a claimer died)", "count", reclaimed, "lease", q.lease)
+		q.log.Warn("reclaiming events whose claim outlived the lease (a claimer died); the abandoned delivery counts as an attempt",
+			"count", reclaimed, "lease", q.lease)
 	}
 	return msgs, nil
+}
+
+// deadRow is a row Claim dead-lettered.
+type deadRow struct {
+	EventID   sql.NullString `db:"event_id"`
+	EventType string         `db:"event_type"`
+	Attempts  int            `db:"attempts"`
+}
+
+// deadLetterAbandoned dead-letters the processing rows whose claim expired on their last
+// allowed attempt.
+func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, stale int64) ([]deadRow, error) {
+	var dead []deadRow
+	err := tx.SelectContext(ctx, &dead, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
+			attempts = attempts + 1,
+			last_error = printf('dead-lettered after %d attempts: the worker of the last one died or stalled past the claim lease (%s), as a handler that crashes the process would make it do every time', attempts + 1, ?3)
+		WHERE status = 'processing' AND claimed_at <= ?1 AND attempts + 1 >= ?2
+		RETURNING event_id, event_type, attempts`, stale, q.maxAttempts, q.lease.String())
+	if err != nil {
+		return nil, fmt.Errorf("dead-letter abandoned events: %w", err)
+	}
+	return dead, nil
 }
 
 // Settle writes the ledger marks and the rows' outcomes in one transaction. Each row update is

@@ -254,7 +254,7 @@ func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
 				}
 			}
 			settle(stale[0])
-			if r := b.row(t, ids[0]); r.Status != "processing" || r.ClaimedAt.Int64 != b.clock.now().UnixMilli() || r.Attempts != 0 {
+			if r := b.row(t, ids[0]); r.Status != "processing" || r.ClaimedAt.Int64 != b.clock.now().UnixMilli() || r.Attempts != 1 {
 				t.Fatalf("after the stale claimer's %v: %+v, want still processing under the new claim", kind, r)
 			}
 			settle(owner[0])
@@ -266,7 +266,7 @@ func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
 }
 
 // TestClaimReclaimsExpiredLease: a worker that claimed rows and died leaves them processing; they
-// are claimed again once claimed_at is 600 s old, without spending an attempt.
+// are claimed again once claimed_at is 600 s old, the abandoned delivery counted as an attempt.
 func TestClaimReclaimsExpiredLease(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 5)
@@ -282,8 +282,8 @@ func TestClaimReclaimsExpiredLease(t *testing.T) {
 	// …and the row once it has.
 	b.clock.advance(time.Millisecond)
 	msgs, err := b.q.Claim(context.Background(), 10)
-	if err != nil || len(msgs) != 1 || msgs[0].EventID != ids[0] || msgs[0].Attempt != 1 {
-		t.Fatalf("after the lease: %+v (err %v), want the row again at attempt 1", msgs, err)
+	if err != nil || len(msgs) != 1 || msgs[0].EventID != ids[0] || msgs[0].Attempt != 2 {
+		t.Fatalf("after the lease: %+v (err %v), want the row again as delivery 2", msgs, err)
 	}
 }
 
@@ -627,5 +627,56 @@ func TestIDsStayMonotonicAcrossAPurge(t *testing.T) {
 	mustScan(t, b.s.read.QueryRow(`SELECT id FROM event_queue WHERE event_id = ?`, ids[0]), &id)
 	if id <= last {
 		t.Fatalf("new row got id %d, reusing an id at or below %d", id, last)
+	}
+}
+
+// TestAbandonedDeliveriesCountAsAttempts: a row reclaimed after its worker died counts the
+// abandoned delivery as an attempt, and after MaxAttempts such crashes it is dead-lettered with
+// a last_error that says why, instead of being claimed again for ever.
+func TestAbandonedDeliveriesCountAsAttempts(t *testing.T) {
+	t.Parallel()
+	const maxAttempts = 3
+	b := setup(t, maxAttempts)
+	ctx := context.Background()
+	id := b.enqueue(t, reindex)[0]
+	for n := 1; n <= maxAttempts; n++ {
+		msgs, err := b.q.Claim(ctx, 10)
+		if err != nil || len(msgs) != 1 || msgs[0].Attempt != n {
+			t.Fatalf("claim %d: %+v %v; want the event as delivery %d", n, msgs, err, n)
+		}
+		b.clock.advance(ClaimLeaseDefault) // the worker dies holding the claim
+	}
+	msgs, err := b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 0 {
+		t.Fatalf("after %d abandoned deliveries a claim got %d messages (%v); want none", maxAttempts, len(msgs), err)
+	}
+	r := b.row(t, id)
+	if r.Status != "dead_lettered" || r.Attempts != maxAttempts || !strings.Contains(r.LastError.String, "died or stalled") {
+		t.Fatalf("row %+v; want dead-lettered after %d attempts with the crash named", r, maxAttempts)
+	}
+}
+
+// TestDeferAfterAReclaimSpendsNothing: a reclaim spends an attempt, a defer does not.
+func TestDeferAfterAReclaimSpendsNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	id := b.enqueue(t, reindex)[0]
+	if msgs, err := b.q.Claim(ctx, 10); err != nil || len(msgs) != 1 {
+		t.Fatalf("claim: %v %v", msgs, err)
+	}
+	b.clock.advance(ClaimLeaseDefault)
+	msgs, err := b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 1 || msgs[0].Attempt != 2 {
+		t.Fatalf("reclaim: %+v %v; want delivery 2", msgs, err)
+	}
+	if r := b.row(t, id); r.Attempts != 1 || !strings.Contains(r.LastError.String, "abandoned") {
+		t.Fatalf("reclaimed row %+v; want one attempt spent on the abandoned delivery", r)
+	}
+	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Defer, Until: b.clock.now().Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Attempts != 1 || r.Status != "pending" {
+		t.Fatalf("deferred row %+v; want pending with the one attempt", r)
 	}
 }

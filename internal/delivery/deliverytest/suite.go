@@ -449,12 +449,17 @@ func testStaleClaimer(t *testing.T, s *suite) {
 	if err != nil || len(now) != 1 || now[0].EventID != id {
 		t.Fatalf("claim after the lease: %d messages, %v; want the event again", len(now), err)
 	}
+	// The abandoned delivery counts as an attempt (its worker may have died of the event).
+	reclaimed := s.h.Outcome(t, id)
+	if reclaimed.State != Claimed || reclaimed.Attempts != 1 || now[0].Attempt != 2 {
+		t.Fatalf("after the reclaim: %+v, delivery %d; want claimed with the abandoned delivery counted", &reclaimed, now[0].Attempt)
+	}
 	for _, k := range []delivery.Kind{delivery.Retry, delivery.DeadLetter, delivery.Defer, delivery.Return} {
 		r := delivery.Result{Msg: old[0], Kind: k, Delay: schedule(1), Until: s.h.Now().Add(time.Hour), Err: errors.New("stale claimer")}
 		if err := stale.Settle(ctx, []delivery.Result{r}); err != nil {
 			t.Fatalf("stale %s: %v", k, err)
 		}
-		if o := s.h.Outcome(t, id); o.State != Claimed || o.Attempts != 0 {
+		if o := s.h.Outcome(t, id); o.State != Claimed || o.Attempts != reclaimed.Attempts {
 			t.Fatalf("a stale claimer's %s changed the event: %+v, want it still claimed by the new owner", k, &o)
 		}
 	}
