@@ -53,6 +53,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if err != nil {
 		return err
 	}
+	if err := checkLeases(cfg); err != nil {
+		return err
+	}
 	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now))
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"moviesdiary/internal/delivery"
@@ -36,6 +37,10 @@ type Queue struct {
 	lease       time.Duration
 	log         *slog.Logger
 	watch       *watcher
+
+	// mu orders Settle and Extend, which both read and move claim tokens, and guards held.
+	mu   sync.Mutex
+	held map[int64]*rowRef // claimed by this queue and not yet settled
 }
 
 // Queue returns the outbox as a delivery source.
@@ -46,12 +51,17 @@ func (s *Store) Queue(cfg QueueConfig) *Queue {
 		lease:       cmp.Or(cfg.ClaimLease, ClaimLeaseDefault),
 		log:         cmp.Or(cfg.Logger, slog.Default()),
 		watch:       newWatcher(s),
+		held:        map[int64]*rowRef{},
 	}
 }
 
-var _ delivery.Source = (*Queue)(nil)
+var (
+	_ delivery.Source   = (*Queue)(nil)
+	_ delivery.Extender = (*Queue)(nil)
+)
 
-// rowRef is a claimed row's handle: its id and the claimed_at value that owns it.
+// rowRef is a claimed row's handle: its id and the claimed_at value that owns it. Extend moves
+// the token forward (under Queue.mu), so a message carries a pointer.
 type rowRef struct {
 	id    int64
 	token int64
@@ -115,7 +125,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 			}
 			m.EventID = eventID.String
 			m.Attempt = attempts + 1
-			m.Ref = rowRef{id: id, token: now}
+			m.Ref = &rowRef{id: id, token: now}
 			msgs = append(msgs, m)
 		}
 		return rows.Err()
@@ -123,6 +133,12 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}
+	q.mu.Lock()
+	for _, m := range msgs {
+		ref := m.Ref.(*rowRef)
+		q.held[ref.id] = ref
+	}
+	q.mu.Unlock()
 	for _, d := range dead {
 		q.log.Error("event dead-lettered: its worker died or stalled during its last attempt", "event_id", d.EventID.String,
 			"event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)
@@ -164,12 +180,96 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	for _, r := range results {
 		marks = append(marks, r.Marks...)
 	}
-	return q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		if err := settleLedger(ctx, tx, now, marks); err != nil {
 			return err
 		}
 		return q.settleRows(ctx, tx, now, results)
 	})
+	if err == nil {
+		for _, r := range results {
+			if ref, ok := r.Msg.Ref.(*rowRef); ok {
+				delete(q.held, ref.id)
+			}
+		}
+	}
+	return err
+}
+
+// ExtendEvery is how often the pump extends this queue's claims: a third of the lease, so two
+// extensions may fail or wait for the writer before a live worker's claim expires.
+func (q *Queue) ExtendEvery() time.Duration { return q.lease / 3 }
+
+// Extend renews the claim of every row this queue holds, waiting in the pump's local queue or
+// running: a claim covers its queueing, so a live worker never loses a row to a reclaim (which
+// would make its settle a no-op and its failures uncounted) and only a dead or stalled worker's
+// rows are claimed again after the lease. A row claimed by another worker meanwhile is dropped
+// from the set; its settle here will change nothing.
+func (q *Queue) Extend(ctx context.Context) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.held) == 0 {
+		return nil
+	}
+	now := millis(q.s.now())
+	refs := make([]*rowRef, 0, len(q.held))
+	for _, ref := range q.held {
+		refs = append(refs, ref)
+	}
+	kept := make(map[int64]bool, len(refs))
+	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+		for start := 0; start < len(refs); start += claimChunk {
+			chunk := refs[start:min(start+claimChunk, len(refs))]
+			var b strings.Builder
+			b.WriteString(`UPDATE event_queue SET claimed_at = ? FROM (VALUES `)
+			args := make([]any, 0, 1+2*len(chunk))
+			args = append(args, now)
+			for i, ref := range chunk {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				b.WriteString("(?, ?)")
+				args = append(args, ref.id, ref.token)
+			}
+			b.WriteString(`) AS v WHERE event_queue.id = v.column1 AND event_queue.claimed_at = v.column2
+				AND event_queue.status = 'processing' RETURNING event_queue.id`)
+			rows, err := tx.QueryContext(ctx, b.String(), args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				kept[id] = true
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("extend claims: %w", err)
+	}
+	lost := 0
+	for _, ref := range refs {
+		if kept[ref.id] {
+			ref.token = now
+			continue
+		}
+		delete(q.held, ref.id)
+		lost++
+	}
+	if lost > 0 {
+		q.log.Warn("claims lost before they could be extended: this worker stalled past the claim lease and another took the rows",
+			"count", lost, "lease", q.lease)
+	}
+	return nil
 }
 
 func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, results []delivery.Result) error {
@@ -193,7 +293,7 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 	const owned = ` WHERE id = ? AND status = 'processing' AND claimed_at = ?`
 	var acked []any
 	for _, r := range results {
-		ref, ok := r.Msg.Ref.(rowRef)
+		ref, ok := r.Msg.Ref.(*rowRef)
 		if !ok {
 			return fmt.Errorf("settle events: message %q was not claimed from this queue", r.Msg.EventID)
 		}
