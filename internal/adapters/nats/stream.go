@@ -31,6 +31,9 @@ type SetupConfig struct {
 	Prefix     string        // NATS_SUBJECT_PREFIX
 	MaxDeliver int           // EVENT_QUEUE_MAX_ATTEMPTS
 	AckWait    time.Duration // default AckWaitDefault
+	// Replicas is how many servers of a JetStream cluster keep the stream (NATS_STREAM_REPLICAS,
+	// default 1; 3 for a cluster that survives the loss of one server).
+	Replicas int
 	// MaxAge is how long a new stream keeps messages. Pass the ledger's retention (30 days), so
 	// a message still in the stream always finds its handlers' ledger rows and is never handled
 	// twice. Required.
@@ -39,13 +42,14 @@ type SetupConfig struct {
 }
 
 // Setup creates the stream and the durable consumer when missing. For existing ones it compares
-// duplicate_window, max_deliver and ack_wait with what this build needs and updates them in place
+// duplicate_window, replicas, max_deliver and ack_wait with what this build needs and updates them in place
 // with a clone of the live config in which only those fields change, so operator-set fields and
 // the immutable ones are kept. If the server rejects an update, Setup logs the nats CLI command
 // that applies it by hand and carries on with the live settings. It returns the consumer; its
 // CachedInfo holds the settings it really runs with.
 func Setup(ctx context.Context, js jetstream.JetStream, cfg SetupConfig) (jetstream.Consumer, error) {
 	cfg.AckWait = cmp.Or(cfg.AckWait, AckWaitDefault)
+	cfg.Replicas = cmp.Or(cfg.Replicas, 1)
 	if cfg.MaxAge <= 0 {
 		return nil, errors.New("nats setup: the stream needs a max age (the ledger's retention)")
 	}
@@ -66,6 +70,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 		MaxAge:      cfg.MaxAge,
 		Storage:     jetstream.FileStorage,
 		Duplicates:  DuplicateWindow,
+		Replicas:    cfg.Replicas,
 	}
 	s, err := js.Stream(ctx, cfg.Stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -86,19 +91,20 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 		log.Warn("stream does not list this build's subject; publishing fails unless another subject covers it",
 			"stream", cfg.Stream, "subjects", live.Subjects, "want", Wildcard(cfg.Prefix))
 	}
-	if live.Duplicates == DuplicateWindow {
+	if live.Duplicates == DuplicateWindow && live.Replicas == cfg.Replicas {
 		return nil
 	}
-	update := live // a clone: only the duplicate window changes
-	update.Duplicates = DuplicateWindow
+	update := live // a clone: only the duplicate window and the replicas change
+	update.Duplicates, update.Replicas = DuplicateWindow, cfg.Replicas
 	if _, err := js.UpdateStream(ctx, update); err != nil {
-		log.Warn("stream update rejected; apply it by hand, the worker carries on with the live setting",
-			"stream", cfg.Stream, "error", err, "duplicate_window", live.Duplicates.String(),
-			"command", fmt.Sprintf("nats stream edit %s --dupe-window %s", cfg.Stream, cliDuration(DuplicateWindow)))
+		log.Warn("stream update rejected; apply it by hand, the worker carries on with the live settings",
+			"stream", cfg.Stream, "error", err, "duplicate_window", live.Duplicates.String(), "replicas", live.Replicas,
+			"command", fmt.Sprintf("nats stream edit %s --dupe-window %s --replicas %d", cfg.Stream, cliDuration(DuplicateWindow), cfg.Replicas))
 		return nil
 	}
 	log.Warn("stream updated in place", "stream", cfg.Stream,
-		"duplicate_window_was", live.Duplicates.String(), "duplicate_window", DuplicateWindow.String())
+		"duplicate_window_was", live.Duplicates.String(), "duplicate_window", DuplicateWindow.String(),
+		"replicas_was", live.Replicas, "replicas", cfg.Replicas)
 	return nil
 }
 
@@ -114,6 +120,16 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, cfg SetupConfig
 	}
 	c, err := js.Consumer(ctx, cfg.Stream, cfg.Consumer)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		// A new durable on a stream that already holds messages starts after them: their rows
+		// are handled or dead-lettered already, or still relayed, and those the relay publishes
+		// again after their horizon. Replaying the stream would run its whole history (legacy
+		// messages without an id included) through every handler. On an empty stream DeliverAll
+		// keeps what a racing relay publishes before the durable exists.
+		if info, serr := js.Stream(ctx, cfg.Stream); serr == nil && info.CachedInfo().State.Msgs > 0 {
+			want.DeliverPolicy = jetstream.DeliverNewPolicy
+			log.Warn("new consumer on a stream with messages: it starts after them; events they carry that are not handled yet are relayed again after their horizon",
+				"stream", cfg.Stream, "consumer", cfg.Consumer, "messages", info.CachedInfo().State.Msgs)
+		}
 		// CreateConsumer succeeds when a racing worker created the same config.
 		c, err = js.CreateConsumer(ctx, cfg.Stream, want)
 		if err == nil {

@@ -27,6 +27,10 @@ type QueueConfig struct {
 	MaxAttempts int           // deliveries before a row is dead-lettered (default 5)
 	ClaimLease  time.Duration // default ClaimLeaseDefault
 	Logger      *slog.Logger
+	// OnDeadLetter, if set, is called for each row the queue dead-letters on its own (its
+	// deliveries abandoned by dead workers, or lost by the broker, MaxAttempts times), for the
+	// dead-letter counter; dead letters a delivery decided are counted by the engine.
+	OnDeadLetter func()
 }
 
 // Queue is event_queue as a delivery.Source: the DB backend consumes it directly, and the NATS
@@ -36,6 +40,7 @@ type Queue struct {
 	maxAttempts int
 	lease       time.Duration
 	log         *slog.Logger
+	onDead      func()
 	watch       *watcher
 
 	// mu orders Settle and Extend, which both read and move claim tokens, and guards held.
@@ -50,6 +55,7 @@ func (s *Store) Queue(cfg QueueConfig) *Queue {
 		maxAttempts: cmp.Or(cfg.MaxAttempts, 5),
 		lease:       cmp.Or(cfg.ClaimLease, ClaimLeaseDefault),
 		log:         cmp.Or(cfg.Logger, slog.Default()),
+		onDead:      cfg.OnDeadLetter,
 		watch:       newWatcher(s),
 		held:        map[int64]*rowRef{},
 	}
@@ -80,21 +86,27 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	now := millis(q.s.now())
 	stale := now - q.lease.Milliseconds()
 	abandoned := fmt.Sprintf("delivery abandoned: its worker died or stalled past the claim lease (%s)", q.lease)
+	lost := "no outcome recorded within the re-relay horizon (the broker lost it, or its consumers died): relayed again"
 	var msgs []delivery.Message
-	var reclaimed int
+	var reclaimed, rerelayed int
 	var dead []deadRow
 	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		var err error
-		if dead, err = q.deadLetterAbandoned(ctx, tx, stale); err != nil {
+		if dead, err = q.deadLetterAbandoned(ctx, tx, now, stale); err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM event_queue
-			WHERE status = 'processing' AND claimed_at <= ?`, stale).Scan(&reclaimed); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT
+				(SELECT count(*) FROM event_queue WHERE status = 'processing' AND claimed_at <= ?1),
+				(SELECT count(*) FROM event_queue WHERE status = 'relayed' AND next_attempt_at <= ?2)`,
+			stale, now).Scan(&reclaimed, &rerelayed); err != nil {
 			return err
 		}
+		// Three branches, each walking its index: due pending rows, expired claims, and relayed
+		// rows past their re-relay horizon. An expired claim and a re-relay each count the
+		// delivery that came to nothing as an attempt.
 		rows, err := tx.QueryContext(ctx, `UPDATE event_queue SET status = 'processing', claimed_at = ?1,
-				attempts = attempts + (status = 'processing'),
-				last_error = CASE WHEN status = 'processing' THEN ?4 ELSE last_error END
+				attempts = attempts + (status <> 'pending'),
+				last_error = CASE status WHEN 'processing' THEN ?4 WHEN 'relayed' THEN ?5 ELSE last_error END
 			WHERE id IN (
 				SELECT id FROM (
 					SELECT id, due FROM (
@@ -106,9 +118,14 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 						SELECT id, claimed_at AS due FROM event_queue
 						WHERE status = 'processing' AND claimed_at <= ?2
 						ORDER BY claimed_at, id LIMIT CAST(?3 AS INTEGER))
+					UNION ALL
+					SELECT id, due FROM (
+						SELECT id, next_attempt_at AS due FROM event_queue
+						WHERE status = 'relayed' AND next_attempt_at <= ?1
+						ORDER BY next_attempt_at, id LIMIT CAST(?3 AS INTEGER))
 				) ORDER BY due, id LIMIT CAST(?3 AS INTEGER))
-			RETURNING id, event_id, event_type, payload, attempts`,
-			now, stale, max, abandoned)
+			RETURNING id, event_id, event_type, payload, attempts, relays`,
+			now, stale, max, abandoned, lost)
 		if err != nil {
 			return err
 		}
@@ -120,7 +137,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 				eventID  sql.NullString
 				attempts int
 			)
-			if err := rows.Scan(&id, &eventID, &m.Type, &m.Payload, &attempts); err != nil {
+			if err := rows.Scan(&id, &eventID, &m.Type, &m.Payload, &attempts, &m.Handoffs); err != nil {
 				return err
 			}
 			m.EventID = eventID.String
@@ -147,6 +164,10 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 		q.log.Warn("reclaiming events whose claim outlived the lease (a claimer died); the abandoned delivery counts as an attempt",
 			"count", reclaimed, "lease", q.lease)
 	}
+	if rerelayed > 0 {
+		q.log.Warn("relaying again events with no outcome recorded within the re-relay horizon (the broker lost them, or their consumers died)",
+			"count", rerelayed)
+	}
 	return msgs, nil
 }
 
@@ -157,17 +178,26 @@ type deadRow struct {
 	Attempts  int            `db:"attempts"`
 }
 
-// deadLetterAbandoned dead-letters the processing rows whose claim expired on their last
-// allowed attempt.
-func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, stale int64) ([]deadRow, error) {
+// deadLetterAbandoned dead-letters the rows whose last allowed attempt came to nothing: a
+// processing row whose claim expired, a relayed row past its re-relay horizon.
+func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, now, stale int64) ([]deadRow, error) {
 	var dead []deadRow
-	err := tx.SelectContext(ctx, &dead, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
-			attempts = attempts + 1,
-			last_error = printf('dead-lettered after %d attempts: the worker of the last one died or stalled past the claim lease (%s), as a handler that crashes the process would make it do every time', attempts + 1, ?3)
-		WHERE status = 'processing' AND claimed_at <= ?1 AND attempts + 1 >= ?2
-		RETURNING event_id, event_type, attempts`, stale, q.maxAttempts, q.lease.String())
+	err := tx.SelectContext(ctx, &dead, `UPDATE event_queue SET claimed_at = NULL, attempts = attempts + 1,
+			last_error = CASE status
+				WHEN 'processing' THEN printf('dead-lettered after %d attempts: the worker of the last one died or stalled past the claim lease (%s), as a handler that crashes the process would make it do every time', attempts + 1, ?3)
+				ELSE printf('dead-lettered after %d attempts: no outcome was recorded within the re-relay horizon of the last one (the broker lost it, or its consumers died)', attempts + 1)
+			END,
+			status = 'dead_lettered'
+		WHERE ((status = 'processing' AND claimed_at <= ?1) OR (status = 'relayed' AND next_attempt_at <= ?4))
+			AND attempts + 1 >= ?2
+		RETURNING event_id, event_type, attempts`, stale, q.maxAttempts, q.lease.String(), now)
 	if err != nil {
 		return nil, fmt.Errorf("dead-letter abandoned events: %w", err)
+	}
+	if len(dead) > 0 && q.onDead != nil {
+		for range dead {
+			q.onDead()
+		}
 	}
 	return dead, nil
 }
@@ -292,6 +322,7 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 	}()
 	const owned = ` WHERE id = ? AND status = 'processing' AND claimed_at = ?`
 	var acked []any
+	var handedOff []any // id, token, until: three per row
 	for _, r := range results {
 		ref, ok := r.Msg.Ref.(*rowRef)
 		if !ok {
@@ -302,6 +333,8 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 		switch kind := r.Kind; kind {
 		case delivery.Ack:
 			acked = append(acked, ref.id)
+		case delivery.Handoff:
+			handedOff = append(handedOff, ref.id, ref.token, millis(r.Until))
 		case delivery.Return:
 			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+owned); err == nil {
 				_, err = st.ExecContext(ctx, ref.id, ref.token)
@@ -318,6 +351,9 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 				_, err = st.ExecContext(ctx, dead, millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
 			}
 			if err == nil && dead && r.Kind == delivery.Retry {
+				if q.onDead != nil {
+					q.onDead()
+				}
 				q.log.Error("event dead-lettered: max attempts reached", "event_id", r.Msg.EventID,
 					"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "error", r.Err)
 			}
@@ -326,6 +362,18 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 		}
 		if err != nil {
 			return fmt.Errorf("settle event %q: %w", r.Msg.EventID, err)
+		}
+	}
+	// A handoff waits for the consumer's outcome until Until, and is conditioned on the claim;
+	// a consumer that already recorded the outcome (it can be that quick) moved the row on, and
+	// the handoff then changes nothing.
+	for start := 0; start < len(handedOff); start += 3 * claimChunk {
+		chunk := handedOff[start:min(start+3*claimChunk, len(handedOff))]
+		q := `UPDATE event_queue SET status = 'relayed', claimed_at = NULL, relays = relays + 1, next_attempt_at = v.column3
+			FROM (VALUES (?, ?, ?)` + strings.Repeat(", (?, ?, ?)", len(chunk)/3-1) + `) AS v
+			WHERE event_queue.id = v.column1 AND event_queue.claimed_at = v.column2 AND event_queue.status = 'processing'`
+		if _, err := tx.ExecContext(ctx, q, chunk...); err != nil {
+			return fmt.Errorf("settle events: record handoff: %w", err)
 		}
 	}
 	// Acks are not conditioned on the claim: every handler is done, so the event is complete even
