@@ -127,6 +127,16 @@ func (h *busHarness) deadLetter(t *testing.T, id string) (deliverytest.Outcome, 
 	return deliverytest.Outcome{State: deliverytest.DeadLettered, Attempts: attempts, Err: lastError}, true
 }
 
+// Row reads the event's outbox row, where the consumer records its outcome.
+func (h *busHarness) Row(t *testing.T, id string) deliverytest.Row {
+	var r deliverytest.Row
+	if err := h.db(t).QueryRow(`SELECT status, attempts, coalesce(last_error, '') FROM event_queue WHERE event_id = ?`, id).
+		Scan(&r.Status, &r.Attempts, &r.LastError); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // db is a plain connection to the harness's database.
 func (h *busHarness) db(t *testing.T) *sql.DB {
 	h.mu.Lock()

@@ -117,3 +117,18 @@ type Outcome struct {
 	// error log line.
 	Err string
 }
+
+// Row is an event's outbox row as an operator sees it (`worker events show`).
+type Row struct {
+	Status    string // pending, processing, relayed, done, dead_lettered
+	Attempts  int
+	LastError string
+}
+
+// Rows is a Harness whose events live in an outbox: every backend records an event's final
+// outcome in its row, so the suite checks the row agrees with what the source applied — done
+// when acked, dead-lettered with the error and the attempts when given up — and that an
+// operator sees every failed event in `worker events list`.
+type Rows interface {
+	Row(t *testing.T, id string) Row
+}

@@ -133,7 +133,8 @@ type running struct {
 func (s *suite) start(t *testing.T, src delivery.Source, cfg delivery.PumpConfig) running {
 	t.Helper()
 	log := Logger(t)
-	engine, err := delivery.NewEngine(delivery.Config{LedgerLease: s.lease, Now: s.h.Now, Logger: log}, s.h.Ledger(), s.handlers()...)
+	engine, err := delivery.NewEngine(delivery.Config{LedgerLease: s.lease, MaxAttempts: s.f.MaxAttempts, Now: s.h.Now, Logger: log},
+		s.h.Ledger(), s.handlers()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +192,25 @@ func testAck(t *testing.T, s *suite) {
 	s.settled(t, id, "done", func(o Outcome) bool { return o.State == Done })
 	if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 1 || b != 1 {
 		t.Fatalf("handlers ran %d and %d times, want once each", a, b)
+	}
+	s.checkRow(t, id, "done", 0, "")
+}
+
+// checkRow waits until the event's outbox row has status, then checks its attempts and that
+// last_error contains errText; it does nothing for a harness without rows.
+func (s *suite) checkRow(t *testing.T, id, status string, attempts int, errText string) {
+	t.Helper()
+	rows, ok := s.h.(Rows)
+	if !ok {
+		return
+	}
+	var r Row
+	Eventually(t, wait, "the outbox row "+status, func() bool {
+		r = rows.Row(t, id)
+		return r.Status == status
+	})
+	if r.Attempts != attempts || !strings.Contains(r.LastError, errText) {
+		t.Fatalf("outbox row %+v; want %s with %d attempts and an error containing %q", r, status, attempts, errText)
 	}
 }
 
@@ -280,6 +300,7 @@ func testExhausted(t *testing.T, s *suite) {
 	if got := s.runs(handlerA, id); got != s.f.MaxAttempts {
 		t.Fatalf("handler ran %d times, want %d", got, s.f.MaxAttempts)
 	}
+	s.checkRow(t, id, "dead_lettered", s.f.MaxAttempts, errUnavailable.Error())
 	s.checkKept(t, id)
 }
 
@@ -299,6 +320,7 @@ func testPermanent(t *testing.T, s *suite) {
 	if o.Attempts != 1 || !strings.Contains(o.Err, "410 Gone") {
 		t.Fatalf("dead-lettered after %d attempts with %q; want at once with the handler's error", o.Attempts, o.Err)
 	}
+	s.checkRow(t, id, "dead_lettered", 1, "410 Gone")
 	s.checkKept(t, id)
 	if got := s.runs(handlerA, id); got != 1 {
 		t.Fatalf("handler ran %d times, want once", got)
