@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
@@ -49,7 +51,7 @@ func TestEveryDeadLetterIsCounted(t *testing.T) {
 	}
 	ctx := context.Background()
 	msgs := []delivery.Message{
-		message(t, "permanent", domain.PosterSynced{}, 1),
+		message(t, "permanent", domain.PosterSynced{MovieID: uuid.New()}, 1),
 		message(t, "last-attempt", domain.SearchReindexRequested{}, maxAttempts),
 		{EventID: "undecodable", Type: "SearchReindexRequested", Payload: []byte(`{not json`), Attempt: 1},
 		{EventID: "unknown", Type: "NoSuchEvent", Payload: []byte(`{}`), Attempt: 1},
@@ -61,12 +63,12 @@ func TestEveryDeadLetterIsCounted(t *testing.T) {
 	}
 	want := map[string]int{"strict/dead_lettered": 1, "flaky/dead_lettered": 1, delivery.NoHandler + "/dead_lettered": 2}
 	obs.mu.Lock()
-	defer obs.mu.Unlock()
 	for k, n := range want {
 		if obs.n[k] != n {
 			t.Errorf("%s counted %d times, want %d (all: %v)", k, obs.n[k], n, obs.n)
 		}
 	}
+	obs.mu.Unlock()
 	if strings.Contains(buf.String(), "will be retried") {
 		t.Errorf("the last attempt was logged as retried:\n%s", buf.String())
 	}

@@ -181,10 +181,14 @@ func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 	if _, err := db.Exec(foreignRow, "NoSuchEvent", `{"type":"NoSuchEvent"}`); err != nil {
 		t.Fatal(err)
 	}
-	startRelay(t, conn, store, RelayConfig{Logger: log})
+	var counted atomic.Int32
+	startRelay(t, conn, store, RelayConfig{Logger: log, OnDeadLetter: func() { counted.Add(1) }})
 	deliverytest.Eventually(t, 10*time.Second, "the row dead-lettered", func() bool {
 		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'dead_lettered'`) == 1
 	})
+	if counted.Load() != 1 {
+		t.Errorf("dead letter counted %d times, want once", counted.Load())
+	}
 	var lastError string
 	if err := db.QueryRow(`SELECT last_error FROM event_queue`).Scan(&lastError); err != nil {
 		t.Fatal(err)

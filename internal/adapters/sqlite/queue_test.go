@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -638,17 +639,23 @@ func TestAbandonedDeliveriesCountAsAttempts(t *testing.T) {
 	const maxAttempts = 3
 	b := setup(t, maxAttempts)
 	ctx := context.Background()
+	var counted atomic.Int32
+	q := b.s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t), OnDeadLetter: func() { counted.Add(1) }})
+	t.Cleanup(func() { q.Close() })
 	id := b.enqueue(t, reindex)[0]
 	for n := 1; n <= maxAttempts; n++ {
-		msgs, err := b.q.Claim(ctx, 10)
+		msgs, err := q.Claim(ctx, 10)
 		if err != nil || len(msgs) != 1 || msgs[0].Attempt != n {
 			t.Fatalf("claim %d: %+v %v; want the event as delivery %d", n, msgs, err, n)
 		}
 		b.clock.advance(ClaimLeaseDefault) // the worker dies holding the claim
 	}
-	msgs, err := b.q.Claim(ctx, 10)
+	msgs, err := q.Claim(ctx, 10)
 	if err != nil || len(msgs) != 0 {
 		t.Fatalf("after %d abandoned deliveries a claim got %d messages (%v); want none", maxAttempts, len(msgs), err)
+	}
+	if counted.Load() != 1 {
+		t.Errorf("dead letter counted %d times, want once", counted.Load())
 	}
 	r := b.row(t, id)
 	if r.Status != "dead_lettered" || r.Attempts != maxAttempts || !strings.Contains(r.LastError.String, "died or stalled") {
