@@ -22,6 +22,10 @@ const (
 	// notice before JetStream redelivers it. The consumer sends in-progress notices every third
 	// of it while a message is unsettled, so it only expires when the worker is gone.
 	AckWaitDefault = time.Minute
+	// StreamMaxBytes bounds a new stream's size (deploy/nats.conf's max_file_store is above it).
+	// When full, the oldest messages go; any whose events were not handled yet are relayed again
+	// from the outbox after their horizon, so the bound costs delay, not events.
+	StreamMaxBytes = 8 << 30
 )
 
 // SetupConfig names the stream and consumer and what they must be.
@@ -68,6 +72,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 		Retention:   jetstream.LimitsPolicy,
 		Discard:     jetstream.DiscardOld,
 		MaxAge:      cfg.MaxAge,
+		MaxBytes:    StreamMaxBytes,
 		Storage:     jetstream.FileStorage,
 		Duplicates:  DuplicateWindow,
 		Replicas:    cfg.Replicas,
