@@ -58,13 +58,15 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg SetupConfig) (jetstr
 		return nil, errors.New("nats setup: the stream needs a max age (the ledger's retention)")
 	}
 	log := cmp.Or(cfg.Logger, slog.Default())
-	if err := ensureStream(ctx, js, cfg, log); err != nil {
+	created, err := ensureStream(ctx, js, cfg, log)
+	if err != nil {
 		return nil, err
 	}
-	return ensureConsumer(ctx, js, cfg, log)
+	return ensureConsumer(ctx, js, cfg, created, log)
 }
 
-func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, log *slog.Logger) error {
+// ensureStream reports whether this call created the stream.
+func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, log *slog.Logger) (bool, error) {
 	want := jetstream.StreamConfig{
 		Name:        cfg.Stream,
 		Description: "moviesdiary domain events, relayed from the outbox",
@@ -81,15 +83,16 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		s, err = js.CreateStream(ctx, want)
 		if err == nil {
-			log.Info("created stream", "stream", cfg.Stream, "subjects", want.Subjects, "duplicate_window", DuplicateWindow.String())
-			return nil
+			log.Info("created stream", "stream", cfg.Stream, "subjects", want.Subjects, "duplicate_window", DuplicateWindow.String(),
+				"replicas", cfg.Replicas)
+			return true, nil
 		}
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // another worker won the race
 			s, err = js.Stream(ctx, cfg.Stream)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("nats stream %s: %w", cfg.Stream, err)
+		return false, fmt.Errorf("nats stream %s: %w", cfg.Stream, err)
 	}
 	live := s.CachedInfo().Config
 	if !slices.Contains(live.Subjects, Wildcard(cfg.Prefix)) {
@@ -97,7 +100,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 			"stream", cfg.Stream, "subjects", live.Subjects, "want", Wildcard(cfg.Prefix))
 	}
 	if live.Duplicates == DuplicateWindow && live.Replicas == cfg.Replicas {
-		return nil
+		return false, nil
 	}
 	update := live // a clone: only the duplicate window and the replicas change
 	update.Duplicates, update.Replicas = DuplicateWindow, cfg.Replicas
@@ -105,15 +108,15 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, 
 		log.Warn("stream update rejected; apply it by hand, the worker carries on with the live settings",
 			"stream", cfg.Stream, "error", err, "duplicate_window", live.Duplicates.String(), "replicas", live.Replicas,
 			"command", fmt.Sprintf("nats stream edit %s --dupe-window %s --replicas %d", cfg.Stream, cliDuration(DuplicateWindow), cfg.Replicas))
-		return nil
+		return false, nil
 	}
 	log.Warn("stream updated in place", "stream", cfg.Stream,
 		"duplicate_window_was", live.Duplicates.String(), "duplicate_window", DuplicateWindow.String(),
 		"replicas_was", live.Replicas, "replicas", cfg.Replicas)
-	return nil
+	return false, nil
 }
 
-func ensureConsumer(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, log *slog.Logger) (jetstream.Consumer, error) {
+func ensureConsumer(ctx context.Context, js jetstream.JetStream, cfg SetupConfig, newStream bool, log *slog.Logger) (jetstream.Consumer, error) {
 	want := jetstream.ConsumerConfig{
 		Durable:       cfg.Consumer,
 		Description:   "moviesdiary workers",
@@ -125,12 +128,12 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, cfg SetupConfig
 	}
 	c, err := js.Consumer(ctx, cfg.Stream, cfg.Consumer)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		// A new durable on a stream that already holds messages starts after them: their rows
-		// are handled or dead-lettered already, or still relayed, and those the relay publishes
-		// again after their horizon. Replaying the stream would run its whole history (legacy
-		// messages without an id included) through every handler. On an empty stream DeliverAll
-		// keeps what a racing relay publishes before the durable exists.
-		if info, serr := js.Stream(ctx, cfg.Stream); serr == nil && info.CachedInfo().State.Msgs > 0 {
+		// A new durable on an old stream that holds messages starts after them: their rows are
+		// handled or dead-lettered already, or still relayed, and those the relay publishes again
+		// after their horizon. Replaying the stream would run its whole history (legacy messages
+		// without an id included) through every handler. On a stream this call created,
+		// DeliverAll keeps what a relay already running published before the durable exists.
+		if info, serr := js.Stream(ctx, cfg.Stream); !newStream && serr == nil && info.CachedInfo().State.Msgs > 0 {
 			want.DeliverPolicy = jetstream.DeliverNewPolicy
 			log.Warn("new consumer on a stream with messages: it starts after them; events they carry that are not handled yet are relayed again after their horizon",
 				"stream", cfg.Stream, "consumer", cfg.Consumer, "messages", info.CachedInfo().State.Msgs)
