@@ -32,6 +32,7 @@ func TestJetStreamConformance(t *testing.T) {
 	deliverytest.Run(t, deliverytest.Features{
 		MaxAttempts:         conformanceMaxAttempts,
 		CountsEveryDelivery: true,
+		DeadLetterStore:     true,
 		ReturnsOnShutdown:   true,
 		Repeats:             true,
 	}, newJetStreamHarness)
@@ -42,8 +43,9 @@ func TestJetStreamConformance(t *testing.T) {
 func TestCoreConformance(t *testing.T) {
 	t.Parallel()
 	deliverytest.Run(t, deliverytest.Features{
-		MaxAttempts: conformanceMaxAttempts,
-		Repeats:     true,
+		MaxAttempts:     conformanceMaxAttempts,
+		DeadLetterStore: true,
+		Repeats:         true,
 	}, newCoreHarness)
 }
 

@@ -23,9 +23,9 @@ type Features struct {
 	// the whole retry schedule and lets leases expire without waiting. Without it the suite
 	// checks the first retry only and waits real time for short ledger leases.
 	Clock bool
-	// DeadLetterStore: a dead-lettered event stays in the source's own store, marked, with its
-	// error, and is never claimed again (the SQLite queue). JetStream keeps it in the stream
-	// unmarked; core NATS keeps nothing.
+	// DeadLetterStore: a dead-lettered event stays dead-lettered, with its error, and no claimer
+	// gets it again: the SQLite queue's row; JetStream's terminated message and core NATS's
+	// dropped one, whose outbox rows the consumers dead-letter (Rows checks those).
 	DeadLetterStore bool
 	// CountsEveryDelivery: every delivery counts toward MaxAttempts, a defer and a shutdown's
 	// return included (JetStream's max_deliver), so the suite does not expect those to spend
