@@ -34,7 +34,10 @@ type QueueConfig struct {
 }
 
 // Queue is event_queue as a delivery.Source: the DB backend consumes it directly, and the NATS
-// relay claims from it the same way.
+// relay claims from it the same way. Besides due pending rows it claims rows whose claim expired
+// (a dead or stalled claimer) and relayed rows past their re-relay horizon (no consumer recorded
+// an outcome: the broker lost them); both count the delivery that came to nothing as an attempt.
+// It is an Extender: the pump renews the claims it holds.
 type Queue struct {
 	s           *Store
 	maxAttempts int
