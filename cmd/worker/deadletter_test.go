@@ -73,6 +73,13 @@ func TestDeadLettersAgreeOnEveryBackend(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- run(ctx, cfg, testLog(t), time.Now, poison) }()
+			stopped := false
+			t.Cleanup(func() { // a failed wait must not leave the worker running into the next test
+				if !stopped {
+					cancel()
+					<-done
+				}
+			})
 			store := sqlitetest.Open(t, path)
 			// A first event succeeds (in core mode it also shows the subscription is up).
 			if err := store.Enqueue(context.Background(), domain.SearchReindexRequested{}); err != nil {
@@ -105,6 +112,7 @@ func TestDeadLettersAgreeOnEveryBackend(t *testing.T) {
 				return err == nil && counts["done"] == failing+1 && counts["dead_lettered"] == 0
 			})
 			cancel()
+			stopped = true
 			if err := <-done; err != nil {
 				t.Fatalf("run: %v", err)
 			}

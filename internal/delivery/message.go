@@ -78,6 +78,11 @@ type RowOutcome struct {
 	// Retry (still being delivered by the broker: the row's re-relay moves to At, and Err is
 	// kept for operators).
 	Kind Kind
+	// Round is the relay round of the copy delivered (Message.Handoffs when it was published):
+	// the row's next publish must be a later round, whose broker message id the duplicate
+	// window has not seen, even when this outcome is recorded before the relay recorded the
+	// handoff (a quick consumer).
+	Round int
 	// Deliveries is how many deliveries of this copy the broker made, this one included.
 	Deliveries int
 	Err        error

@@ -208,7 +208,7 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 // rowOutcome is what a broker-fed consumer records in the outbox row for r. last: the broker
 // will not deliver this copy again after a nak.
 func rowOutcome(r delivery.Result, now time.Time, horizon time.Duration, last bool) delivery.RowOutcome {
-	o := delivery.RowOutcome{EventID: r.Msg.EventID, Deliveries: r.Msg.Attempt, Err: r.Err}
+	o := delivery.RowOutcome{EventID: r.Msg.EventID, Round: r.Msg.Handoffs, Deliveries: r.Msg.Attempt, Err: r.Err}
 	switch {
 	case r.Kind == delivery.Ack || r.Kind == delivery.DeadLetter:
 		o.Kind = r.Kind
@@ -238,11 +238,12 @@ func (c *Consumer) message(m jetstream.Msg) delivery.Message {
 		c.cfg.OnRedelivery()
 	}
 	return delivery.Message{
-		EventID: eventID(m.Headers()),
-		Type:    eventType(c.cfg.Prefix, m.Subject()),
-		Payload: m.Data(),
-		Attempt: attempt,
-		Ref:     m,
+		EventID:  eventID(m.Headers()),
+		Handoffs: round(m.Headers()),
+		Type:     eventType(c.cfg.Prefix, m.Subject()),
+		Payload:  m.Data(),
+		Attempt:  attempt,
+		Ref:      m,
 	}
 }
 

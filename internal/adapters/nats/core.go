@@ -87,10 +87,11 @@ func SubscribeCore(conn *Conn, outbox Outbox, cfg CoreConfig) (*CoreConsumer, er
 	}
 	sub, err := conn.NATS().QueueSubscribe(Wildcard(cfg.Prefix), cfg.Group, func(m *natsgo.Msg) {
 		msg := delivery.Message{
-			EventID: eventID(m.Header),
-			Type:    eventType(cfg.Prefix, m.Subject),
-			Payload: m.Data,
-			Attempt: 1,
+			EventID:  eventID(m.Header),
+			Handoffs: round(m.Header),
+			Type:     eventType(cfg.Prefix, m.Subject),
+			Payload:  m.Data,
+			Attempt:  1,
 		}
 		select { // blocking hands backpressure to the subscription's pending buffer
 		case c.in <- msg:

@@ -2,6 +2,7 @@ package nats
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,6 +44,21 @@ func msgID(m delivery.Message) string {
 		return m.EventID
 	}
 	return m.EventID + "/" + strconv.Itoa(m.Handoffs)
+}
+
+// round is the relay round a received message belongs to, from its Nats-Msg-Id (0 for the
+// first round, and for messages of older builds).
+func round(h interface{ Get(string) string }) int {
+	id := h.Get(jetstream.MsgIDHeader)
+	i := strings.LastIndexByte(id, '/')
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // eventID is the outbox event id a received message carries.

@@ -24,6 +24,10 @@ import (
 //   - Retry: the broker still delivers it; the row's re-relay horizon moves to At (never
 //     earlier) and last_error keeps the failure.
 //
+// Each also moves relays past the delivered copy's round, so the next publish of the row (a
+// retry, a hand-back, a re-relay) gets a message id the duplicate window has not seen, even
+// when the consumer records before the relay has recorded its handoff.
+//
 // Done rows never change: an outcome that arrives after another copy's is a duplicate's.
 func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error {
 	if len(marks) == 0 && len(outcomes) == 0 {
@@ -38,7 +42,7 @@ func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mar
 }
 
 func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOutcome) error {
-	var done []any // event id, failed deliveries
+	var done []any // event id, failed deliveries, next round
 	stmts := map[delivery.Kind]*sql.Stmt{}
 	defer func() {
 		for _, st := range stmts {
@@ -64,21 +68,21 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 		var err error
 		switch o.Kind {
 		case delivery.Ack:
-			done = append(done, o.EventID, max(o.Deliveries-1, 0))
+			done = append(done, o.EventID, max(o.Deliveries-1, 0), o.Round+1)
 		case delivery.DeadLetter:
 			err = exec(o.Kind, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
-				attempts = attempts + ?, last_error = ? WHERE event_id = ? AND status <> 'done'`,
-				max(o.Deliveries, 1), errorText(o.Err), o.EventID)
+				attempts = attempts + ?, last_error = ?, relays = max(relays, ?) WHERE event_id = ? AND status <> 'done'`,
+				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
 		case delivery.Return:
-			err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', next_attempt_at = ?
-				WHERE event_id = ? AND status = 'relayed'`, millis(o.At), o.EventID)
+			err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', next_attempt_at = ?, relays = max(relays, ?)
+				WHERE event_id = ? AND status = 'relayed'`, millis(o.At), o.Round+1, o.EventID)
 		case delivery.Retry:
 			var last sql.NullString // a defer is no failure: it keeps the last one's error
 			if o.Err != nil {
 				last = sql.NullString{String: errorText(o.Err), Valid: true}
 			}
-			err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?), last_error = coalesce(?, last_error)
-				WHERE event_id = ? AND status = 'relayed'`, millis(o.At), last, o.EventID)
+			err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?), last_error = coalesce(?, last_error),
+				relays = max(relays, ?) WHERE event_id = ? AND status = 'relayed'`, millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)
 		}
@@ -86,10 +90,11 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			return fmt.Errorf("record outcome of %s: %w", o.EventID, err)
 		}
 	}
-	for start := 0; start < len(done); start += 2 * claimChunk {
-		chunk := done[start:min(start+2*claimChunk, len(done))]
-		q := `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL, attempts = attempts + v.column2
-			FROM (VALUES (?, ?)` + strings.Repeat(", (?, ?)", len(chunk)/2-1) + `) AS v
+	for start := 0; start < len(done); start += 3 * claimChunk {
+		chunk := done[start:min(start+3*claimChunk, len(done))]
+		q := `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL, attempts = attempts + v.column2,
+				relays = max(relays, v.column3)
+			FROM (VALUES (?, ?, ?)` + strings.Repeat(", (?, ?, ?)", len(chunk)/3-1) + `) AS v
 			WHERE event_queue.event_id = v.column1 AND +event_queue.status <> 'done'`
 		if _, err := tx.ExecContext(ctx, q, chunk...); err != nil {
 			return fmt.Errorf("record outcomes: mark done: %w", err)

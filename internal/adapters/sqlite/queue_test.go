@@ -687,3 +687,36 @@ func TestDeferAfterAReclaimSpendsNothing(t *testing.T) {
 		t.Fatalf("deferred row %+v; want pending with the one attempt", r)
 	}
 }
+
+// TestAQuickConsumerStillMovesTheRound: a consumer can record an event's outcome before the
+// relay records its handoff (the PubAck and the consumer race). The handoff then changes
+// nothing, and the row's next publish — here an operator's retry of the dead letter — must still
+// be a later relay round, or JetStream's duplicate window would swallow it.
+func TestAQuickConsumerStillMovesTheRound(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	id := b.enqueue(t, reindex)[0]
+	msgs, err := b.q.Claim(ctx, 10) // the relay publishes round 0…
+	if err != nil || len(msgs) != 1 || msgs[0].Handoffs != 0 {
+		t.Fatalf("relay claim: %+v %v", msgs, err)
+	}
+	// …and the consumer dead-letters it before the relay settles its PubAck.
+	if err := b.s.Ledger().Record(ctx, b.clock.now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.DeadLetter,
+		Round: 0, Deliveries: 1, Err: errors.New("remote answered 410 Gone")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.now().Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Status != "dead_lettered" || r.Attempts != 1 {
+		t.Fatalf("row %+v; want the consumer's dead letter kept", r)
+	}
+	if n, err := b.s.RetryEvents(ctx, []string{id}, ""); err != nil || n != 1 {
+		t.Fatalf("retry: %d %v", n, err)
+	}
+	msgs, err = b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 1 || msgs[0].Handoffs != 1 {
+		t.Fatalf("claim after the retry: %+v %v; want relay round 1", msgs, err)
+	}
+}
