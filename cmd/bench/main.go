@@ -36,6 +36,7 @@ type options struct {
 	conc       int
 	writeD     time.Duration
 	clients    int
+	relayN     int
 	only       string
 	keep       bool
 	// syncs are the SQLITE_SYNCHRONOUS settings the write path and the db drain are measured
@@ -64,7 +65,8 @@ func main() {
 	flag.IntVar(&o.conc, "concurrency", 16, "EVENT_QUEUE_CONCURRENCY")
 	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,latency,idle,write (default all)")
+	flag.IntVar(&o.relayN, "relay-events", 20_000, "backlog size for the relay fsync scenario")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,relay,latency,idle,write (default all)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	syncs := flag.String("synchronous", "normal,full", "comma-separated SQLITE_SYNCHRONOUS settings the write path and the db drain run with")
@@ -164,6 +166,36 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		add(fmt.Sprintf("nats: steady %d events/s offered", o.steadyRate), "%.0f events/s handled%s; commit→handler %s",
 			s.handled, frac(s.handled, limitFull), percentiles(s.latencies))
+	}
+	if o.wants("relay") {
+		// Same run, alternating, so the ratio is not skewed by the machine's load drifting.
+		var def, always []relayResult
+		for i := range 2 {
+			for _, sync := range []bool{false, true} {
+				r, err := relayBacklog(ctx, dir, fmt.Sprintf("relay-%d-%t", i, sync), o.relayN, o.payload, sync, log)
+				if err != nil {
+					return fmt.Errorf("relay backlog (sync always %t): %w", sync, err)
+				}
+				if sync {
+					always = append(always, r)
+				} else {
+					def = append(def, r)
+				}
+			}
+		}
+		best := func(rs []relayResult) relayResult {
+			b := rs[0]
+			for _, r := range rs[1:] {
+				if r.rate > b.rate {
+					b = r
+				}
+			}
+			return b
+		}
+		d, a := best(def), best(always)
+		add(fmt.Sprintf("relay: %d-event backlog, nats default fsync", o.relayN), "%.0f events/s (%s)", d.rate, d.elapsed.Round(time.Millisecond))
+		add(fmt.Sprintf("relay: %d-event backlog, sync_interval always", o.relayN), "%.0f events/s (%s), %.0f%% of the default's",
+			a.rate, a.elapsed.Round(time.Millisecond), 100*a.rate/d.rate)
 	}
 	for _, b := range []struct {
 		name string

@@ -50,11 +50,21 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 		return s, err
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	common := []string{"DATA_DIR=" + dir, "DATABASE_URL=" + dbPath, "EVENT_BUS_BACKEND=" + backend,
+	bus, maxAttempts := backend, 50
+	if backend != "db" {
+		// The NATS backends re-relay what has no outcome after a horizon derived from the
+		// delivery limit (sum of the backoff schedule plus an ack_wait per delivery): 8 keeps it
+		// at about a minute with the scaled backoff, inside the quiescence wait.
+		bus, maxAttempts = "nats", 8
+	}
+	common := []string{"DATA_DIR=" + dir, "DATABASE_URL=" + dbPath, "EVENT_BUS_BACKEND=" + bus,
 		"LOG_FORMAT=json", "LOG_LEVEL=warn", "BASE_URL=" + base}
+	if backend == "core" {
+		common = append(common, "NATS_MODE=core")
+	}
 
 	var nats *proc
-	if backend == "nats" {
+	if backend != "db" {
 		natsPort, err := freePort()
 		if err != nil {
 			return s, err
@@ -93,7 +103,7 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 
 	workerEnv := append(common, "CHAOS_RECORD=1", "WORKER_METRICS_ADDR=",
 		"EVENT_QUEUE_CLAIM_LEASE="+claimLease.String(), "EVENT_QUEUE_LEDGER_LEASE="+ledgerLease.String(),
-		"EVENT_QUEUE_BACKOFF_BASE=200ms", "EVENT_QUEUE_MAX_ATTEMPTS=50", "SHUTDOWN_GRACE=5s", "NATS_ACK_WAIT=3s")
+		"EVENT_QUEUE_BACKOFF_BASE=200ms", "EVENT_QUEUE_MAX_ATTEMPTS="+strconv.Itoa(maxAttempts), "SHUTDOWN_GRACE=5s", "NATS_ACK_WAIT=3s")
 	if o.breakLedger {
 		workerEnv = append(workerEnv, "CHAOS_BREAK_LEDGER=1")
 	}
@@ -155,7 +165,7 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 		return s, err
 	}
 	defer db.Close()
-	if err := quiesce(ctx, db, backend, 90*time.Second); err != nil {
+	if err := quiesce(ctx, db, backend, 150*time.Second); err != nil {
 		s.details = append(s.details, err.Error())
 	}
 	for _, w := range workers {

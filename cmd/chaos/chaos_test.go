@@ -31,7 +31,7 @@ func buildBinaries(t *testing.T) string {
 	return dir
 }
 
-// TestChaos is the short run of `make chaos` that `make test` includes: both backends under
+// TestChaos is the short run of `make chaos` that `make test` includes: the three backends under
 // kills, pauses and (nats) outages must show no violation, and the same harness against a build
 // without the ledger must show violations, so the checker itself is known to work.
 func TestChaos(t *testing.T) {
@@ -39,7 +39,7 @@ func TestChaos(t *testing.T) {
 	seed := uint64(time.Now().UnixNano() % 1_000_000)
 	t.Logf("seed %d", seed)
 	t.Run("healthy", func(t *testing.T) {
-		n, err := run(context.Background(), options{backends: []string{"db", "nats"}, duration: 12 * time.Second, seed: seed, bin: bin, workers: 2})
+		n, err := run(context.Background(), options{backends: []string{"db", "nats", "core"}, duration: 12 * time.Second, seed: seed, bin: bin, workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

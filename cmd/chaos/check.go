@@ -10,13 +10,13 @@ import (
 // expectedPairs counts the (event, handler) executions the registry implies for the outbox.
 const expectedPairs = `SELECT count(*) FROM event_queue q JOIN chaos_handlers h ON h.event_type = q.event_type`
 
-// quiesce waits until nothing is pending or processing and (for nats, where a row is done once
-// relayed) every expected execution is in the ledger.
+// quiesce waits until nothing is pending, processing or relayed (handed to NATS and waiting for
+// its outcome) and every expected execution is recorded.
 func quiesce(ctx context.Context, db *sql.DB, backend string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		var open, want, done int
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM event_queue WHERE status IN ('pending', 'processing')`).Scan(&open)
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM event_queue WHERE status IN ('pending', 'processing', 'relayed')`).Scan(&open)
 		if err == nil {
 			err = db.QueryRowContext(ctx, expectedPairs).Scan(&want)
 		}
@@ -27,7 +27,7 @@ func quiesce(ctx context.Context, db *sql.DB, backend string, limit time.Duratio
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no quiescence after %s: %d rows pending or processing, %d of %d executions recorded (err %v)", limit, open, done, want, err)
+			return fmt.Errorf("no quiescence after %s: %d rows pending, processing or relayed, %d of %d executions recorded (err %v)", limit, open, done, want, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -37,7 +37,7 @@ func main() {
 		os.Exit(natsHost(os.Args[2:]))
 	}
 	var o options
-	backend := flag.String("backend", "both", "db, nats or both")
+	backend := flag.String("backend", "both", "db, nats (JetStream), core (core NATS), both (db and nats) or all")
 	flag.DurationVar(&o.duration, "duration", 40*time.Second, "how long the load and the faults run, per backend")
 	flag.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()%1_000_000), "random seed; the same seed replays the same faults and load")
 	flag.StringVar(&o.bin, "bin", "bin", "directory holding the server and worker binaries")
@@ -50,10 +50,12 @@ func main() {
 	switch *backend {
 	case "both":
 		o.backends = []string{"db", "nats"}
-	case "db", "nats":
+	case "all":
+		o.backends = []string{"db", "nats", "core"}
+	case "db", "nats", "core":
 		o.backends = []string{*backend}
 	default:
-		fmt.Fprintf(os.Stderr, "chaos: -backend %q is not db, nats or both\n", *backend)
+		fmt.Fprintf(os.Stderr, "chaos: -backend %q is not db, nats, core, both or all\n", *backend)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -129,7 +129,7 @@ func (c *eventsCmd) stats(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	statuses := []string{"pending", "processing", "done", "dead_lettered"}
+	statuses := []string{"pending", "processing", "relayed", "done", "dead_lettered"}
 	return c.emit(st, func(w *tabwriter.Writer) {
 		for _, s := range statuses {
 			fmt.Fprintf(w, "%s\t%d\n", s, st.ByStatus[s])
@@ -157,7 +157,7 @@ func (c *eventsCmd) stats(ctx context.Context, args []string) error {
 
 func (c *eventsCmd) list(ctx context.Context, args []string) error {
 	fs := c.flags("list")
-	status := fs.String("status", "dead_lettered", "pending, processing, done, dead_lettered or all")
+	status := fs.String("status", "dead_lettered", "pending, processing, relayed, done, dead_lettered or all")
 	typ := fs.String("type", "", "only this event type")
 	limit := fs.Int("limit", 100, "at most this many rows")
 	if err := parse(fs, args); err != nil {
@@ -166,9 +166,9 @@ func (c *eventsCmd) list(ctx context.Context, args []string) error {
 	switch *status {
 	case "all":
 		*status = ""
-	case "pending", "processing", "done", "dead_lettered":
+	case "pending", "processing", "relayed", "done", "dead_lettered":
 	default:
-		return fmt.Errorf("%w: --status %q is not pending, processing, done, dead_lettered or all", errUsage, *status)
+		return fmt.Errorf("%w: --status %q is not pending, processing, relayed, done, dead_lettered or all", errUsage, *status)
 	}
 	if *limit < 1 {
 		return fmt.Errorf("%w: --limit must be at least 1", errUsage)

@@ -53,6 +53,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if err != nil {
 		return err
 	}
+	if err := checkLeases(cfg); err != nil {
+		return err
+	}
 	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now), sqlite.WithSynchronous(sqlite.Synchronous(cfg.Synchronous())))
 	if err != nil {
 		return err
@@ -84,6 +87,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	engine, err := delivery.NewEngine(delivery.Config{
 		LedgerLease: cfg.LedgerLease,
 		BackoffBase: cfg.BackoffBase,
+		MaxAttempts: cfg.MaxAttempts,
 		Logger:      log,
 		Now:         now,
 		Observer:    obs,
@@ -91,7 +95,8 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if err != nil {
 		return err
 	}
-	queue := store.Queue(sqlite.QueueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log})
+	queue := store.Queue(sqlite.QueueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log,
+		OnDeadLetter: obs.DeadLettered})
 	defer queue.Close()
 
 	names := make([]string, len(handlers))

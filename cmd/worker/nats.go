@@ -17,7 +17,8 @@ import (
 )
 
 // runNATS is the EVENT_BUS_BACKEND=nats half of run: a relay moves outbox rows to NATS while a
-// pump consumes them back through the same engine and ledger as the db backend (a durable
+// pump consumes them back through the same engine and ledger as the db backend, recording each
+// event's outcome in its outbox row (a durable
 // JetStream pull consumer, or a core queue-group subscription with NATS_MODE=core). It returns
 // once w.serve has joined every part; ctx is the worker's.
 func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sqlite.Store, w *worker,
@@ -28,6 +29,8 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	}
 	defer conn.Close()
 
+	// The horizon after which a relayed event with no recorded outcome is published again.
+	horizon := nats.Horizon(cfg.MaxAttempts, cfg.NATSAckWait, cfg.BackoffBase)
 	var src interface {
 		delivery.Source
 		Run(ctx context.Context) error // the source's own background work, ended after the pump
@@ -43,10 +46,11 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 			return err
 		}
 		src = nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
-			Now: w.now, OnRedelivery: obs.Redelivered})
+			Now: w.now, Horizon: horizon, OnRedelivery: obs.Redelivered, OnDeadLetter: obs.DeadLettered})
 	case nats.Core:
 		consumer, err := nats.SubscribeCore(conn, store.Ledger(), nats.CoreConfig{Prefix: cfg.NATSSubjectPrefix,
-			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Logger: log, Now: w.now})
+			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Horizon: horizon, Logger: log, Now: w.now,
+			OnDeadLetter: obs.DeadLettered})
 		if err != nil {
 			return err
 		}
@@ -56,12 +60,14 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	}
 
 	relay, err := nats.NewRelay(conn, outbox, nats.RelayConfig{Prefix: cfg.NATSSubjectPrefix,
-		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Logger: log, Now: w.now})
+		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Horizon: horizon, OnDeadLetter: obs.DeadLettered,
+		Logger: log, Now: w.now})
 	if err != nil {
 		return err
 	}
 	log.Info("worker started", "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
+		"rerelay_horizon", horizon.String(),
 		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 	// The source's in-progress notices and subscription run until the pump has drained: the
 	// messages it still settles after ctx ends need them.
@@ -74,7 +80,7 @@ func setupStream(ctx context.Context, js jetstream.JetStream, cfg config.Config,
 	backoff := time.Second
 	for {
 		cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: cfg.NATSStreamName, Consumer: cfg.NATSConsumerName,
-			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait,
+			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait, Replicas: cfg.NATSStreamReplicas,
 			MaxAge: maintenance.LedgerRetention, Logger: log})
 		if err == nil {
 			return cons, nil

@@ -54,6 +54,8 @@ type Config struct {
 	// NATSAckWait is how long JetStream waits for an ack (or an in-progress notice, sent while a
 	// handler runs) before redelivering: what a killed worker's messages wait for.
 	NATSAckWait time.Duration `envconfig:"NATS_ACK_WAIT" default:"60s"`
+	// NATSStreamReplicas is how many servers of a JetStream cluster keep the stream.
+	NATSStreamReplicas int `envconfig:"NATS_STREAM_REPLICAS" default:"1"`
 
 	// Server: accounts and tokens.
 	AllowRegistration bool   `envconfig:"ALLOW_REGISTRATION" default:"true"`

@@ -24,6 +24,9 @@ func (c Config) validateNATS() error {
 	if c.NATSAckWait < time.Second {
 		return fmt.Errorf("NATS_ACK_WAIT: %s must be at least 1s", c.NATSAckWait)
 	}
+	if c.NATSStreamReplicas < 1 || c.NATSStreamReplicas > 5 {
+		return fmt.Errorf("NATS_STREAM_REPLICAS: %d must be between 1 and 5 (JetStream's limit; 3 for a cluster)", c.NATSStreamReplicas)
+	}
 	if c.NATSMode != "jetstream" && c.NATSMode != "core" {
 		return fmt.Errorf("NATS_MODE: %q is not a mode (jetstream or core)", c.NATSMode)
 	}

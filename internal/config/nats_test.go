@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-var natsVars = []string{"NATS_URL", "NATS_MODE", "NATS_SUBJECT_PREFIX", "NATS_STREAM_NAME", "NATS_CONSUMER_NAME"}
+var natsVars = []string{"NATS_URL", "NATS_MODE", "NATS_SUBJECT_PREFIX", "NATS_STREAM_NAME", "NATS_CONSUMER_NAME", "NATS_STREAM_REPLICAS"}
 
 func clearNATSEnv(t *testing.T) {
 	clearEnv(t)
@@ -53,6 +53,8 @@ func TestNATSBadValuesNameTheVariable(t *testing.T) {
 		{"NATS_STREAM_NAME", "MOVIES.EVENTS"},
 		{"NATS_STREAM_NAME", " "},
 		{"NATS_CONSUMER_NAME", "work*"},
+		{"NATS_STREAM_REPLICAS", "0"},
+		{"NATS_STREAM_REPLICAS", "7"},
 	} {
 		clearNATSEnv(t)
 		t.Setenv(tc.v, tc.val)

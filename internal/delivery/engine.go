@@ -25,6 +25,11 @@ type Config struct {
 	LedgerLease time.Duration
 	// BackoffBase scales domain.RetryBackoff (5 s in production; tests shrink it).
 	BackoffBase time.Duration
+	// MaxAttempts is the source's delivery limit (EVENT_QUEUE_MAX_ATTEMPTS, JetStream's
+	// max_deliver). A transient failure on that delivery dead-letters the event here, counted and
+	// logged as such rather than as "will be retried". 0: the engine never decides it, the source
+	// does.
+	MaxAttempts int
 	Logger      *slog.Logger
 	Now         func() time.Time
 	// Observer receives per-handler outcomes for metrics (optional).
@@ -37,6 +42,7 @@ type Engine struct {
 	ledger Ledger
 	lease  time.Duration
 	base   time.Duration
+	max    int
 	log    *slog.Logger
 	now    func() time.Time
 	obs    Observer
@@ -49,6 +55,7 @@ func NewEngine(cfg Config, ledger Ledger, handlers ...Handler) (*Engine, error) 
 		ledger: ledger,
 		lease:  cmp.Or(cfg.LedgerLease, LedgerLeaseDefault),
 		base:   cmp.Or(cfg.BackoffBase, BackoffBaseDefault),
+		max:    cfg.MaxAttempts,
 		log:    cmp.Or(cfg.Logger, slog.Default()),
 		now:    cfg.Now,
 		obs:    cfg.Observer,
@@ -145,12 +152,21 @@ func (e *Engine) Release(j Job) Result {
 // returned, not retried.
 func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Result {
 	r := Result{Msg: j.Msg, Kind: Ack}
+	final := e.max > 0 && j.Msg.Attempt >= e.max
 	if j.decodeErr != nil {
 		r.Kind, r.Err = DeadLetter, j.decodeErr
+		e.obs.HandlerOutcome(NoHandler, OutcomeDeadLettered, 0)
 		e.logEvent(ctx, slog.LevelError, "event dead-lettered: undecodable", j.Msg, "", slog.Any("error", j.decodeErr))
 		return r
 	}
 	if j.ledgerErr != nil {
+		if final {
+			r.Kind, r.Err = DeadLetter, fmt.Errorf("max attempts (%d) reached: %w", e.max, j.ledgerErr)
+			e.obs.HandlerOutcome(NoHandler, OutcomeDeadLettered, 0)
+			e.logEvent(ctx, slog.LevelError, "event dead-lettered: ledger unavailable on the last attempt", j.Msg, "",
+				slog.Any("error", j.ledgerErr))
+			return r
+		}
 		r.Kind, r.Err, r.Delay = Retry, j.ledgerErr, domain.ScaledBackoff(e.base, j.Msg.Attempt)
 		e.logEvent(ctx, slog.LevelWarn, "event will be retried: ledger unavailable, handlers skipped", j.Msg, "",
 			slog.Any("error", j.ledgerErr), slog.String("delay", r.Delay.String()))
@@ -198,6 +214,11 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 			e.obs.HandlerOutcome(h.Name, OutcomeDeadLettered, took)
 			e.logEvent(ctx, slog.LevelError, "handler failed permanently: event dead-lettered", j.Msg, h.Name, slog.Any("error", err))
 			permanent = cmp.Or(permanent, fmt.Errorf("%s: %w", h.Name, err))
+		case final:
+			e.obs.HandlerOutcome(h.Name, OutcomeDeadLettered, took)
+			e.logEvent(ctx, slog.LevelError, "handler failed on the last attempt: event dead-lettered", j.Msg, h.Name,
+				slog.Any("error", err), slog.Int("max_attempts", e.max))
+			failed = cmp.Or(failed, fmt.Errorf("%s: %w", h.Name, err))
 		default:
 			e.obs.HandlerOutcome(h.Name, OutcomeNacked, took)
 			e.logEvent(ctx, slog.LevelWarn, "handler failed: event will be retried", j.Msg, h.Name, slog.Any("error", err),
@@ -210,6 +231,8 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 		r.Kind, r.Err = Return, cmp.Or(permanent, failed)
 	case permanent != nil:
 		r.Kind, r.Err = DeadLetter, permanent
+	case failed != nil && final:
+		r.Kind, r.Err = DeadLetter, fmt.Errorf("max attempts (%d) reached: %w", e.max, failed)
 	case failed != nil:
 		r.Kind, r.Err, r.Delay = Retry, failed, domain.ScaledBackoff(e.base, j.Msg.Attempt)
 	case !held.IsZero():

@@ -9,6 +9,9 @@ type Message struct {
 	Payload []byte
 	// Attempt is this delivery's number, 1 for the first.
 	Attempt int
+	// Handoffs is how many times the message was handed to a broker before (an outbox row's
+	// relay rounds); the relay names each round's broker message after it.
+	Handoffs int
 	// Ref is the source's own handle on the message (a row and claim token, a JetStream message).
 	Ref any
 }
@@ -31,6 +34,9 @@ const (
 	// Return: the delivery was abandoned by a shutdown before it finished; hand the message back
 	// without spending an attempt.
 	Return
+	// Handoff: a relay handed the message to a broker, whose consumer records the final outcome
+	// in the source; if none is recorded by Until (the broker lost it), deliver it again.
+	Handoff
 )
 
 func (k Kind) String() string {
@@ -45,6 +51,8 @@ func (k Kind) String() string {
 		return "dead_letter"
 	case Return:
 		return "return"
+	case Handoff:
+		return "handoff"
 	}
 	return "unknown"
 }
@@ -54,7 +62,29 @@ type Result struct {
 	Msg   Message
 	Kind  Kind
 	Delay time.Duration // Retry: backoff before the next delivery
-	Until time.Time     // Defer: when the blocking ledger claim expires
+	Until time.Time     // Defer: when the blocking ledger claim expires; Handoff: when to relay again
 	Err   error         // Retry, DeadLetter: the real error, kept for operators
 	Marks []Mark
+}
+
+// RowOutcome is what a broker-fed consumer records in an event's outbox row, in the same
+// transaction as the ledger marks of its settle: the outbox stays the source of truth for what
+// happened to every event, whichever backend delivered it.
+type RowOutcome struct {
+	EventID string
+	// Kind: Ack (handled: the row is done), DeadLetter (given up: dead-lettered with Err),
+	// Return (handed back: the relay publishes it again at At without spending an attempt, as
+	// after a shutdown or a JetStream message that ran out of deliveries while deferred), or
+	// Retry (still being delivered by the broker: the row's re-relay moves to At, and Err is
+	// kept for operators).
+	Kind Kind
+	// Round is the relay round of the copy delivered (Message.Handoffs when it was published):
+	// the row's next publish must be a later round, whose broker message id the duplicate
+	// window has not seen, even when this outcome is recorded before the relay recorded the
+	// handoff (a quick consumer).
+	Round int
+	// Deliveries is how many deliveries of this copy the broker made, this one included.
+	Deliveries int
+	Err        error
+	At         time.Time
 }

@@ -8,9 +8,13 @@ const (
 	OutcomeSkipped      = "skipped"       // the ledger says it already succeeded
 	OutcomeDeferred     = "deferred"      // its ledger claim is held by another delivery
 	OutcomeNacked       = "nacked"        // it failed transiently; the event will be retried
-	OutcomeDeadLettered = "dead_lettered" // it failed permanently
+	OutcomeDeadLettered = "dead_lettered" // it failed permanently, or on the last attempt
 	OutcomeInterrupted  = "interrupted"   // a shutdown cut it short; the event goes back unspent
 )
+
+// NoHandler is the handler label of a dead letter no handler caused: an undecodable payload or
+// an unknown event type, a delivery abandoned by dead workers MaxAttempts times.
+const NoHandler = "none"
 
 // Observer receives what the engine sees, for metrics. Calls must be cheap and safe for
 // concurrent use.

@@ -19,6 +19,15 @@ type Source interface {
 	Wait(ctx context.Context) error
 }
 
+// Extender is a Source whose claims expire unless renewed (the SQLite queue's claim lease). A
+// pump over one calls Extend every ExtendEvery while it runs, draining included, so every message
+// it holds — queued behind busy handlers or running — keeps its claim: only a dead or stalled
+// worker's claims expire, whatever the batch size, the concurrency or the handlers' durations.
+type Extender interface {
+	ExtendEvery() time.Duration
+	Extend(ctx context.Context) error
+}
+
 // ErrClosed marks an error of a Source or a Dispatcher that can never deliver again (its
 // connection was closed for good). The Pump then stops as on a shutdown and Run returns the
 // error; any other error is retried.
@@ -105,6 +114,9 @@ func (p *Pump) Run(ctx context.Context) error {
 		case <-drained:
 		}
 	})
+	if x, ok := p.src.(Extender); ok && x.ExtendEvery() > 0 {
+		grace.Go(func() { p.extend(x, drained) })
+	}
 	defer grace.Wait()
 	defer close(drained)
 
@@ -112,6 +124,24 @@ func (p *Pump) Run(ctx context.Context) error {
 		return p.runEngine(ctx, handlerCtx, stop)
 	}
 	return p.runDispatcher(ctx, handlerCtx, stop)
+}
+
+// extend renews the source's claims every ExtendEvery until drained is closed.
+func (p *Pump) extend(x Extender, drained <-chan struct{}) {
+	t := time.NewTicker(x.ExtendEvery())
+	defer t.Stop()
+	for {
+		select {
+		case <-drained:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), x.ExtendEvery())
+		if err := x.Extend(ctx); err != nil {
+			p.log.Warn("extending claims failed; retrying at the next tick", "error", err)
+		}
+		cancel()
+	}
 }
 
 // runEngine claims into a queue of jobs that Concurrency workers run, and settles their results

@@ -36,7 +36,16 @@ func (w *worker) shutdown(t *testing.T) {
 	}
 }
 
+// stalled hides the queue's claim extension: the worker behaves like one stopped (SIGSTOP, a
+// frozen VM) as far as its claims go, so they expire while its handlers still run.
+type stalled struct{ delivery.Source }
+
 func startWorker(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger, hs ...delivery.Handler) *worker {
+	return startWorkerOn(t, path, qcfg, pcfg, ledger, nil, hs...)
+}
+
+func startWorkerOn(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger,
+	wrap func(delivery.Source) delivery.Source, hs ...delivery.Handler) *worker {
 	t.Helper()
 	s := sqlitetest.Open(t, path)
 	var l delivery.Ledger = s.Ledger()
@@ -51,7 +60,11 @@ func startWorker(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delive
 	qcfg.Logger, pcfg.Logger = log, log
 	ctx, stop := context.WithCancel(context.Background())
 	w := &worker{store: s, queue: s.Queue(qcfg), stop: stop, done: make(chan struct{})}
-	w.pump = delivery.NewPump(w.queue, e, pcfg)
+	var src delivery.Source = w.queue
+	if wrap != nil {
+		src = wrap(src)
+	}
+	w.pump = delivery.NewPump(src, e, pcfg)
 	go func() {
 		defer close(w.done)
 		w.err = w.pump.Run(ctx)
@@ -195,9 +208,9 @@ func (s spyLedger) Claim(ctx context.Context, now time.Time, lease time.Duration
 }
 
 // TestTwoWorkersNeverRunAHandlerTwiceAtOnce: two workers share a database with a claim lease far
-// shorter than the handlers. Worker A claims every row and works through them one at a time;
-// worker B, started afterwards, reclaims A's rows once their claims expire, while A's handlers
-// still run. The ledger must keep every (event, handler) to a single execution.
+// shorter than the handlers. Worker A claims every row and works through them one at a time
+// without extending its claims (it is stalled as far as they go); worker B, started afterwards,
+// reclaims A's rows once their claims expire, while A's handlers still run. The ledger must keep every (event, handler) to a single execution.
 func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "two.db")
@@ -221,7 +234,8 @@ func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 	qcfg := sqlite.QueueConfig{ClaimLease: 20 * time.Millisecond}
 	db := openDB(t, path)
 
-	a := startWorker(t, path, qcfg, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy, handler("h1"), handler("h2"))
+	a := startWorkerOn(t, path, qcfg, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy,
+		func(s delivery.Source) delivery.Source { return stalled{s} }, handler("h1"), handler("h2"))
 	enqueue(t, a.store, events)
 	deliverytest.Eventually(t, 10*time.Second, "worker A to claim every row", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'processing'`) == events
@@ -243,5 +257,63 @@ func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 		if len(spans) != 1 {
 			t.Errorf("%s ran %d times", k, len(spans))
 		}
+	}
+}
+
+// claimCounter counts the claims of each event id a source hands out.
+type claimCounter struct {
+	delivery.Source
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+func (c *claimCounter) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	msgs, err := c.Source.Claim(ctx, max)
+	c.mu.Lock()
+	for _, m := range msgs {
+		c.ids[m.EventID]++
+	}
+	c.mu.Unlock()
+	return msgs, err
+}
+
+// ExtendEvery and Extend pass the queue's extension through the counter.
+func (c *claimCounter) ExtendEvery() time.Duration { return c.Source.(delivery.Extender).ExtendEvery() }
+func (c *claimCounter) Extend(ctx context.Context) error {
+	return c.Source.(delivery.Extender).Extend(ctx)
+}
+
+// TestLiveWorkerKeepsItsQueuedClaims: a worker claims more rows than it can start at once; rows
+// waiting in its local queue past the claim lease must stay its own (their claims are extended),
+// not be claimed again by its own next claim, which would make the first run's settle a no-op
+// and let a failing event's attempts go uncounted.
+func TestLiveWorkerKeepsItsQueuedClaims(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "queued.db")
+	const events = 8
+	var calls atomic.Int64
+	h := delivery.Handler{Name: "slow", Types: []string{"SearchReindexRequested"}, Handle: func(context.Context, delivery.Envelope) error {
+		calls.Add(1)
+		time.Sleep(100 * time.Millisecond) // the work: the last queued row waits 7 × this, past the lease
+		return nil
+	}}
+	counter := &claimCounter{ids: map[string]int{}}
+	w := startWorkerOn(t, path, sqlite.QueueConfig{ClaimLease: 300 * time.Millisecond},
+		delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, nil,
+		func(s delivery.Source) delivery.Source { counter.Source = s; return counter }, h)
+	enqueue(t, w.store, events)
+	db := openDB(t, path)
+	deliverytest.Eventually(t, 30*time.Second, "every event done", func() bool {
+		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events
+	})
+	counter.mu.Lock()
+	defer counter.mu.Unlock()
+	for id, n := range counter.ids {
+		if n != 1 {
+			t.Errorf("event %s claimed %d times by its own live worker", id, n)
+		}
+	}
+	if len(counter.ids) != events || calls.Load() != events {
+		t.Fatalf("%d events claimed, %d handler runs; want %d of each", len(counter.ids), calls.Load(), events)
 	}
 }

@@ -40,7 +40,7 @@ func NewWorker(q Queue, log *slog.Logger) *Worker {
 		reg: prometheus.NewRegistry(),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "moviesdiary_deliveries_total",
-			Help: "Handler deliveries by outcome: done, skipped (already done), deferred (claim held elsewhere), nacked (transient failure), dead_lettered (permanent failure), interrupted (shutdown).",
+			Help: "Handler deliveries by outcome: done, skipped (already done), deferred (claim held elsewhere), nacked (transient failure), dead_lettered (permanent failure or the last attempt; handler=\"none\" for dead letters no handler caused), interrupted (shutdown).",
 		}, []string{"handler", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "moviesdiary_handler_duration_seconds",
@@ -75,6 +75,7 @@ func (w *Worker) Register(c prometheus.Collector) error { return w.reg.Register(
 func (w *Worker) Handlers(names ...string) {
 	outcomes := []string{delivery.OutcomeDone, delivery.OutcomeSkipped, delivery.OutcomeDeferred,
 		delivery.OutcomeNacked, delivery.OutcomeDeadLettered, delivery.OutcomeInterrupted}
+	w.deliveries.WithLabelValues(delivery.NoHandler, delivery.OutcomeDeadLettered)
 	for _, n := range names {
 		for _, o := range outcomes {
 			w.deliveries.WithLabelValues(n, o)
@@ -90,6 +91,13 @@ func (w *Worker) HandlerOutcome(handler, outcome string, took time.Duration) {
 	if took > 0 {
 		w.duration.WithLabelValues(handler).Observe(took.Seconds())
 	}
+}
+
+// DeadLettered counts a dead letter no handler's outcome reported: one the queue, the relay or a
+// NATS consumer decided on its own (abandoned or lost deliveries, an unpublishable event, a
+// broker's delivery limit).
+func (w *Worker) DeadLettered() {
+	w.deliveries.WithLabelValues(delivery.NoHandler, delivery.OutcomeDeadLettered).Inc()
 }
 
 // LedgerTakeOver implements delivery.Observer.
@@ -132,7 +140,7 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 		c.log.Warn("metrics: cannot count the queue", "error", err)
 		return
 	}
-	for _, status := range []string{"pending", "processing", "done", "dead_lettered"} {
+	for _, status := range []string{"pending", "processing", "relayed", "done", "dead_lettered"} {
 		ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(counts[status]), status)
 	}
 	age, _, err := c.q.OldestPending(ctx)

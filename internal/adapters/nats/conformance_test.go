@@ -2,6 +2,7 @@ package nats
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"log/slog"
 	"strconv"
@@ -31,6 +32,7 @@ func TestJetStreamConformance(t *testing.T) {
 	deliverytest.Run(t, deliverytest.Features{
 		MaxAttempts:         conformanceMaxAttempts,
 		CountsEveryDelivery: true,
+		DeadLetterStore:     true,
 		ReturnsOnShutdown:   true,
 		Repeats:             true,
 	}, newJetStreamHarness)
@@ -41,8 +43,9 @@ func TestJetStreamConformance(t *testing.T) {
 func TestCoreConformance(t *testing.T) {
 	t.Parallel()
 	deliverytest.Run(t, deliverytest.Features{
-		MaxAttempts: conformanceMaxAttempts,
-		Repeats:     true,
+		MaxAttempts:     conformanceMaxAttempts,
+		DeadLetterStore: true,
+		Repeats:         true,
 	}, newCoreHarness)
 }
 
@@ -56,6 +59,7 @@ type busHarness struct {
 	sink   *logSink
 	mu     sync.Mutex
 	copies map[string]int
+	raw    *sql.DB
 }
 
 func newBusHarness(t *testing.T, mode Mode) *busHarness {
@@ -113,17 +117,36 @@ func (h *busHarness) message(t *testing.T, id string, e domain.Event) *natsgo.Ms
 	return m
 }
 
-// deadLetter finds the error line a source logs when it gives an event up.
-func (h *busHarness) deadLetter(id string, msgs ...string) (deliverytest.Outcome, bool) {
-	for _, msg := range msgs {
-		for _, line := range h.sink.find(msg) {
-			if line["event_id"] == id && line["level"] == "ERROR" {
-				attempt, _ := strconv.Atoi(line["attempt"])
-				return deliverytest.Outcome{State: deliverytest.DeadLettered, Attempts: attempt, Err: line["error"]}, true
-			}
-		}
+// deadLetter reads a dead-lettered event's outbox row, where every backend keeps it.
+func (h *busHarness) deadLetter(t *testing.T, id string) (deliverytest.Outcome, bool) {
+	var attempts int
+	var lastError string
+	err := h.db(t).QueryRow(`SELECT attempts, coalesce(last_error, '') FROM event_queue
+		WHERE event_id = ? AND status = 'dead_lettered'`, id).Scan(&attempts, &lastError)
+	if err != nil {
+		return deliverytest.Outcome{}, false
 	}
-	return deliverytest.Outcome{}, false
+	return deliverytest.Outcome{State: deliverytest.DeadLettered, Attempts: attempts, Err: lastError}, true
+}
+
+// Row reads the event's outbox row, where the consumer records its outcome.
+func (h *busHarness) Row(t *testing.T, id string) deliverytest.Row {
+	var r deliverytest.Row
+	if err := h.db(t).QueryRow(`SELECT status, attempts, coalesce(last_error, '') FROM event_queue WHERE event_id = ?`, id).
+		Scan(&r.Status, &r.Attempts, &r.LastError); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// db is a plain connection to the harness's database.
+func (h *busHarness) db(t *testing.T) *sql.DB {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.raw == nil {
+		h.raw = rawDB(t, h.store)
+	}
+	return h.raw
 }
 
 // jetStreamHarness adds the stream, the durable consumer and the acks seen on the wire.
@@ -353,7 +376,7 @@ func (h *coreHarness) Outcome(t *testing.T, id string) deliverytest.Outcome {
 		acked += m.acked[id]
 		m.mu.Unlock()
 	}
-	if o, ok := h.deadLetter(id, "event dropped: permanent failure (core NATS keeps no dead letters)", "event exhausted max deliveries"); ok {
+	if o, ok := h.deadLetter(t, id); ok {
 		return o
 	}
 	if acked > 0 && acked >= h.published(id) {

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
 )
 
 // WaitMaxDefault is how long one Wait long-polls the consumer for a message.
@@ -19,33 +20,40 @@ const WaitMaxDefault = 5 * time.Second
 // maxTermReason bounds the reason sent with a terminated message.
 const maxTermReason = 1 << 10
 
-// Ledger writes ledger marks for a source whose message outcome lives elsewhere
-// (*sqlite.Ledger).
-type Ledger interface {
-	Settle(ctx context.Context, now time.Time, marks []delivery.Mark) error
+// Outbox records a settle in one SQLite transaction: the ledger marks and the events' outcomes
+// in their outbox rows (*sqlite.Ledger).
+type Outbox interface {
+	Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error
 }
 
 // ConsumerConfig tunes a Consumer; zero fields take the defaults.
 type ConsumerConfig struct {
 	Prefix  string        // NATS_SUBJECT_PREFIX: the subject names the event type
 	WaitMax time.Duration // default WaitMaxDefault
+	// Horizon is the relay's (RelayConfig.Horizon): a delivery that is not the last moves its
+	// row's re-relay to its redelivery time plus this.
+	Horizon time.Duration
 	Logger  *slog.Logger
 	Now     func() time.Time
 	// OnRedelivery, if set, is called for each message JetStream delivers again (metrics).
 	OnRedelivery func()
+	// OnDeadLetter, if set, is called for each event the consumer dead-letters on its own (the
+	// live max_deliver ran out before the engine's limit), for the dead-letter counter.
+	OnDeadLetter func()
 }
 
 // Consumer is a durable JetStream pull consumer as a delivery.Source, so the same Pump, Engine
 // and ledger that run the db backend run it. Claim fetches what is available now; Wait long-polls
-// for the next message. Settle writes the ledger marks, then acks (done), naks with the backoff
-// (retry) or with the ledger claim's remaining lease (defer), terminates (permanent failure) or
-// naks at once (returned by a shutdown). While Run runs, every message between its fetch and its
+// for the next message. Settle records the ledger marks and each event's outcome in its outbox
+// row in one transaction, then acks (done), naks with the backoff (retry) or with the ledger
+// claim's remaining lease (defer), terminates (dead letter) or naks at once (returned by a
+// shutdown). While Run runs, every message between its fetch and its
 // settle gets in-progress notices, so ack_wait never expires under a live handler or a queued
 // message.
 type Consumer struct {
 	conn       *Conn
 	cons       jetstream.Consumer
-	ledger     Ledger
+	outbox     Outbox
 	cfg        ConsumerConfig
 	log        *slog.Logger
 	now        func() time.Time
@@ -62,11 +70,12 @@ var _ delivery.Source = (*Consumer)(nil)
 
 // NewConsumer wraps cons (from Setup); its live max_deliver and ack_wait decide when a nak is
 // the last one and how often in-progress notices go. Run sends the notices.
-func NewConsumer(conn *Conn, cons jetstream.Consumer, ledger Ledger, cfg ConsumerConfig) *Consumer {
+func NewConsumer(conn *Conn, cons jetstream.Consumer, outbox Outbox, cfg ConsumerConfig) *Consumer {
 	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
 	info := cons.CachedInfo().Config
+	cfg.Horizon = cmp.Or(cfg.Horizon, Horizon(info.MaxDeliver, info.AckWait, domain.BackoffBase))
 	c := &Consumer{
-		conn: conn, cons: cons, ledger: ledger, cfg: cfg,
+		conn: conn, cons: cons, outbox: outbox, cfg: cfg,
 		log:        cmp.Or(cfg.Logger, slog.Default()),
 		now:        cfg.Now,
 		maxDeliver: info.MaxDeliver,
@@ -133,13 +142,32 @@ func (c *Consumer) Wait(ctx context.Context) error {
 	return nil
 }
 
-// Settle writes the ledger marks in one transaction, then tells JetStream each outcome. A
-// failed ledger write fails the call (the Pump retries it) before any message is acked. A failed
-// ack is only logged: JetStream redelivers after ack_wait and the ledger skips the done handlers.
+// Settle records the ledger marks and the events' outcomes in one transaction, then tells
+// JetStream each outcome. A failed write fails the call (the Pump retries it) before any message
+// is acked. A failed ack is only logged: JetStream redelivers after ack_wait and the ledger skips
+// the done handlers.
+//
+// A transient failure on the last delivery JetStream will make is a dead letter (the message is
+// terminated and the row dead-lettered). A defer or a shutdown's return on the last delivery is
+// no failure: the row is handed back to the relay, which publishes a fresh copy (when the held
+// claim ends, or at once) without spending an attempt.
 func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error {
 	now := c.now()
-	if err := c.ledger.Settle(ctx, now, collectMarks(results)); err != nil {
-		return fmt.Errorf("settle ledger: %w", err)
+	outcomes := make([]delivery.RowOutcome, len(results))
+	for i := range results {
+		r := &results[i]
+		if r.Kind == delivery.Retry && c.lastDelivery(r.Msg) {
+			r.Kind, r.Err = delivery.DeadLetter, fmt.Errorf("max deliveries (%d) reached: %w", c.maxDeliver, r.Err)
+			if c.cfg.OnDeadLetter != nil {
+				c.cfg.OnDeadLetter()
+			}
+			c.log.ErrorContext(ctx, "event dead-lettered: it exhausted max deliveries", "event_id", r.Msg.EventID,
+				"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "max_deliver", c.maxDeliver, "error", r.Err)
+		}
+		outcomes[i] = rowOutcome(*r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
+	}
+	if err := c.outbox.Record(ctx, now, collectMarks(results), outcomes); err != nil {
+		return fmt.Errorf("record outcomes: %w", err)
 	}
 	for _, r := range results {
 		m, ok := r.Msg.Ref.(jetstream.Msg)
@@ -149,9 +177,9 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 		}
 		c.release(m)
 		log := c.log.With("event_id", r.Msg.EventID, "event_type", r.Msg.Type, "attempt", r.Msg.Attempt)
-		if r.Kind != delivery.Ack && r.Kind != delivery.DeadLetter && c.lastDelivery(r.Msg) {
-			log.ErrorContext(ctx, "event exhausted max deliveries", "outcome", r.Kind.String(),
-				"max_deliver", c.maxDeliver, "error", r.Err)
+		if (r.Kind == delivery.Defer || r.Kind == delivery.Return) && c.lastDelivery(r.Msg) {
+			log.WarnContext(ctx, "event ran out of deliveries while deferred or returned: handed back to the relay, which publishes it again",
+				"outcome", r.Kind.String(), "max_deliver", c.maxDeliver)
 		}
 		var err error
 		switch r.Kind {
@@ -162,7 +190,7 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 		case delivery.Defer:
 			err = m.NakWithDelay(max(r.Until.Sub(now), 0))
 		case delivery.DeadLetter:
-			log.ErrorContext(ctx, "event terminated: permanent failure", "error", r.Err)
+			log.ErrorContext(ctx, "event terminated: dead-lettered in the outbox", "error", r.Err)
 			err = m.TermWithReason(reason(r.Err))
 		case delivery.Return:
 			err = m.Nak()
@@ -175,6 +203,25 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 		}
 	}
 	return nil
+}
+
+// rowOutcome is what a broker-fed consumer records in the outbox row for r. last: the broker
+// will not deliver this copy again after a nak.
+func rowOutcome(r delivery.Result, now time.Time, horizon time.Duration, last bool) delivery.RowOutcome {
+	o := delivery.RowOutcome{EventID: r.Msg.EventID, Round: r.Msg.Handoffs, Deliveries: r.Msg.Attempt, Err: r.Err}
+	switch {
+	case r.Kind == delivery.Ack || r.Kind == delivery.DeadLetter:
+		o.Kind = r.Kind
+	case r.Kind == delivery.Defer && last:
+		o.Kind, o.At = delivery.Return, r.Until
+	case r.Kind == delivery.Return && last:
+		o.Kind, o.At = delivery.Return, now
+	case r.Kind == delivery.Defer:
+		o.Kind, o.At = delivery.Retry, r.Until.Add(horizon)
+	default: // a retry, or a return JetStream redelivers at once
+		o.Kind, o.At = delivery.Retry, now.Add(r.Delay).Add(horizon)
+	}
+	return o
 }
 
 // lastDelivery reports whether JetStream will not deliver this message again after a nak.
@@ -191,11 +238,12 @@ func (c *Consumer) message(m jetstream.Msg) delivery.Message {
 		c.cfg.OnRedelivery()
 	}
 	return delivery.Message{
-		EventID: m.Headers().Get(jetstream.MsgIDHeader),
-		Type:    eventType(c.cfg.Prefix, m.Subject()),
-		Payload: m.Data(),
-		Attempt: attempt,
-		Ref:     m,
+		EventID:  eventID(m.Headers()),
+		Handoffs: round(m.Headers()),
+		Type:     eventType(c.cfg.Prefix, m.Subject()),
+		Payload:  m.Data(),
+		Attempt:  attempt,
+		Ref:      m,
 	}
 }
 

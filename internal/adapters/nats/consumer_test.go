@@ -28,6 +28,9 @@ func advisories(t *testing.T, conn *Conn, kind string) *natsgo.Subscription {
 	return sub
 }
 
+// TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule: an event that keeps failing is
+// delivered max_deliver times on the shared backoff, then terminated and dead-lettered in its
+// outbox row, where `worker events list` shows it.
 func TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule(t *testing.T) {
 	t.Parallel()
 	const maxDeliver = 4
@@ -35,8 +38,9 @@ func TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule(t *testing.T) {
 	log, sink := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	cons := setup(t, newJetStream(t, conn), maxDeliver, 0, log)
-	exhausted := advisories(t, conn, "MAX_DELIVERIES")
+	exhausted := advisories(t, conn, "MSG_TERMINATED")
 	store := openStore(t)
+	db := rawDB(t, store)
 	rec := newRecorder()
 	rec.fail = func(delivery.Envelope) error { return errors.New("remote unavailable") }
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{BackoffBase: base}, log)
@@ -44,7 +48,7 @@ func TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule(t *testing.T) {
 	startRelay(t, conn, store, RelayConfig{Logger: log})
 
 	if _, err := exhausted.NextMsg(30 * time.Second); err != nil {
-		t.Fatalf("no max-deliveries advisory: %v", err)
+		t.Fatalf("no terminated advisory: %v", err)
 	}
 	rec.mu.Lock()
 	attempts, times := rec.attempts[ids[0]], rec.times[ids[0]]
@@ -57,10 +61,14 @@ func TestConsumerStopsAfterMaxDeliveriesOnTheBackoffSchedule(t *testing.T) {
 			t.Errorf("delivery %d came %s after the previous one, before its backoff %s", i+1, gap, want)
 		}
 	}
-	lines := sink.find("event exhausted max deliveries")
+	lines := sink.find("event dead-lettered: it exhausted max deliveries")
 	if len(lines) != 1 || lines[0]["event_id"] != ids[0] || lines[0]["level"] != "ERROR" {
 		t.Fatalf("exhausted log lines %v, want one ERROR line with event_id %s", lines, ids[0])
 	}
+	deliverytest.Eventually(t, 5*time.Second, "the row dead-lettered with the error and the delivery count", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'dead_lettered' AND attempts = ?
+			AND last_error LIKE '%remote unavailable%'`, maxDeliver) == 1
+	})
 }
 
 func TestConsumerTerminatesAPermanentFailure(t *testing.T) {
@@ -70,6 +78,7 @@ func TestConsumerTerminatesAPermanentFailure(t *testing.T) {
 	cons := setup(t, newJetStream(t, conn), 5, 0, log)
 	terminated := advisories(t, conn, "MSG_TERMINATED")
 	store := openStore(t)
+	db := rawDB(t, store)
 	rec := newRecorder()
 	rec.fail = func(delivery.Envelope) error { return domain.Permanent(errors.New("remote answered 410 Gone")) }
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{BackoffBase: time.Millisecond}, log)
@@ -86,9 +95,13 @@ func TestConsumerTerminatesAPermanentFailure(t *testing.T) {
 	if !slices.Equal(attempts, []int{1}) {
 		t.Fatalf("deliveries %v, want one", attempts)
 	}
-	lines := sink.find("event terminated: permanent failure")
+	lines := sink.find("event terminated: dead-lettered in the outbox")
 	if len(lines) != 1 || lines[0]["event_id"] != ids[0] || lines[0]["level"] != "ERROR" {
 		t.Fatalf("terminated log lines %v, want one ERROR line with event_id %s", lines, ids[0])
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'dead_lettered' AND attempts = 1
+		AND last_error LIKE '%410 Gone%'`); n != 1 {
+		t.Fatal("the terminated event's row is not dead-lettered with its error")
 	}
 }
 

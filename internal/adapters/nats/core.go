@@ -10,9 +10,9 @@ import (
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
 )
 
 // coreBuffer bounds the messages received and not yet claimed; beyond it the subscription's own
@@ -27,21 +27,29 @@ type CoreConfig struct {
 	// MaxAttempts bounds the in-process retries of a failed event (EVENT_QUEUE_MAX_ATTEMPTS).
 	MaxAttempts int
 	WaitMax     time.Duration // default WaitMaxDefault
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Horizon is the relay's (RelayConfig.Horizon): an in-process retry moves its row's
+	// re-relay to its due time plus this.
+	Horizon time.Duration
+	// OnDeadLetter, if set, is called for each event the consumer dead-letters on its own (its
+	// last in-process retry failed), for the dead-letter counter.
+	OnDeadLetter func()
+	Logger       *slog.Logger
+	Now          func() time.Time
 }
 
 // CoreConsumer is a core NATS queue-group subscription as a delivery.Source (NATS_MODE=core).
-// Core NATS has no broker redelivery, so the consumer retries a failed event in process on the
-// usual backoff, up to MaxAttempts; a retry still pending when the worker stops is lost, as is
-// an event published while no worker listens. The ledger still stops a repeated event id from
-// running a handler twice. Run owns the subscription's end: when its context ends it leaves the
-// queue group and drops the pending retries.
+// Core NATS is fire-and-forget on the wire: no broker redelivery, and an event published while
+// no worker listens is dropped. The outbox makes it at-least-once: Settle records each event's
+// outcome in its row (done, dead-lettered, or handed back to the relay at shutdown), and a row
+// with no outcome is published again after the relay's horizon. Meanwhile the consumer retries a
+// failed event in process on the usual backoff, up to MaxAttempts. The ledger stops a repeated
+// event id from running a handler twice. Run owns the subscription's end: when its context ends
+// it leaves the queue group and drops the pending retries (their rows are re-relayed).
 type CoreConsumer struct {
 	conn   *Conn
 	sub    *natsgo.Subscription
 	in     chan delivery.Message
-	ledger Ledger
+	outbox Outbox
 	cfg    CoreConfig
 	log    *slog.Logger
 	now    func() time.Time
@@ -62,12 +70,13 @@ type retry struct {
 var _ delivery.Source = (*CoreConsumer)(nil)
 
 // SubscribeCore joins the queue group on every event subject; call Run to end it.
-func SubscribeCore(conn *Conn, ledger Ledger, cfg CoreConfig) (*CoreConsumer, error) {
+func SubscribeCore(conn *Conn, outbox Outbox, cfg CoreConfig) (*CoreConsumer, error) {
 	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 5)
+	cfg.Horizon = cmp.Or(cfg.Horizon, Horizon(cfg.MaxAttempts, AckWaitDefault, domain.BackoffBase))
 	c := &CoreConsumer{
 		conn: conn,
-		in:   make(chan delivery.Message, coreBuffer), ledger: ledger, cfg: cfg,
+		in:   make(chan delivery.Message, coreBuffer), outbox: outbox, cfg: cfg,
 		log:     cmp.Or(cfg.Logger, slog.Default()),
 		now:     cfg.Now,
 		retries: map[*time.Timer]retry{},
@@ -78,10 +87,11 @@ func SubscribeCore(conn *Conn, ledger Ledger, cfg CoreConfig) (*CoreConsumer, er
 	}
 	sub, err := conn.NATS().QueueSubscribe(Wildcard(cfg.Prefix), cfg.Group, func(m *natsgo.Msg) {
 		msg := delivery.Message{
-			EventID: m.Header.Get(jetstream.MsgIDHeader),
-			Type:    eventType(cfg.Prefix, m.Subject),
-			Payload: m.Data,
-			Attempt: 1,
+			EventID:  eventID(m.Header),
+			Handoffs: round(m.Header),
+			Type:     eventType(cfg.Prefix, m.Subject),
+			Payload:  m.Data,
+			Attempt:  1,
 		}
 		select { // blocking hands backpressure to the subscription's pending buffer
 		case c.in <- msg:
@@ -129,31 +139,40 @@ func (c *CoreConsumer) Wait(ctx context.Context) error {
 	return nil
 }
 
-// Settle writes the ledger marks, then schedules in-process retries: a transient failure comes
-// back after its backoff with the next attempt number, a deferred event when the blocking claim
-// expires. A permanent failure, the last attempt and an event abandoned by a shutdown are
-// logged at error level and dropped: core NATS cannot hand them back.
+// Settle records the ledger marks and the events' outcomes in their outbox rows, then schedules
+// in-process retries: a transient failure comes back after its backoff with the next attempt
+// number, a deferred event when the blocking claim expires (each moving the row's re-relay past
+// that time). A permanent failure and the last attempt are dead-lettered in the row; an event
+// abandoned by a shutdown is handed back to the relay, which publishes it again at once.
 func (c *CoreConsumer) Settle(ctx context.Context, results []delivery.Result) error {
-	if err := c.ledger.Settle(ctx, c.now(), collectMarks(results)); err != nil {
-		return fmt.Errorf("settle ledger: %w", err)
+	now := c.now()
+	outcomes := make([]delivery.RowOutcome, len(results))
+	for i := range results {
+		r := &results[i]
+		if r.Kind == delivery.Retry && r.Msg.Attempt >= c.cfg.MaxAttempts {
+			r.Kind, r.Err = delivery.DeadLetter, fmt.Errorf("max attempts (%d) reached: %w", c.cfg.MaxAttempts, r.Err)
+			if c.cfg.OnDeadLetter != nil {
+				c.cfg.OnDeadLetter()
+			}
+		}
+		outcomes[i] = rowOutcome(*r, now, c.cfg.Horizon, r.Kind == delivery.Return)
+	}
+	if err := c.outbox.Record(ctx, now, collectMarks(results), outcomes); err != nil {
+		return fmt.Errorf("record outcomes: %w", err)
 	}
 	for _, r := range results {
 		m := r.Msg
 		log := c.log.With("event_id", m.EventID, "event_type", m.Type, "attempt", m.Attempt)
 		switch r.Kind {
 		case delivery.Retry:
-			if m.Attempt >= c.cfg.MaxAttempts {
-				log.ErrorContext(ctx, "event exhausted max deliveries", "max_attempts", c.cfg.MaxAttempts, "error", r.Err)
-				continue
-			}
 			m.Attempt++
 			c.redeliver(m, r.Delay)
 		case delivery.Defer:
-			c.redeliver(m, max(r.Until.Sub(c.now()), 0))
+			c.redeliver(m, max(r.Until.Sub(now), 0))
 		case delivery.DeadLetter:
-			log.ErrorContext(ctx, "event dropped: permanent failure (core NATS keeps no dead letters)", "error", r.Err)
+			log.ErrorContext(ctx, "event dead-lettered in the outbox", "error", r.Err)
 		case delivery.Return:
-			log.ErrorContext(ctx, "event dropped: interrupted by shutdown (core NATS cannot redeliver it)")
+			log.InfoContext(ctx, "event interrupted by shutdown: handed back to the relay")
 		}
 	}
 	return nil
@@ -164,7 +183,7 @@ func (c *CoreConsumer) redeliver(m delivery.Message, after time.Duration) {
 	defer c.mu.Unlock()
 	select {
 	case <-c.closed: // settled after Run ended: nothing will claim it again
-		c.log.Error("event dropped: its in-process retry was due after shutdown", "event_id", m.EventID,
+		c.log.Warn("in-process retry dropped at shutdown; the relay publishes the event again after its horizon", "event_id", m.EventID,
 			"event_type", m.Type, "attempt", m.Attempt)
 		return
 	default:
@@ -199,7 +218,7 @@ func (c *CoreConsumer) Run(ctx context.Context) error {
 	close(c.closed)
 	for t, r := range c.retries {
 		t.Stop()
-		c.log.Error("event dropped: its in-process retry was pending at shutdown", "event_id", r.msg.EventID,
+		c.log.Warn("in-process retry dropped at shutdown; the relay publishes the event again after its horizon", "event_id", r.msg.EventID,
 			"event_type", r.msg.Type, "attempt", r.msg.Attempt)
 	}
 	clear(c.retries)

@@ -86,12 +86,10 @@ func TestCoreModeDeliversEachEventToOneWorkerOfTheGroup(t *testing.T) {
 	ids := enqueue(t, store, 200)
 	startRelay(t, dial(t, url, log), store, RelayConfig{Mode: Core, Logger: log})
 
-	deliverytest.Eventually(t, 20*time.Second, "every event handled and both workers idle", func() bool {
-		return rec.handledAll(ids) && w1.settled(t) && w2.settled(t)
+	deliverytest.Eventually(t, 20*time.Second, "every event handled, its row done, and both workers idle", func() bool {
+		return rec.handledAll(ids) && w1.settled(t) && w2.settled(t) &&
+			queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == len(ids)
 	})
-	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != len(ids) {
-		t.Fatalf("%d rows done, want %d", n, len(ids))
-	}
 	rec.checkOnce(t, ids)
 	shared := [2]int{}
 	for _, id := range ids {
@@ -153,8 +151,9 @@ func TestCoreModeRetriesInProcessUpToMaxAttempts(t *testing.T) {
 	mu.Unlock()
 	startRelay(t, dial(t, url, log), store, RelayConfig{Mode: Core, Logger: log})
 
+	db := rawDB(t, store)
 	deliverytest.Eventually(t, 10*time.Second, "the first event handled on its retry, the second exhausted", func() bool {
-		return rec.handledAll(ids[:1]) && len(sink.find("event exhausted max deliveries")) == 1
+		return rec.handledAll(ids[:1]) && len(sink.find("event dead-lettered in the outbox")) == 1
 	})
 	rec.mu.Lock()
 	first, second := rec.attempts[ids[0]], rec.attempts[ids[1]]
@@ -162,7 +161,14 @@ func TestCoreModeRetriesInProcessUpToMaxAttempts(t *testing.T) {
 	if !slices.Equal(first, []int{1, 2}) || !slices.Equal(second, []int{1, 2, 3}) {
 		t.Fatalf("attempts %v and %v, want [1 2] and [1 2 3]", first, second)
 	}
-	if line := sink.find("event exhausted max deliveries")[0]; line["event_id"] != ids[1] || line["level"] != "ERROR" {
+	if line := sink.find("event dead-lettered in the outbox")[0]; line["event_id"] != ids[1] || line["level"] != "ERROR" {
 		t.Fatalf("exhausted line %v, want ERROR with event_id %s", line, ids[1])
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE event_id = ? AND status = 'dead_lettered' AND attempts = 3
+		AND last_error LIKE '%remote unavailable%'`, ids[1]); n != 1 {
+		t.Fatal("the exhausted event's row is not dead-lettered after 3 attempts with its error")
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE event_id = ? AND status = 'done' AND attempts = 1`, ids[0]); n != 1 {
+		t.Fatal("the event handled on its retry is not done with one failed attempt")
 	}
 }

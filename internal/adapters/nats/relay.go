@@ -44,12 +44,23 @@ type RelayConfig struct {
 	// BackoffBase starts the growing pause after a transport failure (domain.ScaledBackoff:
 	// doubling, capped at 60 × base); default domain.BackoffBase.
 	BackoffBase time.Duration
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Horizon is how long a relayed row waits for its outcome before it is published again
+	// (default Horizon(5, AckWaitDefault, BackoffBase)); pass Horizon(EVENT_QUEUE_MAX_ATTEMPTS,
+	// NATS_ACK_WAIT, EVENT_QUEUE_BACKOFF_BASE).
+	Horizon time.Duration
+	// OnDeadLetter, if set, is called for each row the relay dead-letters (it can never be
+	// published), for the dead-letter counter.
+	OnDeadLetter func()
+	Logger       *slog.Logger
+	Now          func() time.Time
 }
 
 // Relay moves outbox rows to NATS: it claims rows, publishes each on its event's subject with
-// Nats-Msg-Id set to the event id, and marks a row done once the broker has it. A transport
+// the event id in a header and Nats-Msg-Id naming the relay round, and records the handoff once
+// the broker has it (JetStream's PubAck, core's flush): the row is then 'relayed' until a
+// consumer records its outcome, and is published again if none comes within the Horizon
+// (docs/adr/0002-outbox-outcomes.md). A row without an event id (a foreign writer's) cannot
+// have its outcome recorded and is done at the handoff, as before. A transport
 // failure (disconnected, timeout, no responders, no stream) defers the rows with a growing delay
 // and pauses the relay; it never spends an attempt, so an outage cannot dead-letter anything.
 // The claiming, the waiting and the settling are the delivery.Pump's; the relay is its
@@ -80,6 +91,7 @@ func NewRelay(conn *Conn, outbox delivery.Source, cfg RelayConfig) (*Relay, erro
 	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, MaxInFlightDefault)
 	cfg.AckTimeout = cmp.Or(cfg.AckTimeout, AckTimeoutDefault)
 	cfg.BackoffBase = cmp.Or(cfg.BackoffBase, domain.BackoffBase)
+	cfg.Horizon = cmp.Or(cfg.Horizon, Horizon(5, AckWaitDefault, cfg.BackoffBase))
 	if cfg.Prefix == "" {
 		return nil, errors.New("nats relay: empty subject prefix")
 	}
@@ -151,8 +163,9 @@ func (r *publisher) message(m delivery.Message) (*natsgo.Msg, error) {
 	}
 	nm := natsgo.NewMsg(subject)
 	nm.Data = m.Payload
-	if m.EventID != "" { // a foreign writer's row has no id: no dedup, no header
-		nm.Header.Set(jetstream.MsgIDHeader, m.EventID)
+	if m.EventID != "" { // a foreign writer's row has no id: no dedup, no headers
+		nm.Header.Set(EventIDHeader, m.EventID)
+		nm.Header.Set(jetstream.MsgIDHeader, msgID(m))
 	}
 	return nm, nil
 }
@@ -185,7 +198,8 @@ func (r *publisher) publishJetStream(msgs []delivery.Message) []error {
 }
 
 // publishCore publishes fire-and-forget, then flushes so the batch has at least reached the
-// server before its rows are marked done.
+// server before its handoff is recorded. Core NATS drops what no subscriber takes; the row then
+// waits for its horizon and is published again.
 func (r *publisher) publishCore(msgs []delivery.Message) []error {
 	errs := make([]error, len(msgs))
 	published := false
@@ -217,9 +231,14 @@ func (r *publisher) outcomes(ctx context.Context, msgs []delivery.Message, errs 
 	for i, m := range msgs {
 		res := delivery.Result{Msg: m, Kind: delivery.Ack}
 		switch err := errs[i]; {
-		case err == nil:
+		case err == nil && m.EventID != "":
+			res.Kind, res.Until = delivery.Handoff, r.now().Add(r.cfg.Horizon)
+		case err == nil: // no event id: no outcome can be recorded, so the handoff is the end
 		case domain.IsPermanent(err) || errors.Is(err, natsgo.ErrMaxPayload):
 			res.Kind, res.Err = delivery.DeadLetter, fmt.Errorf("relay: %w", err)
+			if r.cfg.OnDeadLetter != nil {
+				r.cfg.OnDeadLetter()
+			}
 			r.log.ErrorContext(ctx, "event dead-lettered: it can never be published", "event_id", m.EventID,
 				"event_type", m.Type, "attempt", m.Attempt, "error", err)
 		case isRejection(err):

@@ -19,7 +19,10 @@ import (
 
 const foreignRow = `INSERT INTO event_queue (event_id, event_type, payload) VALUES (NULL, ?, ?)`
 
-func TestRelayPublishesEachRowWithItsEventIDAndMarksItDone(t *testing.T) {
+// TestRelayPublishesEachRowWithItsEventIDAndRecordsTheHandoff: each row goes out with its event
+// id; a row with an id is then relayed (waiting for its consumer's outcome), a foreign writer's
+// row without one is done, as no outcome can ever be recorded for it.
+func TestRelayPublishesEachRowWithItsEventIDAndRecordsTheHandoff(t *testing.T) {
 	t.Parallel()
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
@@ -33,8 +36,9 @@ func TestRelayPublishesEachRowWithItsEventIDAndMarksItDone(t *testing.T) {
 	}
 
 	startRelay(t, conn, store, RelayConfig{Logger: log})
-	deliverytest.Eventually(t, 10*time.Second, "every row done", func() bool {
-		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 4
+	deliverytest.Eventually(t, 10*time.Second, "every row handed off", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'relayed' AND event_id IS NOT NULL AND relays = 1`) == 3 &&
+			queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done' AND event_id IS NULL`) == 1
 	})
 
 	s, err := js.Stream(context.Background(), "EVENTS")
@@ -52,6 +56,10 @@ func TestRelayPublishesEachRowWithItsEventIDAndMarksItDone(t *testing.T) {
 		}
 		if vals, ok := m.Header[jetstream.MsgIDHeader]; ok && (len(vals) != 1 || vals[0] == "") {
 			t.Errorf("message %d: malformed %s header %q", seq, jetstream.MsgIDHeader, vals)
+		}
+		if m.Header.Get(EventIDHeader) != m.Header.Get(jetstream.MsgIDHeader) {
+			t.Errorf("message %d: %s %q, want the event id %q of its first round", seq, EventIDHeader,
+				m.Header.Get(EventIDHeader), m.Header.Get(jetstream.MsgIDHeader))
 		}
 		got = append(got, m.Header.Get(jetstream.MsgIDHeader))
 	}
@@ -102,12 +110,13 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 
 	// Second life, once the dead relay's lease has run out: the rows are claimed again and
 	// republished under the same ids.
-	restarted := sqlitetest.Open(t, store.Path(), sqlite.WithClock(func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) }))
-	startRelay(t, conn, restarted, RelayConfig{Logger: log})
-	deliverytest.Eventually(t, 10*time.Second, "restarted relay marked every row done", func() bool {
-		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 20
+	later := func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) }
+	restarted := sqlitetest.Open(t, store.Path(), sqlite.WithClock(later))
+	startRelay(t, conn, restarted, RelayConfig{Logger: log, Now: later})
+	deliverytest.Eventually(t, 10*time.Second, "restarted relay handed every row off", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'relayed'`) == 20
 	})
-	if len(sink.find("reclaiming events whose claim outlived the lease (a claimer died)")) == 0 {
+	if len(sink.find("reclaiming events whose claim outlived the lease (a claimer died); the abandoned delivery counts as an attempt")) == 0 {
 		t.Fatal("the restarted relay did not reclaim the dead relay's rows")
 	}
 	if n := streamMsgs(t, js); n != 20 {
@@ -117,7 +126,8 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 	rec := newRecorder()
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{}, log)
 	deliverytest.Eventually(t, 10*time.Second, "every event handled and acked", func() bool {
-		return rec.handledAll(ids) && drained(t, cons)
+		return rec.handledAll(ids) && drained(t, cons) &&
+			queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 20
 	})
 	rec.checkOnce(t, ids)
 }
@@ -140,13 +150,13 @@ func TestRelayDefersWithGrowingPausesWhileTheStreamIsMissing(t *testing.T) {
 	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE attempts > 0 OR status = 'dead_lettered'`); n != 0 {
 		t.Fatalf("%d rows spent an attempt or were dead-lettered by a missing stream", n)
 	}
-	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != 0 {
-		t.Fatalf("%d rows marked done without a stream", n)
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status IN ('done', 'relayed')`); n != 0 {
+		t.Fatalf("%d rows handed off without a stream", n)
 	}
 
 	cons := setup(t, js, 5, 0, log) // the stream appears
 	deliverytest.Eventually(t, 20*time.Second, "every row relayed once the stream exists", func() bool {
-		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 5
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'relayed'`) == 5
 	})
 	if n := queryInt(t, db, `SELECT coalesce(sum(attempts), 0) FROM event_queue`); n != 0 {
 		t.Fatalf("relaying spent %d attempts", n)
@@ -171,10 +181,14 @@ func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 	if _, err := db.Exec(foreignRow, "NoSuchEvent", `{"type":"NoSuchEvent"}`); err != nil {
 		t.Fatal(err)
 	}
-	startRelay(t, conn, store, RelayConfig{Logger: log})
+	var counted atomic.Int32
+	startRelay(t, conn, store, RelayConfig{Logger: log, OnDeadLetter: func() { counted.Add(1) }})
 	deliverytest.Eventually(t, 10*time.Second, "the row dead-lettered", func() bool {
 		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'dead_lettered'`) == 1
 	})
+	if counted.Load() != 1 {
+		t.Errorf("dead letter counted %d times, want once", counted.Load())
+	}
 	var lastError string
 	if err := db.QueryRow(`SELECT last_error FROM event_queue`).Scan(&lastError); err != nil {
 		t.Fatal(err)
@@ -226,7 +240,7 @@ func (c *cancellingOutbox) Claim(ctx context.Context, max int) ([]delivery.Messa
 }
 
 // TestRelayFinishesTheRoundInProgressAtShutdown: a round claimed before the shutdown still
-// publishes, waits for its PubAcks and marks its rows done before Run returns.
+// publishes, waits for its PubAcks and records its rows' handoff before Run returns.
 func TestRelayFinishesTheRoundInProgressAtShutdown(t *testing.T) {
 	t.Parallel()
 	log, _ := newLogger(t)
@@ -247,8 +261,8 @@ func TestRelayFinishesTheRoundInProgressAtShutdown(t *testing.T) {
 	if err := r.Run(ctx); err != nil {
 		t.Fatalf("Run after a shutdown: %v", err)
 	}
-	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`); n != 50 {
-		t.Fatalf("%d of 50 rows done after the shutdown", n)
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'relayed'`); n != 50 {
+		t.Fatalf("%d of 50 rows handed off after the shutdown", n)
 	}
 	if n := streamMsgs(t, js); n != 50 {
 		t.Fatalf("stream holds %d messages, want 50", n)

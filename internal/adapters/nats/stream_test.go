@@ -138,8 +138,8 @@ func TestSetupLogsTheManualCommandWhenTheServerRejectsAnUpdate(t *testing.T) {
 	if got := cons.CachedInfo().Config.MaxDeliver; got != 10 {
 		t.Errorf("consumer reports max_deliver %d, want the live 10", got)
 	}
-	stream := sink.find("stream update rejected; apply it by hand, the worker carries on with the live setting")
-	if len(stream) != 1 || stream[0]["command"] != "nats stream edit EVENTS --dupe-window 1h" {
+	stream := sink.find("stream update rejected; apply it by hand, the worker carries on with the live settings")
+	if len(stream) != 1 || stream[0]["command"] != "nats stream edit EVENTS --dupe-window 1h --replicas 1" {
 		t.Errorf("stream rejection logs %v", stream)
 	}
 	consumer := sink.find("consumer update rejected; apply it by hand, the worker carries on with the live settings")

@@ -218,6 +218,12 @@ func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string)
 
 // PurgeDone deletes done rows created more than olderThan before now and returns how many. It
 // deletes in chunks so the write lock is never held for long on a live database.
+//
+// It never deletes the row with the highest id. event_queue.id is a plain INTEGER PRIMARY KEY
+// (0104 dropped AUTOINCREMENT for its write cost), so SQLite hands out max(id)+1: keeping the
+// newest row keeps ids increasing for ever, and a row id names one row for good (`worker events
+// show <row id>`, the server's moviesdiary_events_enqueued_total, which counts rows above the
+// last id it saw). Purging everything would let the next insert reuse id 1.
 func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
 	cutoff := millis(now.Add(-olderThan))
 	var total int64
@@ -225,7 +231,8 @@ func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Dur
 		var n int64
 		err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 			res, err := tx.ExecContext(ctx, `DELETE FROM event_queue WHERE id IN (
-				SELECT id FROM event_queue WHERE status = 'done' AND created_at < ? LIMIT 5000)`, cutoff)
+				SELECT id FROM event_queue WHERE status = 'done' AND created_at < ?
+					AND id < (SELECT max(id) FROM event_queue) LIMIT 5000)`, cutoff)
 			if err != nil {
 				return err
 			}

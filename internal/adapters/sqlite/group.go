@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -26,6 +27,7 @@ type groupCommit struct {
 	started bool
 	closed  bool
 	reqs    chan *groupReq
+	queued  atomic.Int64 // requests submitted and not yet answered (tests wait on it)
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -53,6 +55,8 @@ func (s *Store) writeGrouped(ctx context.Context, fn func(*sqlx.Tx) error) error
 	}
 	g.mu.Unlock()
 	r := &groupReq{ctx: ctx, fn: fn, err: make(chan error, 1)}
+	g.queued.Add(1)
+	defer g.queued.Add(-1)
 	select {
 	case g.reqs <- r:
 	case <-ctx.Done():
@@ -94,7 +98,9 @@ var errNothingToCommit = errors.New("no request of the group succeeded")
 
 func (s *Store) commitGroup(batch []*groupReq) {
 	results := make([]error, len(batch))
-	err := s.writeAlone(context.Background(), func(tx *sqlx.Tx) error {
+	// Shielded: a request whose context is cancelled while its statement runs must not
+	// interrupt the statement, which would roll back every request of the group (shield.go).
+	err := s.writeShielded(func(tx *sqlx.Tx) error {
 		ok := 0
 		for i, r := range batch {
 			if err := r.ctx.Err(); err != nil {

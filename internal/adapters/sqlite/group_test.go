@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -92,5 +93,86 @@ func TestWriteTxAfterClose(t *testing.T) {
 	s.Close()
 	if err := s.writeGrouped(context.Background(), func(*sqlx.Tx) error { return nil }); !errors.Is(err, errStoreClosed) {
 		t.Errorf("writeGrouped after Close = %v, want errStoreClosed", err)
+	}
+}
+
+// TestWriteGroupedSurvivesACancelMidStatement: a request whose context is cancelled while its
+// statement runs inside a group fails alone; the other requests of its group commit. Unshielded,
+// go-sqlite3 interrupts the statement, SQLite rolls back the whole transaction, and every other
+// request fails with "no such savepoint".
+func TestWriteGroupedSurvivesACancelMidStatement(t *testing.T) {
+	verifyNoLeak(t)
+	s := openGroupStore(t)
+	const others = 20
+	// A first request holds the writer, so the slow one and the others queue up behind it and
+	// are committed together in the next group.
+	entered, gate := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = s.writeGrouped(context.Background(), func(*sqlx.Tx) error {
+			close(entered)
+			<-gate
+			return nil
+		})
+	})
+	<-entered
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var slowErr error
+	var cancelledDuring bool
+	wg.Go(func() {
+		slowErr = s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+			before := ctx.Err()
+			timer := time.AfterFunc(20*time.Millisecond, cancel) // the client hangs up mid-statement
+			defer timer.Stop()
+			// An INSERT: SQLite rolls back the whole transaction when it interrupts a write.
+			_, err := tx.ExecContext(ctx, `INSERT INTO kv (k, v)
+				WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT -1 - x, 'slow' FROM c`)
+			cancelledDuring = before == nil && ctx.Err() != nil
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES (-1, 'slow')`)
+			return err
+		})
+	})
+	errs := make([]error, others)
+	for i := range others {
+		wg.Go(func() {
+			errs[i] = s.writeGrouped(context.Background(), func(tx *sqlx.Tx) error {
+				_, err := tx.Exec(`INSERT INTO kv (k, v) VALUES (?, 'x')`, i)
+				return err
+			})
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.group.queued.Load() != others+2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued, want %d", s.group.queued.Load(), others+2)
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not synchronising on time
+	}
+	close(gate)
+	wg.Wait()
+	if !cancelledDuring {
+		t.Fatal("the slow statement ended before its context was cancelled; the test did not cancel mid-statement")
+	}
+	if !errors.Is(slowErr, context.Canceled) {
+		t.Errorf("cancelled request: %v, want context.Canceled", slowErr)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("request %d of the group failed with its neighbour's cancellation: %v", i, err)
+		}
+	}
+	var n, slow int
+	if err := s.read.QueryRow(`SELECT count(*) FROM kv WHERE k >= 0`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.read.QueryRow(`SELECT count(*) FROM kv WHERE k < 0`).Scan(&slow); err != nil {
+		t.Fatal(err)
+	}
+	if n != others || slow != 0 {
+		t.Errorf("committed %d of %d neighbours and %d rows of the cancelled request", n, others, slow)
 	}
 }

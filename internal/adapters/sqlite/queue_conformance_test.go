@@ -109,3 +109,12 @@ func (h *queueHarness) Outcome(t *testing.T, id string) deliverytest.Outcome {
 	}
 	return o
 }
+
+// Row reads the event's row.
+func (h *queueHarness) Row(t *testing.T, id string) deliverytest.Row {
+	r, _, err := h.store.ShowEvent(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deliverytest.Row{Status: r.Status, Attempts: r.Attempts, LastError: r.LastError}
+}

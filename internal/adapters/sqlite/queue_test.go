@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,7 +255,7 @@ func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
 				}
 			}
 			settle(stale[0])
-			if r := b.row(t, ids[0]); r.Status != "processing" || r.ClaimedAt.Int64 != b.clock.now().UnixMilli() || r.Attempts != 0 {
+			if r := b.row(t, ids[0]); r.Status != "processing" || r.ClaimedAt.Int64 != b.clock.now().UnixMilli() || r.Attempts != 1 {
 				t.Fatalf("after the stale claimer's %v: %+v, want still processing under the new claim", kind, r)
 			}
 			settle(owner[0])
@@ -266,7 +267,7 @@ func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
 }
 
 // TestClaimReclaimsExpiredLease: a worker that claimed rows and died leaves them processing; they
-// are claimed again once claimed_at is 600 s old, without spending an attempt.
+// are claimed again once claimed_at is 600 s old, the abandoned delivery counted as an attempt.
 func TestClaimReclaimsExpiredLease(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 5)
@@ -282,8 +283,8 @@ func TestClaimReclaimsExpiredLease(t *testing.T) {
 	// …and the row once it has.
 	b.clock.advance(time.Millisecond)
 	msgs, err := b.q.Claim(context.Background(), 10)
-	if err != nil || len(msgs) != 1 || msgs[0].EventID != ids[0] || msgs[0].Attempt != 1 {
-		t.Fatalf("after the lease: %+v (err %v), want the row again at attempt 1", msgs, err)
+	if err != nil || len(msgs) != 1 || msgs[0].EventID != ids[0] || msgs[0].Attempt != 2 {
+		t.Fatalf("after the lease: %+v (err %v), want the row again as delivery 2", msgs, err)
 	}
 }
 
@@ -596,5 +597,126 @@ func TestEventsSinceCountsOnlyNewRows(t *testing.T) {
 	counts, last, err = b.s.EventsSince(context.Background(), last)
 	if err != nil || len(counts) != 1 || counts["SearchReindexRequested"] != 1 || last != 4 {
 		t.Fatalf("second read: %v last %d err %v", counts, last, err)
+	}
+}
+
+// TestIDsStayMonotonicAcrossAPurge: purging every done row must not let new rows reuse ids, or
+// the enqueued-events metric (which counts rows above the last id it saw) stops counting and a
+// row id names another row.
+func TestIDsStayMonotonicAcrossAPurge(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	b.enqueue(t, reindex, reindex, reindex)
+	_, last, err := b.s.EventsSince(ctx, 0)
+	if err != nil || last != 3 {
+		t.Fatalf("first read: last %d err %v", last, err)
+	}
+	if _, err := b.s.write.Exec(`UPDATE event_queue SET status = 'done'`); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.advance(8 * 24 * time.Hour)
+	if _, err := b.s.PurgeDone(ctx, b.clock.now(), 7*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	ids := b.enqueue(t, posterSynced())
+	counts, _, err := b.s.EventsSince(ctx, last)
+	if err != nil || counts["PosterSynced"] != 1 {
+		t.Fatalf("after the purge the new event is not counted: %v (err %v)", counts, err)
+	}
+	var id int64
+	mustScan(t, b.s.read.QueryRow(`SELECT id FROM event_queue WHERE event_id = ?`, ids[0]), &id)
+	if id <= last {
+		t.Fatalf("new row got id %d, reusing an id at or below %d", id, last)
+	}
+}
+
+// TestAbandonedDeliveriesCountAsAttempts: a row reclaimed after its worker died counts the
+// abandoned delivery as an attempt, and after MaxAttempts such crashes it is dead-lettered with
+// a last_error that says why, instead of being claimed again for ever.
+func TestAbandonedDeliveriesCountAsAttempts(t *testing.T) {
+	t.Parallel()
+	const maxAttempts = 3
+	b := setup(t, maxAttempts)
+	ctx := context.Background()
+	var counted atomic.Int32
+	q := b.s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t), OnDeadLetter: func() { counted.Add(1) }})
+	t.Cleanup(func() { q.Close() })
+	id := b.enqueue(t, reindex)[0]
+	for n := 1; n <= maxAttempts; n++ {
+		msgs, err := q.Claim(ctx, 10)
+		if err != nil || len(msgs) != 1 || msgs[0].Attempt != n {
+			t.Fatalf("claim %d: %+v %v; want the event as delivery %d", n, msgs, err, n)
+		}
+		b.clock.advance(ClaimLeaseDefault) // the worker dies holding the claim
+	}
+	msgs, err := q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 0 {
+		t.Fatalf("after %d abandoned deliveries a claim got %d messages (%v); want none", maxAttempts, len(msgs), err)
+	}
+	if counted.Load() != 1 {
+		t.Errorf("dead letter counted %d times, want once", counted.Load())
+	}
+	r := b.row(t, id)
+	if r.Status != "dead_lettered" || r.Attempts != maxAttempts || !strings.Contains(r.LastError.String, "died or stalled") {
+		t.Fatalf("row %+v; want dead-lettered after %d attempts with the crash named", r, maxAttempts)
+	}
+}
+
+// TestDeferAfterAReclaimSpendsNothing: a reclaim spends an attempt, a defer does not.
+func TestDeferAfterAReclaimSpendsNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	id := b.enqueue(t, reindex)[0]
+	if msgs, err := b.q.Claim(ctx, 10); err != nil || len(msgs) != 1 {
+		t.Fatalf("claim: %v %v", msgs, err)
+	}
+	b.clock.advance(ClaimLeaseDefault)
+	msgs, err := b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 1 || msgs[0].Attempt != 2 {
+		t.Fatalf("reclaim: %+v %v; want delivery 2", msgs, err)
+	}
+	if r := b.row(t, id); r.Attempts != 1 || !strings.Contains(r.LastError.String, "abandoned") {
+		t.Fatalf("reclaimed row %+v; want one attempt spent on the abandoned delivery", r)
+	}
+	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Defer, Until: b.clock.now().Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Attempts != 1 || r.Status != "pending" {
+		t.Fatalf("deferred row %+v; want pending with the one attempt", r)
+	}
+}
+
+// TestAQuickConsumerStillMovesTheRound: a consumer can record an event's outcome before the
+// relay records its handoff (the PubAck and the consumer race). The handoff then changes
+// nothing, and the row's next publish — here an operator's retry of the dead letter — must still
+// be a later relay round, or JetStream's duplicate window would swallow it.
+func TestAQuickConsumerStillMovesTheRound(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	id := b.enqueue(t, reindex)[0]
+	msgs, err := b.q.Claim(ctx, 10) // the relay publishes round 0…
+	if err != nil || len(msgs) != 1 || msgs[0].Handoffs != 0 {
+		t.Fatalf("relay claim: %+v %v", msgs, err)
+	}
+	// …and the consumer dead-letters it before the relay settles its PubAck.
+	if err := b.s.Ledger().Record(ctx, b.clock.now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.DeadLetter,
+		Round: 0, Deliveries: 1, Err: errors.New("remote answered 410 Gone")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.now().Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Status != "dead_lettered" || r.Attempts != 1 {
+		t.Fatalf("row %+v; want the consumer's dead letter kept", r)
+	}
+	if n, err := b.s.RetryEvents(ctx, []string{id}, ""); err != nil || n != 1 {
+		t.Fatalf("retry: %d %v", n, err)
+	}
+	msgs, err = b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 1 || msgs[0].Handoffs != 1 {
+		t.Fatalf("claim after the retry: %+v %v; want relay round 1", msgs, err)
 	}
 }

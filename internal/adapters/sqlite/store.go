@@ -29,7 +29,7 @@ const writerDriverName = "sqlite3-moviesdiary-writer"
 
 func init() {
 	register(driverName, "PRAGMA temp_store = MEMORY")
-	register(writerDriverName, "PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0")
+	registerShielded(writerDriverName, "PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 0")
 }
 
 // register makes name a go-sqlite3 driver that runs pragmas on every new connection.

@@ -23,9 +23,9 @@ type Features struct {
 	// the whole retry schedule and lets leases expire without waiting. Without it the suite
 	// checks the first retry only and waits real time for short ledger leases.
 	Clock bool
-	// DeadLetterStore: a dead-lettered event stays in the source's own store, marked, with its
-	// error, and is never claimed again (the SQLite queue). JetStream keeps it in the stream
-	// unmarked; core NATS keeps nothing.
+	// DeadLetterStore: a dead-lettered event stays dead-lettered, with its error, and no claimer
+	// gets it again: the SQLite queue's row; JetStream's terminated message and core NATS's
+	// dropped one, whose outbox rows the consumers dead-letter (Rows checks those).
 	DeadLetterStore bool
 	// CountsEveryDelivery: every delivery counts toward MaxAttempts, a defer and a shutdown's
 	// return included (JetStream's max_deliver), so the suite does not expect those to spend
@@ -116,4 +116,19 @@ type Outcome struct {
 	// Err (DeadLettered) is the error the source kept: last_error, the terminate reason, the
 	// error log line.
 	Err string
+}
+
+// Row is an event's outbox row as an operator sees it (`worker events show`).
+type Row struct {
+	Status    string // pending, processing, relayed, done, dead_lettered
+	Attempts  int
+	LastError string
+}
+
+// Rows is a Harness whose events live in an outbox: every backend records an event's final
+// outcome in its row, so the suite checks the row agrees with what the source applied — done
+// when acked, dead-lettered with the error and the attempts when given up — and that an
+// operator sees every failed event in `worker events list`.
+type Rows interface {
+	Row(t *testing.T, id string) Row
 }

@@ -133,7 +133,8 @@ type running struct {
 func (s *suite) start(t *testing.T, src delivery.Source, cfg delivery.PumpConfig) running {
 	t.Helper()
 	log := Logger(t)
-	engine, err := delivery.NewEngine(delivery.Config{LedgerLease: s.lease, Now: s.h.Now, Logger: log}, s.h.Ledger(), s.handlers()...)
+	engine, err := delivery.NewEngine(delivery.Config{LedgerLease: s.lease, MaxAttempts: s.f.MaxAttempts, Now: s.h.Now, Logger: log},
+		s.h.Ledger(), s.handlers()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +193,25 @@ func testAck(t *testing.T, s *suite) {
 	if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 1 || b != 1 {
 		t.Fatalf("handlers ran %d and %d times, want once each", a, b)
 	}
+	s.checkRow(t, id, "done", 0, "")
+}
+
+// checkRow waits until the event's outbox row has status, then checks its attempts and that
+// last_error contains errText; it does nothing for a harness without rows.
+func (s *suite) checkRow(t *testing.T, id, status string, attempts int, errText string) {
+	t.Helper()
+	rows, ok := s.h.(Rows)
+	if !ok {
+		return
+	}
+	var r Row
+	Eventually(t, wait, "the outbox row "+status, func() bool {
+		r = rows.Row(t, id)
+		return r.Status == status
+	})
+	if r.Attempts != attempts || !strings.Contains(r.LastError, errText) {
+		t.Fatalf("outbox row %+v; want %s with %d attempts and an error containing %q", r, status, attempts, errText)
+	}
 }
 
 // testRetry: a transient failure spends an attempt and comes back after the shared backoff, 5 s
@@ -235,11 +255,10 @@ func testDefer(t *testing.T, s *suite) {
 	}
 	heldUntil := time.UnixMilli(claims[0].Token).Add(s.lease)
 	s.start(t, src, delivery.PumpConfig{})
-	// Delay > 0: the outcome is read before the run count, so a read from before the claim (waiting,
-	// no delay) must not pass once handler B has run.
-	o := s.settled(t, id, "deferred", func(o Outcome) bool {
-		return o.State == Waiting && o.Delay > 0 && s.runs(handlerB, id) == 1
-	})
+	// The other handler runs first, so the outcome read after it is the delivery's, not the
+	// event's state before its first claim.
+	Eventually(t, wait, "the unblocked handler ran", func() bool { return s.runs(handlerB, id) == 1 })
+	o := s.settled(t, id, "deferred", func(o Outcome) bool { return o.State == Waiting })
 	if s.f.Clock {
 		if want := heldUntil.Sub(s.h.Now()); o.Delay != want {
 			t.Fatalf("deferred by %s, want %s (the held claim's lease end)", o.Delay, want)
@@ -284,6 +303,7 @@ func testExhausted(t *testing.T, s *suite) {
 	if got := s.runs(handlerA, id); got != s.f.MaxAttempts {
 		t.Fatalf("handler ran %d times, want %d", got, s.f.MaxAttempts)
 	}
+	s.checkRow(t, id, "dead_lettered", s.f.MaxAttempts, errUnavailable.Error())
 	s.checkKept(t, id)
 }
 
@@ -303,6 +323,7 @@ func testPermanent(t *testing.T, s *suite) {
 	if o.Attempts != 1 || !strings.Contains(o.Err, "410 Gone") {
 		t.Fatalf("dead-lettered after %d attempts with %q; want at once with the handler's error", o.Attempts, o.Err)
 	}
+	s.checkRow(t, id, "dead_lettered", 1, "410 Gone")
 	s.checkKept(t, id)
 	if got := s.runs(handlerA, id); got != 1 {
 		t.Fatalf("handler ran %d times, want once", got)
@@ -453,12 +474,17 @@ func testStaleClaimer(t *testing.T, s *suite) {
 	if err != nil || len(now) != 1 || now[0].EventID != id {
 		t.Fatalf("claim after the lease: %d messages, %v; want the event again", len(now), err)
 	}
+	// The abandoned delivery counts as an attempt (its worker may have died of the event).
+	reclaimed := s.h.Outcome(t, id)
+	if reclaimed.State != Claimed || reclaimed.Attempts != 1 || now[0].Attempt != 2 {
+		t.Fatalf("after the reclaim: %+v, delivery %d; want claimed with the abandoned delivery counted", &reclaimed, now[0].Attempt)
+	}
 	for _, k := range []delivery.Kind{delivery.Retry, delivery.DeadLetter, delivery.Defer, delivery.Return} {
 		r := delivery.Result{Msg: old[0], Kind: k, Delay: schedule(1), Until: s.h.Now().Add(time.Hour), Err: errors.New("stale claimer")}
 		if err := stale.Settle(ctx, []delivery.Result{r}); err != nil {
 			t.Fatalf("stale %s: %v", k, err)
 		}
-		if o := s.h.Outcome(t, id); o.State != Claimed || o.Attempts != 0 {
+		if o := s.h.Outcome(t, id); o.State != Claimed || o.Attempts != reclaimed.Attempts {
 			t.Fatalf("a stale claimer's %s changed the event: %+v, want it still claimed by the new owner", k, &o)
 		}
 	}

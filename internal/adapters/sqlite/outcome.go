@@ -1,0 +1,104 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/delivery"
+)
+
+// Record writes a broker-fed consumer's settle in one transaction: the ledger marks, and each
+// event's outcome in its outbox row (docs/adr/0002-outbox-outcomes.md). A row the consumer does
+// not find (a legacy stream message, a foreign writer's row without an event id) is left alone.
+//
+//   - Ack: the row is done; attempts becomes the failed deliveries, those of this copy included.
+//   - DeadLetter: the row is dead-lettered with the error and the delivery count, visible to
+//     `worker events list` and retried by `worker events retry` like any other dead letter.
+//   - Return: the row goes back to pending at At, for the relay to publish again without
+//     spending an attempt.
+//   - Retry: the broker still delivers it; the row's re-relay horizon moves to At (never
+//     earlier) and last_error keeps the failure.
+//
+// Each also moves relays past the delivered copy's round, so the next publish of the row (a
+// retry, a hand-back, a re-relay) gets a message id the duplicate window has not seen, even
+// when the consumer records before the relay has recorded its handoff.
+//
+// Done rows never change: an outcome that arrives after another copy's is a duplicate's.
+func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error {
+	if len(marks) == 0 && len(outcomes) == 0 {
+		return nil
+	}
+	return l.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+		if err := settleLedger(ctx, tx, now, marks); err != nil {
+			return err
+		}
+		return recordOutcomes(ctx, tx, outcomes)
+	})
+}
+
+func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOutcome) error {
+	var done []any // event id, failed deliveries, next round
+	stmts := map[delivery.Kind]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	exec := func(k delivery.Kind, query string, args ...any) error {
+		st, ok := stmts[k]
+		if !ok {
+			var err error
+			if st, err = tx.PrepareContext(ctx, query); err != nil {
+				return err
+			}
+			stmts[k] = st
+		}
+		_, err := st.ExecContext(ctx, args...)
+		return err
+	}
+	for _, o := range outcomes {
+		if o.EventID == "" {
+			continue
+		}
+		var err error
+		switch o.Kind {
+		case delivery.Ack:
+			done = append(done, o.EventID, max(o.Deliveries-1, 0), o.Round+1)
+		case delivery.DeadLetter:
+			err = exec(o.Kind, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
+				attempts = attempts + ?, last_error = ?, relays = max(relays, ?) WHERE event_id = ? AND status <> 'done'`,
+				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
+		case delivery.Return:
+			err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', next_attempt_at = ?, relays = max(relays, ?)
+				WHERE event_id = ? AND status = 'relayed'`, millis(o.At), o.Round+1, o.EventID)
+		case delivery.Retry:
+			var last sql.NullString // a defer is no failure: it keeps the last one's error
+			if o.Err != nil {
+				last = sql.NullString{String: errorText(o.Err), Valid: true}
+			}
+			err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?), last_error = coalesce(?, last_error),
+				relays = max(relays, ?) WHERE event_id = ? AND status = 'relayed'`, millis(o.At), last, o.Round+1, o.EventID)
+		default:
+			err = fmt.Errorf("unknown outcome %v", o.Kind)
+		}
+		if err != nil {
+			return fmt.Errorf("record outcome of %s: %w", o.EventID, err)
+		}
+	}
+	for start := 0; start < len(done); start += 3 * claimChunk {
+		chunk := done[start:min(start+3*claimChunk, len(done))]
+		q := `UPDATE event_queue SET status = 'done', claimed_at = NULL, last_error = NULL, attempts = attempts + v.column2,
+				relays = max(relays, v.column3)
+			FROM (VALUES (?, ?, ?)` + strings.Repeat(", (?, ?, ?)", len(chunk)/3-1) + `) AS v
+			WHERE event_queue.event_id = v.column1 AND +event_queue.status <> 'done'`
+		if _, err := tx.ExecContext(ctx, q, chunk...); err != nil {
+			return fmt.Errorf("record outcomes: mark done: %w", err)
+		}
+	}
+	return nil
+}
