@@ -5,6 +5,7 @@ import (
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 )
 
@@ -19,5 +20,6 @@ func newFederation(cfg config.Config, store *sqlite.Store, log *slog.Logger) (*a
 		Client:            activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: cfg.FederationAllowPrivate}),
 		Logger:            log,
 		AllowRegistration: cfg.AllowRegistration,
+		Version:           buildinfo.Version(),
 	})
 }

@@ -6,7 +6,6 @@ package app
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"moviesdiary/internal/adapters/activitypub"
@@ -42,7 +41,8 @@ type Options struct {
 	Images httpapi.ImageStore
 	// Hasher hashes passwords; zero for auth.DefaultHasher.
 	Hasher auth.Hasher
-	// Metrics, when set, serves GET /metrics and counts every request.
+	// Metrics, when set, counts every request. The API does not serve them: cmd/server does, on
+	// SERVER_METRICS_ADDR, apart from the public port.
 	Metrics *metrics.Server
 	// Federation, when set, serves the ActivityPub routes and lets users follow remote actors.
 	Federation *activitypub.Federation
@@ -71,12 +71,11 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		routes = f.Routes()
 	}
 	var observe func(string, string, int, time.Duration)
-	var metricsHandler http.Handler
 	if o.Metrics != nil {
-		observe, metricsHandler = o.Metrics.ObserveRequest, o.Metrics.Handler()
+		observe = o.Metrics.ObserveRequest
 	}
 	return httpapi.New(httpapi.Deps{
-		Observe: observe, Metrics: metricsHandler,
+		Observe: observe,
 		Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,

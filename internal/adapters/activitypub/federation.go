@@ -52,6 +52,8 @@ type Config struct {
 	ActorTTL time.Duration
 	// AllowRegistration is reported by NodeInfo.
 	AllowRegistration bool
+	// Version is the software version NodeInfo reports (the build's; "unknown" when empty).
+	Version string
 }
 
 // ActorTTLDefault is how long a cached remote actor document is used.
@@ -70,6 +72,7 @@ type Federation struct {
 	skew     time.Duration
 	actorTTL time.Duration
 	openReg  bool
+	version  string
 }
 
 var _ federation.Remote = (*Federation)(nil)
@@ -86,6 +89,7 @@ func New(store Store, cfg Config) (*Federation, error) {
 		log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now,
 		skew: cmp.Or(cfg.MaxClockSkew, MaxClockSkewDefault), actorTTL: cmp.Or(cfg.ActorTTL, ActorTTLDefault),
 		openReg: cfg.AllowRegistration,
+		version: cfg.Version,
 	}
 	if f.client == nil {
 		f.client = NewClient(ClientConfig{})

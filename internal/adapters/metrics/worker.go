@@ -60,7 +60,7 @@ func NewWorker(q Queue, log *slog.Logger) *Worker {
 			Help: "Reconnections to the NATS server.",
 		}),
 	}
-	w.reg.MustRegister(w.deliveries, w.duration, w.takeovers, w.redeliveries, w.reconnects,
+	w.reg.MustRegister(buildInfo("worker"), w.deliveries, w.duration, w.takeovers, w.redeliveries, w.reconnects,
 		&queueCollector{q: q, log: log},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return w
