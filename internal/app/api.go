@@ -75,8 +75,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		observe = o.Metrics.ObserveRequest
 	}
 	return httpapi.New(httpapi.Deps{
-		Observe: observe,
-		Log:     o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
+		Observe: observe, Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
 		}),
