@@ -167,7 +167,9 @@ func TestAdminDeleteUserFederatesTheActorDelete(t *testing.T) {
 	}
 	var raw []byte
 	err = db.QueryRow(`SELECT payload FROM event_queue WHERE event_type = 'FederationDeliveryRequested'`).Scan(&raw)
-	var env struct{ Data domain.FederationDeliveryRequested }
+	var env struct {
+		Data domain.FederationDeliveryRequested
+	}
 	if err == nil {
 		err = json.Unmarshal(raw, &env)
 	}
