@@ -11,6 +11,7 @@ import (
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/nats"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/maintenance"
@@ -60,7 +61,7 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	if err != nil {
 		return err
 	}
-	log.Info("worker started", "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
+	log.Info("worker started", "version", buildinfo.Version(), "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
 		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 	// The source's in-progress notices and subscription run until the pump has drained: the
