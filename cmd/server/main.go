@@ -52,6 +52,7 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 		log.Info("TMDB_API_KEY is not set: movies resolve from the database and the manual fields only")
 	}
 	serverMetrics.CountEnqueued(store, log)
+	serverMetrics.WatchDisk(cfg.DataDir, log)
 	// The image directory lives as long as the process; the worker writes it, the server reads it.
 	images, err := storage.OpenLocal(cfg.ImageDir())
 	if err != nil {

@@ -57,7 +57,7 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	}
 
 	relay, err := nats.NewRelay(conn, outbox, nats.RelayConfig{Prefix: cfg.NATSSubjectPrefix,
-		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Logger: log, Now: w.now})
+		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Logger: log, Now: w.now, Paused: obs.RelayPaused})
 	if err != nil {
 		return err
 	}
