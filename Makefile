@@ -10,8 +10,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 LDFLAGS := -X moviesdiary/internal/buildinfo.version=$(VERSION)
 
 # Static binaries for the container image: cgo SQLite linked statically, the pure-Go resolver
-# and user lookup, the time zone database embedded, extension loading (dlopen) compiled out.
-STATIC_TAGS := -tags 'sqlite_fts5 sqlite_omit_load_extension netgo osusergo timetzdata'
+# and user lookup, the time zone database embedded, no dlopen anywhere (SQLite extension
+# loading compiled out; WebP through its WebAssembly build only, never a system libwebp).
+STATIC_TAGS := -tags 'sqlite_fts5 sqlite_omit_load_extension netgo osusergo timetzdata nodynamic'
 STATIC_LDFLAGS := -s -w -linkmode external -extldflags -static $(LDFLAGS)
 
 .PHONY: build run test bench chaos lint static image image-scratch
