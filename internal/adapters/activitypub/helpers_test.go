@@ -53,7 +53,7 @@ func newInstance(t testing.TB, now func() time.Time) *instance {
 	store := sqlitetest.Open(t, path)
 	fed, err := activitypub.New(store, activitypub.Config{
 		BaseURL: base, Client: activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true}),
-		Logger: quietLog(), Now: now, AllowRegistration: true,
+		Logger: quietLog(), Now: now, AllowRegistration: true, Version: "v1.2.3-test",
 	})
 	if err != nil {
 		t.Fatal(err)
