@@ -71,7 +71,7 @@ func backupCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		return fmt.Errorf("copy images: %w", err)
 	}
 	m := manifest{CreatedAt: time.Now().UTC(), Version: buildinfo.Version(), Images: before + after}
-	if m.SchemaVersion, err = schemaVersion(ctx, filepath.Join(dir, backupDB)); err != nil {
+	if m.SchemaVersion, err = sqlite.SchemaVersion(ctx, filepath.Join(dir, backupDB)); err != nil {
 		return err
 	}
 	secret := filepath.Join(cfg.DataDir, secretFile)
@@ -161,17 +161,6 @@ func restoreCommand(ctx context.Context, cfg config.Config, args []string, stdou
 	}
 	fmt.Fprintln(stdout, "; start the server (it migrates an older backup up)")
 	return nil
-}
-
-// schemaVersion reads the migration version of the database file at path.
-func schemaVersion(ctx context.Context, path string) (uint, error) {
-	store, err := sqlite.Open(ctx, path)
-	if err != nil {
-		return 0, err
-	}
-	defer store.Close()
-	v, _, err := store.Version(ctx)
-	return v, err
 }
 
 func writeManifest(dir string, m manifest) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,4 +161,46 @@ func rows(t *testing.T, path string) []outboxRow {
 		out = append(out, r)
 	}
 	return out
+}
+
+// TestBackupDirHoldsOnlyTheSnapshot: the backup directory has the database (no -wal or -shm),
+// the images, the secret and the manifest, private to the owner.
+func TestBackupDirHoldsOnlyTheSnapshot(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	t.Setenv("DATA_DIR", src)
+	store, err := sqlite.OpenMigrated(ctx, filepath.Join(src, "moviesdiary.db"), testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, _, err := jwtSecret("", src); err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(t.TempDir(), "b")
+	if code, _, stderr := runCLI(t, "", "backup", backup); code != 0 {
+		t.Fatalf("backup: exit %d %q", code, stderr)
+	}
+	entries, _ := os.ReadDir(backup)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "jwt_secret manifest.json moviesdiary.db" { // no images yet: no images/
+		t.Errorf("backup holds %v", names)
+	}
+	if fi, err := os.Stat(backup); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("backup directory mode %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
+	m, _ := os.ReadFile(filepath.Join(backup, "manifest.json"))
+	latest, _ := sqlite.LatestVersion()
+	if !strings.Contains(string(m), fmt.Sprintf(`"schema_version": %d`, latest)) || !strings.Contains(string(m), `"jwt_secret": true`) {
+		t.Errorf("manifest %s", m)
+	}
+	if code, _, _ := runCLI(t, "", "backup"); code != 2 {
+		t.Errorf("backup without a directory: exit %d, want 2", code)
+	}
+	if code, _, stderr := runCLI(t, "", "restore", t.TempDir()); code != 1 || !strings.Contains(stderr, "not a usable backup") {
+		t.Errorf("restore of an empty directory: exit %d %q", code, stderr)
+	}
 }

@@ -90,3 +90,18 @@ func CheckUnused(ctx context.Context, path string) error {
 	}
 	return err
 }
+
+// SchemaVersion reads the migration version of the database file at path (a backup) read-only,
+// without opening it as a store (which would switch it to WAL).
+func SchemaVersion(ctx context.Context, path string) (uint, error) {
+	db, err := sql.Open(driverName, "file:"+filepath.ToSlash(path)+"?mode=ro&_query_only=1")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var v uint
+	if err := db.QueryRowContext(ctx, "SELECT version FROM "+migrationsTable+" LIMIT 1").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version of %s: %w", path, err)
+	}
+	return v, nil
+}
