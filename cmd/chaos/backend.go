@@ -88,7 +88,7 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 	}
 
 	server, err := newProc(dir, "server", filepath.Join(o.bin, "server"),
-		append(common, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "RATE_LIMIT=100000"))
+		append(common, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "RATE_LIMIT=100000", "SERVER_METRICS_ADDR="))
 	if err != nil {
 		return s, err
 	}

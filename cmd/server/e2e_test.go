@@ -36,7 +36,7 @@ func TestEndToEnd(t *testing.T) {
 	data := t.TempDir()
 	port := freePort(t)
 	env := append(os.Environ(), "DATA_DIR="+data, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "LOG_LEVEL=debug",
-		"EVENT_BUS_BACKEND=db", "WORKER_METRICS_ADDR=", "BASE_URL=http://127.0.0.1:"+strconv.Itoa(port))
+		"EVENT_BUS_BACKEND=db", "WORKER_METRICS_ADDR=", "SERVER_METRICS_ADDR=", "BASE_URL=http://127.0.0.1:"+strconv.Itoa(port))
 	start(t, filepath.Join(bin, "server"), env, io.Discard)
 	workerLog := &lines{}
 	worker := start(t, filepath.Join(bin, "worker"), env, workerLog)

@@ -5,6 +5,7 @@ import (
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 )
 
@@ -22,5 +23,6 @@ func newFederation(cfg config.Config, store *sqlite.Store, log *slog.Logger) (*a
 		SecureMode:        cfg.FederationSecureMode,
 		InboxRate:         cfg.FederationInboxRate,
 		InboxBurst:        cfg.FederationInboxBurst,
+		Version:           buildinfo.Version(),
 	})
 }

@@ -23,29 +23,21 @@ import (
 	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/app"
+	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/maintenance"
 	"moviesdiary/internal/usecase/movie"
 )
 
 func main() {
-	cfg, err := config.Load()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "server: config:", err)
-		os.Exit(2)
-	}
-	log := cfg.NewLogger(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	// The process's one clock: every part that reads the time gets it from here.
-	if err := run(ctx, cfg, log, time.Now, nil); err != nil {
-		log.Error("server stopped with an error", "error", err)
-		os.Exit(1)
-	}
+	code := cli(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // newAPI wires the API over the store from the configuration.
-func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness) (*httpapi.Server, error) {
+func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*httpapi.Server, error) {
 	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -59,8 +51,8 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	} else {
 		log.Info("TMDB_API_KEY is not set: movies resolve from the database and the manual fields only")
 	}
-	serverMetrics := metrics.NewServer()
 	serverMetrics.CountEnqueued(store, log)
+	serverMetrics.WatchDisk(cfg.DataDir, log)
 	// The image directory lives as long as the process; the worker writes it, the server reads it.
 	images, err := storage.OpenLocal(cfg.ImageDir())
 	if err != nil {
@@ -123,7 +115,8 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		}
 		return nil
 	}
-	api, err := newAPI(cfg, store, log, ready)
+	serverMetrics := metrics.NewServer()
+	api, err := newAPI(cfg, store, log, ready, serverMetrics)
 	if err != nil {
 		return err
 	}
@@ -139,7 +132,8 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	log.Info("server listening", "addr", ln.Addr().String(), "database", path, "base_url", cfg.BaseURL)
+	log.Info("server listening", "version", buildinfo.Version(), "addr", ln.Addr().String(), "database", path,
+		"base_url", cfg.BaseURL, "metrics_addr", cfg.ServerMetricsAddr)
 	if listening != nil {
 		listening <- ln.Addr().String()
 	}
@@ -148,6 +142,8 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	// runs it, without a lease). A part that fails cancels the others; its error is returned.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return httpserve.Serve(gctx, srv, ln, cfg.ShutdownGrace, log) })
+	metricsSrv := metricsServer{addr: cfg.ServerMetricsAddr, handler: serverMetrics.Handler(), log: log}
+	g.Go(func() error { return metricsSrv.Run(gctx) })
 	pruner := maintenance.NewRunner(maintenance.RunnerConfig{Interval: time.Hour, Logger: log, Now: now},
 		maintenance.NewSessionPruner(store, maintenance.JobConfig{Logger: log, Now: now}))
 	g.Go(func() error { return pruner.Run(gctx) })

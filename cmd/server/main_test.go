@@ -41,7 +41,7 @@ func TestServerServesHealthAndReadiness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Host, cfg.Port = "127.0.0.1", 0
+	cfg.Host, cfg.Port, cfg.ServerMetricsAddr = "127.0.0.1", 0, ""
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
 	errc := make(chan error, 1)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,9 +24,13 @@ commands:
   list [--status S] [--type T] [--limit N] rows, newest first (status defaults to dead_lettered; "all" for every status)
   show ID                                 one event (event id or row id): payload, attempts, last error, ledger rows
   retry ID... | --all-dead [--type T]     dead-lettered events back to pending, attempts reset, same event id
-  purge --done-older-than D               delete done events older than D (e.g. 720h, 30d)
+  discard ID... | --all-dead [--type T] [--older-than D]
+                                          delete dead-lettered events for good (poison events you gave up on)
+  purge --done-older-than D [--yes]       delete done events older than D (e.g. 720h, 30d; 0s needs --yes)
 
-every command takes --json for machine-readable output.`
+every command takes --json for machine-readable output; retry, discard and purge take --dry-run
+to show what they would change. The database must exist and be migrated: these commands never
+create or migrate one.`
 
 // errUsage marks a mistake in the command line (exit status 2).
 var errUsage = errors.New("usage")
@@ -47,7 +50,7 @@ func eventsCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		fmt.Fprintln(stderr, "worker events:", err)
 		return 2
 	}
-	store, err := sqlite.OpenMigrated(ctx, path, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	store, err := sqlite.OpenExisting(ctx, path)
 	if err != nil {
 		fmt.Fprintln(stderr, "worker events:", err)
 		return 1
@@ -63,6 +66,8 @@ func eventsCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		err = cmd.show(ctx, args[1:])
 	case "retry":
 		err = cmd.retry(ctx, args[1:])
+	case "discard":
+		err = cmd.discard(ctx, args[1:])
 	case "purge":
 		err = cmd.purge(ctx, args[1:])
 	default:
@@ -236,16 +241,15 @@ func (c *eventsCmd) retry(ctx context.Context, args []string) error {
 	fs := c.flags("retry")
 	allDead := fs.Bool("all-dead", false, "retry every dead-lettered event")
 	typ := fs.String("type", "", "with --all-dead: only this event type")
+	dryRun := fs.Bool("dry-run", false, "show what would be retried, change nothing")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *allDead && fs.NArg() > 0:
-		return fmt.Errorf("%w: give ids or --all-dead, not both", errUsage)
-	case !*allDead && fs.NArg() == 0:
-		return fmt.Errorf("%w: retry needs event ids or --all-dead", errUsage)
-	case *typ != "" && !*allDead:
-		return fmt.Errorf("%w: --type goes with --all-dead", errUsage)
+	if err := deadSelection(fs, "retry", *allDead, *typ != ""); err != nil {
+		return err
+	}
+	if *dryRun {
+		return c.dryRun(ctx, "retry", sqlite.DeadFilter{IDs: fs.Args(), EventType: *typ})
 	}
 	n, err := c.store.RetryEvents(ctx, fs.Args(), *typ)
 	if err != nil {
@@ -270,12 +274,29 @@ func (c *eventsCmd) retry(ctx context.Context, args []string) error {
 func (c *eventsCmd) purge(ctx context.Context, args []string) error {
 	fs := c.flags("purge")
 	olderThan := fs.String("done-older-than", "", "age, e.g. 720h or 30d")
+	yes := fs.Bool("yes", false, "allow an age of 0s (every done event)")
+	dryRun := fs.Bool("dry-run", false, "count what would be purged, change nothing")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	age, err := parseAge(*olderThan)
 	if err != nil {
 		return fmt.Errorf("%w: --done-older-than: %v", errUsage, err)
+	}
+	if age == 0 && !*yes && !*dryRun {
+		return fmt.Errorf("%w: --done-older-than 0s deletes every done event (the outbox's recent history); add --yes", errUsage)
+	}
+	if *dryRun {
+		n, err := c.store.CountPurgeable(ctx, time.Now(), age)
+		if err != nil {
+			return err
+		}
+		return c.emit(struct {
+			WouldPurge int64 `json:"would_purge"`
+			DryRun     bool  `json:"dry_run"`
+		}{n, true}, func(w *tabwriter.Writer) {
+			fmt.Fprintf(w, "dry run: would purge %d done event(s) older than %s\n", n, *olderThan)
+		})
 	}
 	n, err := c.store.PurgeDone(ctx, time.Now(), age)
 	if err != nil {

@@ -1,7 +1,7 @@
 // Command worker delivers the outbox's events to the handlers: straight from the event_queue
 // table (EVENT_BUS_BACKEND=db) or relayed through NATS (EVENT_BUS_BACKEND=nats). It migrates the
 // database at start-up and stops gracefully on SIGTERM or SIGINT. `worker events …` is the
-// operators' tool for the outbox (stats, list, show, retry, purge).
+// operators' tool for the outbox (stats, list, show, retry, discard, purge).
 package main
 
 import (
@@ -15,28 +15,55 @@ import (
 
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
 
+const usage = `usage: worker [command]
+
+Without a command the worker delivers the outbox's events (configured by the environment; see the README).
+
+commands:
+  events ...   inspect and repair the outbox (stats, list, show, retry, discard, purge); "worker events help"
+  version      print the version (also --version)
+  help         this text (also -h, --help)`
+
 func main() {
+	// The arguments are read before the environment, so --version, --help and a mistake touch
+	// nothing (no database is created or migrated).
+	args := os.Args[1:]
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			fmt.Println(usage)
+			os.Exit(0)
+		case "-version", "--version", "version":
+			if len(args) > 1 {
+				fmt.Fprintf(os.Stderr, "worker: version takes no arguments\n\n%s\n", usage)
+				os.Exit(2)
+			}
+			fmt.Println(buildinfo.String("worker"))
+			os.Exit(0)
+		case "events":
+		default:
+			fmt.Fprintf(os.Stderr, "worker: unknown command or flag %q\n\n%s\n", args[0], usage)
+			os.Exit(2)
+		}
+	}
 	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker: config:", err)
 		os.Exit(2)
 	}
-	log := cfg.NewLogger(os.Stderr)
+	log := cfg.NewLogger(os.Stderr).With("service", "worker")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if len(os.Args) > 1 && os.Args[1] == "events" {
-		code := eventsCommand(ctx, cfg, os.Args[2:], os.Stdout, os.Stderr)
+	if len(args) > 0 { // events
+		code := eventsCommand(ctx, cfg, args[1:], os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
-	}
-	if len(os.Args) > 1 {
-		fmt.Fprintf(os.Stderr, "worker: unknown command %q\n\n%s\n", os.Args[1], eventsUsage)
-		os.Exit(2)
 	}
 	// The process's one clock: every part that reads the time gets it from here.
 	if err := run(ctx, cfg, log, time.Now); err != nil {
@@ -113,7 +140,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if cfg.EventBusBackend == "nats" {
 		err = runNATS(w.ctx, cfg, log, store, w, queue, obs, names)
 	} else {
-		log.Info("worker started", "backend", cfg.EventBusBackend, "database", path, "handlers", names,
+		log.Info("worker started", "version", buildinfo.Version(), "backend", cfg.EventBusBackend, "database", path, "handlers", names,
 			"batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 		err = w.serve(queue, nil, nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/nats"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/maintenance"
@@ -61,11 +62,11 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 
 	relay, err := nats.NewRelay(conn, outbox, nats.RelayConfig{Prefix: cfg.NATSSubjectPrefix,
 		Mode: nats.Mode(cfg.NATSMode), BackoffBase: cfg.BackoffBase, Horizon: horizon, OnDeadLetter: obs.DeadLettered,
-		Logger: log, Now: w.now})
+		Logger: log, Now: w.now, Paused: obs.RelayPaused})
 	if err != nil {
 		return err
 	}
-	log.Info("worker started", "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
+	log.Info("worker started", "version", buildinfo.Version(), "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
 		"rerelay_horizon", horizon.String(),
 		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"net/netip"
 	"os"
 	"time"
@@ -52,7 +51,8 @@ type Options struct {
 	Images httpapi.ImageStore
 	// Hasher hashes passwords; zero for auth.DefaultHasher.
 	Hasher auth.Hasher
-	// Metrics, when set, serves GET /metrics and counts every request.
+	// Metrics, when set, counts every request. The API does not serve them: cmd/server does, on
+	// SERVER_METRICS_ADDR, apart from the public port.
 	Metrics *metrics.Server
 	// Federation, when set, serves the ActivityPub routes and lets users follow remote actors.
 	Federation *activitypub.Federation
@@ -99,13 +99,11 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		routes = f.Routes()
 	}
 	var observe func(string, string, int, time.Duration)
-	var metricsHandler http.Handler
 	if o.Metrics != nil {
-		observe, metricsHandler = o.Metrics.ObserveRequest, o.Metrics.Handler()
+		observe = o.Metrics.ObserveRequest
 	}
 	return httpapi.New(httpapi.Deps{
-		Observe: observe, Metrics: metricsHandler,
-		Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
+		Observe: observe, Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
 		Authenticate: auth.NewAuthenticator(signer.Verify, store, 0, nil).Authenticate, TrustedProxies: o.TrustedProxies,
 		Auth: auth.New(store, signer, auth.Config{
 			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,

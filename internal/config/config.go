@@ -36,6 +36,9 @@ type Config struct {
 	ShutdownGrace time.Duration `envconfig:"SHUTDOWN_GRACE" default:"20s"`
 
 	WorkerMetricsAddr string `envconfig:"WORKER_METRICS_ADDR" default:":9091"`
+	// ServerMetricsAddr is where the server serves /metrics, apart from the public API port;
+	// empty turns it off.
+	ServerMetricsAddr string `envconfig:"SERVER_METRICS_ADDR" default:":9090"`
 
 	// ChaosRecord and ChaosBreakLedger are for `make chaos` only: record every handler execution,
 	// and (to prove the harness catches it) run without the ledger.

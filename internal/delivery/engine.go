@@ -258,6 +258,11 @@ func (e *Engine) logEvent(ctx context.Context, level slog.Level, msg string, m M
 	}
 	all := make([]slog.Attr, 0, 4+len(attrs))
 	all = append(all, slog.String("event_id", m.EventID), slog.String("event_type", m.Type), slog.Int("attempt", m.Attempt))
+	// A foreign writer's row has no event id: its source's row id is what finds it
+	// (`worker events show <row id>`).
+	if r, ok := m.Ref.(interface{ RowID() int64 }); ok && m.EventID == "" {
+		all = append(all, slog.Int64("row_id", r.RowID()))
+	}
 	if handler != "" {
 		all = append(all, slog.String("handler", handler))
 	}

@@ -63,7 +63,9 @@ func TestDiscoveryAndActor(t *testing.T) {
 	href := links2["links"].([]any)[0].(map[string]any)["href"].(string)
 	_, _, ni := get(t, href, "")
 	usage, _ := ni["usage"].(map[string]any)
-	if ni["version"] != "2.0" || usage["localPosts"] != float64(1) || usage["users"].(map[string]any)["total"] != float64(1) {
+	software, _ := ni["software"].(map[string]any)
+	if ni["version"] != "2.0" || usage["localPosts"] != float64(1) || usage["users"].(map[string]any)["total"] != float64(1) ||
+		software["version"] != "v1.2.3-test" {
 		t.Errorf("nodeinfo = %v", ni)
 	}
 

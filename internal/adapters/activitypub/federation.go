@@ -61,6 +61,8 @@ type Config struct {
 	// InboxRateDefault a second, bursts of InboxBurstDefault; a negative rate turns it off).
 	InboxRate  float64
 	InboxBurst int
+	// Version is the software version NodeInfo reports (the build's; "unknown" when empty).
+	Version string
 }
 
 // ActorTTLDefault is how long a cached remote actor document is used.
@@ -81,6 +83,7 @@ type Federation struct {
 	openReg  bool
 	secure   bool
 	limit    *hostLimiter
+	version  string
 }
 
 var _ federation.Remote = (*Federation)(nil)
@@ -96,7 +99,7 @@ func New(store Store, cfg Config) (*Federation, error) {
 		keys: store, client: cfg.Client, urls: URLs{federation.URLs{Base: base}}, host: u.Host,
 		log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now,
 		skew: cmp.Or(cfg.MaxClockSkew, MaxClockSkewDefault), actorTTL: cmp.Or(cfg.ActorTTL, ActorTTLDefault),
-		openReg: cfg.AllowRegistration, secure: cfg.SecureMode,
+		openReg: cfg.AllowRegistration, secure: cfg.SecureMode, version: cfg.Version,
 	}
 	if f.client == nil {
 		f.client = NewClient(ClientConfig{})

@@ -60,7 +60,7 @@ func newInstanceWith(t testing.TB, configure func(*activitypub.Config)) *instanc
 	store := sqlitetest.Open(t, path)
 	cfg := activitypub.Config{
 		BaseURL: base, Client: activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true}),
-		Logger: quietLog(), AllowRegistration: true,
+		Logger: quietLog(), AllowRegistration: true, Version: "v1.2.3-test",
 	}
 	if configure != nil {
 		configure(&cfg)

@@ -1,6 +1,7 @@
 package activitypub
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -146,7 +147,7 @@ func (f *Federation) nodeInfo(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"`, map[string]any{
 		"version":           "2.0",
-		"software":          map[string]string{"name": "moviesdiary", "version": "1"},
+		"software":          map[string]string{"name": "moviesdiary", "version": cmp.Or(f.version, "unknown")},
 		"protocols":         []string{"activitypub"},
 		"services":          map[string][]string{"inbound": {}, "outbound": {}},
 		"openRegistrations": f.openReg,

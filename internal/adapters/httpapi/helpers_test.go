@@ -43,8 +43,9 @@ type bundle struct {
 	srv     *httptest.Server
 	handler http.Handler
 	store   *sqlite.Store
-	images  *storage.Local // images is the image directory profile uploads go to
-	db      *sql.DB        // db reads the file directly, for assertions
+	images  *storage.Local  // images is the image directory profile uploads go to
+	db      *sql.DB         // db reads the file directly, for assertions
+	metrics *metrics.Server // metrics are the request counts the API records
 	// failEnqueue makes every event write fail inside its transaction.
 	failEnqueue atomic.Bool
 	// skipEnqueue drops every event write (the benchmark's no-outbox case).
@@ -63,6 +64,7 @@ type options struct {
 	trustedProxies   []netip.Prefix
 	corsOrigins      []string
 	webClientDir     string
+	logOut           io.Writer // logOut receives the server's log lines as JSON (default: discarded)
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -76,7 +78,10 @@ func setup(t testing.TB, opts ...options) *bundle {
 	}
 	path := filepath.Join(t.TempDir(), "test.db")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b := &bundle{t: t}
+	if o.logOut != nil {
+		log = slog.New(slog.NewJSONHandler(o.logOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	b := &bundle{t: t, metrics: metrics.NewServer()}
 	enqueue := func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
 		if b.failEnqueue.Load() && len(events) > 0 {
 			return errors.New("injected enqueue failure")
@@ -96,7 +101,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	b.images = images
 	api, err := app.NewAPI(store, app.Options{Images: images,
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
-		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: metrics.NewServer(),
+		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: b.metrics,
 		TrustedProxies: o.trustedProxies,
 		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir,
 	})

@@ -117,13 +117,14 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	// The client address is the TCP peer: X-Forwarded-For is trusted only from TrustedProxies
 	// (clientIP), so it cannot be forged to dodge the per-IP rate limit.
-	r.Use(middleware.RequestID, s.recoverer, limitBody)
+	// GetHead answers HEAD with the GET route (HEAD /health for load balancers).
+	r.Use(middleware.RequestID, s.accessLog, s.recoverer, limitBody, middleware.GetHead)
 	r.Use(s.securityHeaders) // headers.go
 	r.Use(s.cors)
-	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") })
-	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
+	r.NotFound(s.observeUnmatched(func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "not found") }))
+	r.MethodNotAllowed(s.observeUnmatched(func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
-	})
+	}))
 	for _, rt := range s.routes() {
 		r.Method(rt.method, rt.pattern, s.endpoint(rt))
 	}

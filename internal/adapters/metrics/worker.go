@@ -30,6 +30,7 @@ type Worker struct {
 	takeovers    *prometheus.CounterVec
 	redeliveries prometheus.Counter
 	reconnects   prometheus.Counter
+	relayPaused  prometheus.Gauge
 }
 
 var _ delivery.Observer = (*Worker)(nil)
@@ -59,8 +60,9 @@ func NewWorker(q Queue, log *slog.Logger) *Worker {
 			Name: "moviesdiary_nats_reconnects_total",
 			Help: "Reconnections to the NATS server.",
 		}),
+		relayPaused: newRelayPaused(),
 	}
-	w.reg.MustRegister(w.deliveries, w.duration, w.takeovers, w.redeliveries, w.reconnects,
+	w.reg.MustRegister(buildInfo("worker"), w.deliveries, w.duration, w.takeovers, w.redeliveries, w.reconnects, w.relayPaused,
 		&queueCollector{q: q, log: log},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return w

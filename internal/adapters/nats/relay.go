@@ -53,6 +53,9 @@ type RelayConfig struct {
 	OnDeadLetter func()
 	Logger       *slog.Logger
 	Now          func() time.Time
+	// Paused, when set, hears the relay pause (true) after a transport failure and resume
+	// (false): the worker's moviesdiary_relay_paused gauge.
+	Paused func(paused bool)
 }
 
 // Relay moves outbox rows to NATS: it claims rows, publishes each on its event's subject with
@@ -258,6 +261,9 @@ func (r *publisher) outcomes(ctx context.Context, msgs []delivery.Message, errs 
 	if transport == nil {
 		if r.failures > 0 {
 			r.log.InfoContext(ctx, "relay resumed: publishing again", "after_failed_rounds", r.failures)
+			if r.cfg.Paused != nil {
+				r.cfg.Paused(false)
+			}
 		}
 		r.failures = 0
 		return results
@@ -269,6 +275,9 @@ func (r *publisher) outcomes(ctx context.Context, msgs []delivery.Message, errs 
 		if results[i].Kind == delivery.Defer {
 			results[i].Until = r.paused
 		}
+	}
+	if r.cfg.Paused != nil {
+		r.cfg.Paused(true)
 	}
 	r.log.WarnContext(ctx, "relay paused: publishing failed; events deferred without spending an attempt",
 		"error", transport, "deferred", deferred, "resume_in", pause.String(), "failed_rounds", r.failures)

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/config"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/user"
+)
+
+// adminCommand runs `server admin users …` against the configured database, which must exist
+// and be migrated (it is never created or migrated here). Safe while the server runs: every
+// change is one transaction, as the API's are.
+func adminCommand(ctx context.Context, cfg config.Config, args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) < 2 || args[0] != "users" {
+		return fmt.Errorf("%w: admin users list | reset-password USER | set-role USER admin|standard | delete-user USER --yes", errUsage)
+	}
+	sub, rest := args[1], args[2:]
+	fs := flag.NewFlagSet("admin users "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "machine-readable output (list)")
+	fromStdin := fs.Bool("password-stdin", false, "reset-password: read the new password from the first line of stdin")
+	yes := fs.Bool("yes", false, "delete-user: really delete")
+	positional, err := parseInterleaved(fs, rest)
+	if err != nil {
+		return err
+	}
+	want := map[string]int{"list": 0, "reset-password": 1, "set-role": 2, "delete-user": 1}
+	n, ok := want[sub]
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: unknown admin users command %q", errUsage, sub)
+	case len(positional) != n:
+		return fmt.Errorf("%w: admin users %s takes %d argument(s), got %d", errUsage, sub, n, len(positional))
+	case sub == "set-role" && positional[1] != "admin" && positional[1] != "standard":
+		return fmt.Errorf("%w: set-role takes admin or standard, not %q", errUsage, positional[1])
+	case sub == "delete-user" && !*yes:
+		return fmt.Errorf("%w: delete-user removes %s's account, reviews, watchlist and follows for good and tells their remote followers; add --yes", errUsage, positional[0])
+	}
+
+	path, err := cfg.DatabasePath()
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.OpenExisting(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	admin := user.NewAdmin(store, auth.DefaultHasher)
+
+	switch sub {
+	case "list":
+		users, err := admin.List(ctx)
+		if err != nil {
+			return err
+		}
+		return printUsers(stdout, users, *asJSON)
+	case "reset-password":
+		password, generated := "", false
+		if *fromStdin {
+			line, err := bufio.NewReader(stdin).ReadString('\n')
+			if err != nil && line == "" {
+				return fmt.Errorf("read the password from stdin: %w", err)
+			}
+			password = strings.TrimRight(line, "\r\n")
+		} else {
+			password, generated = rand.Text(), true
+		}
+		u, err := admin.ResetPassword(ctx, positional[0], password)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "password of %s reset; their sessions are ended\n", name(u))
+		if generated {
+			fmt.Fprintf(stdout, "new password: %s\n", password)
+		}
+		return nil
+	case "set-role":
+		u, err := admin.SetRole(ctx, positional[0], domain.Role(positional[1]))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s is now %s\n", name(u), u.Role)
+		return nil
+	default: // delete-user
+		u, err := admin.Delete(ctx, positional[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "deleted %s; a worker sends the actor's Delete to their remote followers\n", name(u))
+		return nil
+	}
+}
+
+func name(u domain.User) string { return fmt.Sprintf("%s (%s, %s)", u.Username, u.Email, u.ID) }
+
+func printUsers(w io.Writer, users []domain.User, asJSON bool) error {
+	if asJSON {
+		type row struct {
+			ID        string    `json:"id"`
+			Username  string    `json:"username"`
+			Email     string    `json:"email"`
+			Role      string    `json:"role"`
+			CreatedAt time.Time `json:"created_at"`
+		}
+		out := make([]row, len(users))
+		for i, u := range users {
+			out[i] = row{u.ID.String(), u.Username, u.Email, string(u.Role), u.CreatedAt.UTC()}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUSERNAME\tEMAIL\tROLE\tCREATED")
+	for _, u := range users {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.ID, u.Username, u.Email, u.Role, u.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+// parseInterleaved parses flags wherever they stand among the arguments and returns the
+// positional ones; a bad flag is a usage error.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

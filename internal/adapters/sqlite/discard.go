@@ -1,0 +1,105 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// DeadFilter selects dead-lettered rows for the operators' retry and discard: the rows named by
+// IDs (event ids or row ids), or, with no IDs, every dead-lettered row of EventType (all types
+// when empty) created more than OlderThan ago (any age when zero).
+type DeadFilter struct {
+	IDs       []string
+	EventType string
+	OlderThan time.Duration
+}
+
+// where is the filter as a condition on event_queue with its arguments (for sqlx.In).
+func (f DeadFilter) where(now time.Time) (string, []any) {
+	cond, args := []string{"status = 'dead_lettered'"}, []any{}
+	if len(f.IDs) > 0 {
+		var rowIDs []int64
+		var eventIDs []string
+		for _, id := range f.IDs {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				rowIDs = append(rowIDs, n)
+			} else {
+				eventIDs = append(eventIDs, strings.ToLower(id))
+			}
+		}
+		var match []string
+		if len(rowIDs) > 0 {
+			match, args = append(match, "id IN (?)"), append(args, rowIDs)
+		}
+		if len(eventIDs) > 0 {
+			match, args = append(match, "event_id IN (?)"), append(args, eventIDs)
+		}
+		cond = append(cond, "("+strings.Join(match, " OR ")+")")
+	}
+	if f.EventType != "" {
+		cond, args = append(cond, "event_type = ?"), append(args, f.EventType)
+	}
+	if f.OlderThan > 0 {
+		cond, args = append(cond, "created_at < ?"), append(args, millis(now.Add(-f.OlderThan)))
+	}
+	return strings.Join(cond, " AND "), args
+}
+
+// DeadLettered returns the dead-lettered rows the filter selects, oldest first, without payloads:
+// what a retry or discard would touch (their --dry-run).
+func (s *Store) DeadLettered(ctx context.Context, f DeadFilter) ([]EventRow, error) {
+	where, args := f.where(s.now())
+	query, args, err := sqlx.In(`SELECT `+eventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("dead-lettered events: %w", err)
+	}
+	var rows []eventRow
+	if err := s.read.SelectContext(ctx, &rows, query, args...); err != nil {
+		return nil, fmt.Errorf("dead-lettered events: %w", err)
+	}
+	out := make([]EventRow, len(rows))
+	for i, r := range rows {
+		out[i] = r.event()
+	}
+	return out, nil
+}
+
+// DiscardEvents deletes the dead-lettered rows the filter selects and returns how many: poison
+// events an operator has given up on, which would otherwise hold the dead-letter gauge (and any
+// alert on it) up for ever. Only dead-lettered rows go, in one transaction, so it is safe while
+// workers run; their ledger rows stay and are pruned with the rest after 30 days.
+func (s *Store) DiscardEvents(ctx context.Context, f DeadFilter) (int64, error) {
+	where, args := f.where(s.now())
+	query, args, err := sqlx.In(`DELETE FROM event_queue WHERE `+where, args...)
+	if err != nil {
+		return 0, fmt.Errorf("discard events: %w", err)
+	}
+	var n int64
+	err = s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("discard events: %w", err)
+	}
+	return n, nil
+}
+
+// CountPurgeable counts the done rows PurgeDone(now, olderThan) would delete (purge --dry-run).
+func (s *Store) CountPurgeable(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
+	var n int64
+	if err := s.read.GetContext(ctx, &n, `SELECT count(*) FROM event_queue WHERE status = 'done' AND created_at < ?`,
+		millis(now.Add(-olderThan))); err != nil {
+		return 0, fmt.Errorf("count purgeable events: %w", err)
+	}
+	return n, nil
+}
