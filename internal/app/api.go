@@ -5,6 +5,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -13,10 +14,12 @@ import (
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/tabular"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/importer"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/profile"
@@ -97,8 +100,12 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Profiles:   profile.NewService(store, imageObjects(o.Images)),
 		Goals:      goal.NewService(store),
 		Moderation: moderation.NewService(store),
+		Imports:    importer.NewService(store, openTabular, resolver, o.Log),
 	}), nil
 }
+
+// openTabular reads an import upload with the tabular parser.
+func openTabular(r io.Reader, format string) (importer.File, error) { return tabular.Open(r, format) }
 
 // imageObjects is the image directory as the profile uploads' storage, nil when there is none
 // (uploads are then refused) or it cannot be written.

@@ -141,6 +141,9 @@ func (s *Server) routes() []route {
 			handle: s.putSettings, request: settingsDTO{}, status: 204, errors: []int{401, 415, 422}},
 	}
 	rs = append(rs, s.profileRoutes()...)
+	if s.Imports != nil {
+		rs = append(rs, s.importRoutes()...)
+	}
 	if s.Metrics != nil {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
 			handle: s.metrics, status: 200})

@@ -17,6 +17,7 @@ import (
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/importer"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/profile"
@@ -64,6 +65,8 @@ type Deps struct {
 	Profiles   *profile.Service
 	Goals      *goal.Service
 	Moderation *moderation.Service
+	// Imports is the diary import (/api/v1/import); nil leaves its routes out.
+	Imports *importer.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 

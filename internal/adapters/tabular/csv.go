@@ -80,21 +80,21 @@ func sniff(br *bufio.Reader) rune {
 
 func (c *csvRows) Format() string   { return c.format }
 func (c *csvRows) Header() []string { return c.header }
-func (c *csvRows) Close() error      { return nil }
+func (c *csvRows) Close() error     { return nil }
 
 // Next returns the next non-blank record; a malformed line becomes a row carrying its error.
-func (c *csvRows) Next() (Row, error) {
+func (c *csvRows) Next() ([]string, string, error) {
 	for {
 		rec, err := c.r.Read()
 		var pe *csv.ParseError
 		switch {
 		case errors.As(err, &pe):
-			return Row{Cells: rec, Err: fmt.Sprintf("line %d: %v", pe.StartLine, pe.Err)}, nil
+			return rec, fmt.Sprintf("line %d: %v", pe.StartLine, pe.Err), nil
 		case err != nil:
-			return Row{}, err
+			return nil, "", err
 		case blank(rec):
 			continue
 		}
-		return Row{Cells: rec}, nil
+		return rec, "", nil
 	}
 }

@@ -72,9 +72,9 @@ func objectKeys(raw json.RawMessage) ([]string, error) {
 
 func (j *jsonRows) Format() string   { return JSON }
 func (j *jsonRows) Header() []string { return j.header }
-func (j *jsonRows) Close() error      { return nil }
+func (j *jsonRows) Close() error     { return nil }
 
-func (j *jsonRows) Next() (Row, error) {
+func (j *jsonRows) Next() ([]string, string, error) {
 	j.n++
 	var obj map[string]json.RawMessage
 	if j.first != nil {
@@ -82,23 +82,23 @@ func (j *jsonRows) Next() (Row, error) {
 	} else {
 		if !j.dec.More() {
 			if _, err := j.dec.Token(); err != nil {
-				return Row{}, fmt.Errorf("JSON: %w", err)
+				return nil, "", fmt.Errorf("JSON: %w", err)
 			}
-			return Row{}, io.EOF
+			return nil, "", io.EOF
 		}
 		var raw json.RawMessage
 		if err := j.dec.Decode(&raw); err != nil {
-			return Row{}, fmt.Errorf("JSON: %w", err)
+			return nil, "", fmt.Errorf("JSON: %w", err)
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-			return Row{Err: fmt.Sprintf("element %d is not an object", j.n)}, nil
+			return nil, fmt.Sprintf("element %d is not an object", j.n), nil
 		}
 	}
 	cells := make([]string, len(j.header))
 	for i, k := range j.header {
 		cells[i] = cellText(obj[k])
 	}
-	return Row{Cells: cells}, nil
+	return cells, "", nil
 }
 
 // cellText is a JSON value as cell text.

@@ -25,19 +25,14 @@ const (
 // ErrNoHeader means the file has no header row (or is empty).
 var ErrNoHeader = errors.New("the file has no header row")
 
-// Row is one data row: its cells, or why the line could not be read (the row is then kept with
-// that error, and reading goes on).
-type Row struct {
-	Cells []string
-	Err   string
-}
-
 // Rows is an open file: its format and header, then its rows.
 type Rows interface {
 	Format() string
 	Header() []string
-	// Next returns the next row, io.EOF after the last one, or an error that ends the file.
-	Next() (Row, error)
+	// Next returns the next row's cells, and why its line could not be read if it could not
+	// (the row is kept with that, and reading goes on); io.EOF after the last row, or an error
+	// that ends the file.
+	Next() (cells []string, readErr string, err error)
 	// Close releases what reading holds (an XLSX sheet's temporary file).
 	Close() error
 }

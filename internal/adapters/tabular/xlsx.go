@@ -75,14 +75,14 @@ func (x *xlsxRows) next() ([]string, error) {
 func (x *xlsxRows) Format() string   { return XLSX }
 func (x *xlsxRows) Header() []string { return x.header }
 
-func (x *xlsxRows) Next() (Row, error) {
+func (x *xlsxRows) Next() ([]string, string, error) {
 	for {
 		cells, err := x.next()
 		if err != nil {
-			return Row{}, err
+			return nil, "", err
 		}
 		if !blank(cells) {
-			return Row{Cells: cells}, nil
+			return cells, "", nil
 		}
 	}
 }
