@@ -103,7 +103,7 @@ func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) er
 
 // DeleteExpiredImportSessions deletes the sessions expired at now, with their rows, and says how
 // many there were. Uploads that never completed (their request died) expire like the others.
-func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int, error) {
+func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= ?`, millis(now))
@@ -116,7 +116,7 @@ func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) 
 	if err != nil {
 		return 0, fmt.Errorf("delete expired import sessions: %w", err)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // SetImportMappings replaces a session's mappings.
