@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -216,6 +218,15 @@ func TestImportFederateOnRequest(t *testing.T) {
 	}
 	if q := b.scalar(`SELECT quiet FROM reviews`); q != "0" {
 		t.Errorf("quiet = %s, want 0", q)
+	}
+	// bob's quiet import of the same movie stays out of the poster's Update fan-out.
+	bob := b.register("bob")
+	bc := b.newSession(bob, "ratings.csv", letterboxdRatings, "")
+	b.confirm(bob, bc.SessionID, map[string]any{"confirmed_indices": []int{0}})
+	movieID := uuid.MustParse(b.scalar(`SELECT id FROM movies`))
+	ids, err := b.store.LocalReviewsOfMovie(context.Background(), movieID)
+	if err != nil || len(ids) != 1 || ids[0].String() != b.scalar(`SELECT id FROM reviews WHERE user_id = ?`, alice.id.String()) {
+		t.Errorf("reviews announced on a poster update = %v, %v; want alice's only", ids, err)
 	}
 }
 
