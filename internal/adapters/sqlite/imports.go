@@ -251,6 +251,11 @@ func (s *Store) SelectImportRows(ctx context.Context, sessionID uuid.UUID, indic
 // writes nothing but the outcome.
 func (s *Store) WriteImportBatch(ctx context.Context, b importer.Batch) error {
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+		st, err := prepareBatch(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer st.close()
 		var events []domain.Event
 		for _, it := range b.Items {
 			outcome, errText := importer.OutcomeFailed, it.Err
@@ -260,15 +265,14 @@ func (s *Store) WriteImportBatch(ctx context.Context, b importer.Batch) error {
 				if b.Target == importer.TargetWatchlist {
 					outcome, evs, err = importWatchlistEntry(ctx, tx, b, it)
 				} else {
-					outcome, evs, err = importReview(ctx, tx, b, it)
+					outcome, evs, err = st.importReview(ctx, tx, b, it)
 				}
 				if err != nil {
 					return fmt.Errorf("row %d: %w", it.Index, err)
 				}
 				events = append(events, evs...)
 			}
-			res, err := tx.ExecContext(ctx, `UPDATE import_rows SET outcome = ?, error = ? WHERE session_id = ? AND idx = ?
-				AND outcome IS NULL`, outcome, nullIfEmpty(errText), b.SessionID.String(), it.Index)
+			res, err := st.outcome.ExecContext(ctx, outcome, nullIfEmpty(errText), b.SessionID.String(), it.Index)
 			if err != nil {
 				return fmt.Errorf("row %d outcome: %w", it.Index, err)
 			}
@@ -284,27 +288,64 @@ func (s *Store) WriteImportBatch(ctx context.Context, b importer.Batch) error {
 	return nil
 }
 
+// batchStmts are a confirm batch's per-row statements, prepared once per batch: parsing them
+// again for each of 500 rows cost more than running them.
+type batchStmts struct {
+	insert, reviewed, unwatch, outcome *sql.Stmt
+}
+
+func prepareBatch(ctx context.Context, tx *sqlx.Tx) (*batchStmts, error) {
+	st := &batchStmts{}
+	for _, p := range []struct {
+		to    **sql.Stmt
+		query string
+	}{
+		{&st.insert, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium, watched_at, created_at,
+			updated_at, quiet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&st.reviewed, reviewedOnQuery},
+		{&st.unwatch, `DELETE FROM watchlist WHERE user_id = ? AND movie_id = ?`},
+		{&st.outcome, `UPDATE import_rows SET outcome = ?, error = ? WHERE session_id = ? AND idx = ? AND outcome IS NULL`},
+	} {
+		stmt, err := tx.PrepareContext(ctx, p.query)
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("prepare import batch: %w", err)
+		}
+		*p.to = stmt
+	}
+	return st, nil
+}
+
+func (st *batchStmts) close() {
+	for _, s := range []*sql.Stmt{st.insert, st.reviewed, st.unwatch, st.outcome} {
+		if s != nil {
+			_ = s.Close()
+		}
+	}
+}
+
 // importReview stores one imported review like LogReview does (its movie if new, off the
 // watchlist), quiet when asked, unless the user reviewed that movie on that day already.
-func importReview(ctx context.Context, tx *sqlx.Tx, b importer.Batch, it importer.Item) (string, []domain.Event, error) {
+func (st *batchStmts) importReview(ctx context.Context, tx *sqlx.Tx, b importer.Batch, it importer.Item) (string, []domain.Event, error) {
 	mv, events, err := ensureMovie(ctx, tx, it.Movie)
 	if err != nil {
 		return "", nil, err
 	}
 	r := it.Review
 	r.MovieID = mv.ID
-	dup, err := reviewedOn(ctx, tx, r.UserID, mv.ID, r.WatchedAt)
-	if err != nil || dup {
-		return importer.OutcomeDuplicate, events, err
+	var dup bool
+	if err := st.reviewed.QueryRowContext(ctx, r.UserID.String(), mv.ID.String(), day(r.WatchedAt)).Scan(&dup); err != nil {
+		return "", nil, fmt.Errorf("find duplicate review: %w", err)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium,
-		watched_at, created_at, updated_at, quiet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, nullString(r.Comment),
+	if dup {
+		return importer.OutcomeDuplicate, events, nil
+	}
+	_, err = st.insert.ExecContext(ctx, r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, nullString(r.Comment),
 		mediumValue(r.WatchMedium), formatTime(r.WatchedAt), formatTime(r.CreatedAt), formatTime(r.UpdatedAt), b.Quiet)
 	if err != nil {
 		return "", nil, fmt.Errorf("insert review: %w", err)
 	}
-	removed, err := tx.ExecContext(ctx, `DELETE FROM watchlist WHERE user_id = ? AND movie_id = ?`, r.UserID.String(), mv.ID.String())
+	removed, err := st.unwatch.ExecContext(ctx, r.UserID.String(), mv.ID.String())
 	if err != nil {
 		return "", nil, fmt.Errorf("remove from watchlist: %w", err)
 	}
@@ -336,12 +377,17 @@ func importWatchlistEntry(ctx context.Context, tx *sqlx.Tx, b importer.Batch, it
 	}), nil
 }
 
+// reviewedOnQuery finds a user's review of a movie watched on a day (YYYY-MM-DD).
+const reviewedOnQuery = `SELECT EXISTS (SELECT 1 FROM reviews WHERE user_id = ? AND movie_id = ?
+	AND substr(watched_at, 1, 10) = ?)`
+
+// day is the calendar day (UTC) of t as stored watched_at values begin.
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
 // reviewedOn reports whether the user has a review of the movie watched on the day of t.
 func reviewedOn(ctx context.Context, q sqlx.QueryerContext, userID, movieID uuid.UUID, t time.Time) (bool, error) {
 	var found bool
-	err := sqlx.GetContext(ctx, q, &found, `SELECT EXISTS (SELECT 1 FROM reviews WHERE user_id = ? AND movie_id = ?
-		AND substr(watched_at, 1, 10) = ?)`, userID.String(), movieID.String(), t.UTC().Format(time.DateOnly))
-	if err != nil {
+	if err := sqlx.GetContext(ctx, q, &found, reviewedOnQuery, userID.String(), movieID.String(), day(t)); err != nil {
 		return false, fmt.Errorf("find duplicate review: %w", err)
 	}
 	return found, nil
