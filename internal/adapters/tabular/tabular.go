@@ -38,7 +38,7 @@ type Rows interface {
 }
 
 // Open reads the header of r in format (csv, tsv, json, xlsx); an empty or unknown format is
-// detected from the content: a zip is XLSX, a leading '[' is JSON, anything else is CSV whose
+// detected from the content: a zip is XLSX, a leading '[' (or '{', refused) is JSON, anything else is CSV whose
 // separator (comma, semicolon or tab) is the most frequent one in the header line.
 func Open(r io.Reader, format string) (Rows, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -70,7 +70,7 @@ func detect(head []byte) string {
 		return XLSX
 	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
-	if len(t) > 0 && t[0] == '[' {
+	if len(t) > 0 && (t[0] == '[' || t[0] == '{') {
 		return JSON
 	}
 	return CSV
