@@ -206,6 +206,33 @@ func TestImportLetterboxdDiary(t *testing.T) {
 	}
 }
 
+// TestImportRepeatsInOneFile: a row that repeats an earlier one (same movie, same day) is a
+// duplicate in the preview and writes nothing on confirm, even inside one batch.
+func TestImportRepeatsInOneFile(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.register("alice")
+	file := letterboxdRatings + "2023-01-05,heat,1995,https://boxd.it/2bHu,2\n2023-01-06,Heat,1995,https://boxd.it/2bHu,2\n"
+	c := b.newSession(alice, "ratings.csv", file, "")
+	if got := statuses(b.preview(alice, c.SessionID)); got != "valid,duplicate,valid" {
+		t.Errorf("preview = %s", got)
+	}
+	got := b.confirm(alice, c.SessionID, map[string]any{"confirmed_indices": []int{2, 1, 0, 0}})
+	if got.Imported != 2 || got.SkippedDuplicates != 1 {
+		t.Errorf("confirm = %+v", got)
+	}
+	if r := b.scalar(`SELECT group_concat(rating, ',') FROM (SELECT rating FROM reviews ORDER BY watched_at)`); r != "4,2" {
+		t.Errorf("ratings = %s, want 4,2: the first row of a day wins", r)
+	}
+	// Confirming the session again changes nothing and answers the same.
+	if again := b.confirm(alice, c.SessionID, map[string]any{"confirmed_indices": []int{0, 1, 2}}); again.Imported != 2 || again.SkippedDuplicates != 1 {
+		t.Errorf("second confirm = %+v", again)
+	}
+	if n := b.scalar(`SELECT count(*) FROM reviews`); n != "2" {
+		t.Errorf("reviews = %s", n)
+	}
+}
+
 // TestImportFederateOnRequest: federate: true makes the imported reviews ordinary ones.
 func TestImportFederateOnRequest(t *testing.T) {
 	t.Parallel()
