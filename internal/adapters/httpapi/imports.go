@@ -24,6 +24,15 @@ const importSessionsPath = "/api/v1/import/sessions"
 // MaxImportBodyBytes is the largest upload body: the file at its limit and the form around it.
 const MaxImportBodyBytes = importer.MaxFileBytes + 64<<10
 
+// MaxImportConfirmBytes is the largest confirm body: importer.MaxRows indices as JSON.
+const MaxImportConfirmBytes = 4 << 20
+
+// isImportConfirm reports whether path is POST …/sessions/{id}/confirm.
+func isImportConfirm(path string) bool {
+	rest, ok := strings.CutPrefix(path, importSessionsPath+"/")
+	return ok && strings.HasSuffix(rest, "/confirm") && strings.Count(rest, "/") == 1
+}
+
 // naiveLayout is the original's naive date-time (UTC, no zone).
 const naiveLayout = "2006-01-02T15:04:05"
 

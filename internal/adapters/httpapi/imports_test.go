@@ -480,6 +480,15 @@ func TestImportRefusals(t *testing.T) {
 	if r := b.upload(alice, "empty.csv", nil, ""); r.status != 400 {
 		t.Errorf("empty file = %d %s", r.status, r.body)
 	}
+	// A confirm of 200,000 rows is larger than the API's 1 MiB body limit, and is accepted.
+	c := b.newSession(alice, "ratings.csv", letterboxdRatings, "")
+	many := make([]int, 200_000)
+	for i := range many {
+		many[i] = i
+	}
+	if got := b.confirm(alice, c.SessionID, map[string]any{"confirmed_indices": many}); got.Imported != 1 || len(got.Failed) != len(many)-1 {
+		t.Errorf("confirm of 200,000 indices: imported %d, failed %d", got.Imported, len(got.Failed))
+	}
 	if msg := b.must(400, req{method: "GET", path: "/api/v1/import/sessions/nope", token: alice.token}).errorMessage(t); msg != "invalid session id" {
 		t.Errorf("message = %q", msg)
 	}
