@@ -547,3 +547,34 @@ func TestImportSessionsAreTheirOwners(t *testing.T) {
 	}
 	b.must(200, req{method: "GET", path: s, token: alice.token})
 }
+
+// TestImportBatchIsAtomicWithItsEvents: when the events of a batch cannot be written, neither
+// are its reviews, movies or row outcomes; the confirm fails and a later one writes it all.
+func TestImportBatchIsAtomicWithItsEvents(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.register("alice")
+	c := b.newSession(alice, "ratings.csv", imdbRatings, "")
+	since := b.lastEvent()
+	b.failEnqueue.Store(true)
+	b.must(500, req{method: "POST", path: "/api/v1/import/sessions/" + c.SessionID + "/confirm", token: alice.token,
+		body: map[string]any{"confirmed_indices": []int{0, 1, 2}}}).errorMessage(t)
+	state := `SELECT (SELECT count(*) FROM reviews) || '/' || (SELECT count(*) FROM movies) || '/' ||
+		(SELECT count(*) FROM import_rows WHERE outcome IS NOT NULL)`
+	if got := b.scalar(state); got != "0/0/0" {
+		t.Errorf("reviews/movies/outcomes after the failed batch = %s, want 0/0/0", got)
+	}
+	if n := len(b.eventTypes(since)); n != 0 {
+		t.Errorf("%d events after the failed batch", n)
+	}
+	b.failEnqueue.Store(false)
+	if got := b.confirm(alice, c.SessionID, map[string]any{"confirmed_indices": []int{0, 1, 2}}); got.Imported != 2 || len(got.Failed) != 1 {
+		t.Errorf("confirm after the failure = %+v", got)
+	}
+	if got := b.scalar(state); got != "2/2/3" {
+		t.Errorf("reviews/movies/outcomes = %s, want 2/2/3", got)
+	}
+	if got := strings.Join(b.eventTypes(since), ","); got != "MovieDiscovered,MovieEnrichmentRequested,ReviewLogged,MovieDiscovered,MovieEnrichmentRequested,ReviewLogged" {
+		t.Errorf("events = %s", got)
+	}
+}
