@@ -131,7 +131,8 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	}
 	// Every long-lived part runs in this group, joined before the deferred store.Close: the HTTP
 	// server and the hourly pruning of expired refresh sessions and import sessions (idempotent,
-	// so every server runs it, without a lease). A part that fails cancels the others; its error is returned.
+	// so every server runs it, without a lease). A part that fails cancels the others; its error
+	// is returned.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return httpserve.Serve(gctx, srv, ln, cfg.ShutdownGrace, log) })
 	pruner := maintenance.NewRunner(maintenance.RunnerConfig{Interval: time.Hour, Logger: log, Now: now},
