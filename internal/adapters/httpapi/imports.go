@@ -89,6 +89,7 @@ type importSessionResponse struct {
 	Target     string             `json:"target"`
 	Mappings   []importMappingDTO `json:"mappings"`
 	Status     string             `json:"status"` // uploaded, confirming, interrupted, confirmed
+	Federate   bool               `json:"federate"`
 	Progress   importProgressDTO  `json:"progress"`
 	ExpiresAt  string             `json:"expires_at"`
 }
@@ -197,6 +198,9 @@ func (s *Server) createImportSession(w http.ResponseWriter, r *http.Request) err
 	if err != nil || mt != "multipart/form-data" {
 		return &httpError{Status: http.StatusUnsupportedMediaType, Message: "Content-Type must be multipart/form-data"}
 	}
+	if r.ContentLength > MaxImportBodyBytes {
+		return &httpError{Status: http.StatusRequestEntityTooLarge, Message: fmt.Sprintf("the file exceeds %d bytes", importer.MaxFileBytes)}
+	}
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return badRequest("malformed multipart body: " + err.Error())
@@ -268,6 +272,7 @@ func (s *Server) getImportSession(w http.ResponseWriter, r *http.Request) error 
 	}
 	out := importSessionResponse{SessionID: sess.ID, Columns: sess.Columns, HasMapping: sess.Mappings != nil, RowCount: sess.RowCount,
 		Format: sess.Format, Kind: string(sess.Kind), Target: string(sess.Target), Mappings: []importMappingDTO{}, Status: status,
+		Federate: sess.Federate,
 		Progress: importProgressDTO{Confirmed: p.Confirmed, Processed: p.Processed, Imported: p.Imported,
 			SkippedDuplicates: p.Duplicates, Failed: p.Failed, Running: sess.Running},
 		ExpiresAt: sess.ExpiresAt.UTC().Format(naiveLayout)}
