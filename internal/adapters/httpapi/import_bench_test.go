@@ -23,6 +23,7 @@ import (
 // lets reach about twice the live heap, the benchmark's own copy of the file included. The
 // upload's growth stays flat with the rows; the preview's and the confirm's grow by the
 // per-row duplicate keys and index lists only (tens of bytes a row).
+//
 //	go test -tags sqlite_fts5 -run X -bench Import50k -benchtime 1x ./internal/adapters/httpapi
 func BenchmarkImport50k(b *testing.B) {
 	// 10,000 rows beside 50,000: the peaks barely move with five times the rows.
