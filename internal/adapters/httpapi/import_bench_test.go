@@ -26,7 +26,7 @@ import (
 //
 //	go test -tags sqlite_fts5 -run X -bench Import50k -benchtime 1x ./internal/adapters/httpapi
 func BenchmarkImport50k(b *testing.B) {
-	// 10,000 rows beside 50,000: the peaks barely move with five times the rows.
+	// 10,000 rows beside 50,000: what grows with the rows shows.
 	for _, rows := range []int{10_000, 50_000} {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) { benchmarkImport(b, rows) })
 	}

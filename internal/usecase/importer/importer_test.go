@@ -119,3 +119,58 @@ func TestUploadLimits(t *testing.T) {
 		t.Errorf("%d sessions left behind", n)
 	}
 }
+
+// blockingStore is the real store whose batch writes wait for release, announcing each on
+// entered: a confirm can be held mid-way.
+type blockingStore struct {
+	*sqlite.Store
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *blockingStore) WriteImportBatch(ctx context.Context, b importer.Batch) error {
+	s.entered <- struct{}{}
+	<-s.release
+	return s.Store.WriteImportBatch(ctx, b)
+}
+
+// TestOneConfirmAtATime: while a confirm writes, the session says it is running, a second
+// confirm or a new mapping is a conflict, and the first one finishes normally.
+func TestOneConfirmAtATime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	store := &blockingStore{Store: b.store, entered: make(chan struct{}), release: make(chan struct{})}
+	open := func(r io.Reader, format string) (importer.File, error) { return tabular.Open(r, format) }
+	svc := importer.NewService(store, open, movie.NewResolver(b.store, nil, nil), nil)
+	c, err := svc.Create(ctx, importer.Upload{UserID: b.user, Filename: "ratings.csv", Body: strings.NewReader(ratings)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		res, err := svc.Confirm(ctx, b.user, c.Session.ID, []int{0}, false)
+		if err == nil && res.Imported != 1 {
+			err = errors.New("the first confirm did not import its row")
+		}
+		done <- err
+	}()
+	<-store.entered
+	s, err := svc.Get(ctx, b.user, c.Session.ID)
+	if err != nil || !s.Running || s.Progress.Confirmed != 1 || s.Progress.Processed != 0 {
+		t.Errorf("session mid-confirm = %+v, %v", s, err)
+	}
+	if _, err := svc.Confirm(ctx, b.user, c.Session.ID, []int{0}, false); !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("second confirm = %v, want a conflict", err)
+	}
+	if _, err := svc.SetMapping(ctx, b.user, c.Session.ID, nil); !errors.Is(err, domain.ErrConflict) {
+		t.Errorf("mapping mid-confirm = %v, want a conflict", err)
+	}
+	close(store.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := svc.Get(ctx, b.user, c.Session.ID); s.Running || s.Progress.Imported != 1 {
+		t.Errorf("session after the confirm = %+v", s)
+	}
+}
