@@ -415,6 +415,27 @@ func (s *Store) ImportDuplicate(ctx context.Context, userID uuid.UUID, m domain.
 	return on, nil
 }
 
+// InterruptedImportSessions lists the complete, unexpired sessions that have confirmed rows
+// without an outcome.
+func (s *Store) InterruptedImportSessions(ctx context.Context, now time.Time) ([]importer.SessionRef, error) {
+	var rows []struct {
+		ID     uuid.UUID `db:"id"`
+		UserID uuid.UUID `db:"user_id"`
+	}
+	err := s.read.SelectContext(ctx, &rows, `SELECT s.id, s.user_id FROM import_sessions s
+		WHERE s.complete = 1 AND s.expires_at > ? AND EXISTS (SELECT 1 FROM import_rows r
+			WHERE r.session_id = s.id AND r.selected = 1 AND r.outcome IS NULL)
+		ORDER BY s.created_at`, millis(now))
+	if err != nil {
+		return nil, fmt.Errorf("interrupted import sessions: %w", err)
+	}
+	out := make([]importer.SessionRef, len(rows))
+	for i, r := range rows {
+		out[i] = importer.SessionRef{ID: r.ID, UserID: r.UserID}
+	}
+	return out, nil
+}
+
 // ImportFailures lists a session's confirmed rows that failed, in order.
 func (s *Store) ImportFailures(ctx context.Context, sessionID uuid.UUID) ([]importer.Failure, error) {
 	var rows []struct {

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -58,28 +59,8 @@ func (s *Service) Confirm(ctx context.Context, userID, id uuid.UUID, indices []i
 	if err := s.store.SelectImportRows(ctx, id, valid, federate, s.now().Add(SessionTTL)); err != nil {
 		return ConfirmResult{}, err
 	}
-	res := resolver{r: s.resolver, movies: map[string]domain.Movie{}}
-	for {
-		rows, err := s.store.PendingImportRows(ctx, id, BatchSize)
-		if err != nil {
-			return ConfirmResult{}, err
-		}
-		if len(rows) == 0 {
-			break
-		}
-		b := Batch{SessionID: id, UserID: userID, Target: sess.Target, Quiet: !federate, Now: s.now().UTC()}
-		for _, r := range rows {
-			it, err := s.item(ctx, &res, m, sess, r, b.Now)
-			if err != nil {
-				// Ours, not the row's (the database, a bug): stop; the rows stay pending and a
-				// later confirm picks them up.
-				return ConfirmResult{}, fmt.Errorf("import row %d: %w", r.Index, err)
-			}
-			b.Items = append(b.Items, it)
-		}
-		if err := s.store.WriteImportBatch(ctx, b); err != nil {
-			return ConfirmResult{}, fmt.Errorf("import batch at row %d: %w", rows[0].Index, err)
-		}
+	if err := s.write(ctx, sess, m, federate); err != nil {
+		return ConfirmResult{}, err
 	}
 	done, err := s.store.ImportSession(ctx, userID, id, s.now())
 	if err != nil {
@@ -92,6 +73,81 @@ func (s *Service) Confirm(ctx context.Context, userID, id uuid.UUID, indices []i
 	failed = append(failed, outside...)
 	sort.SliceStable(failed, func(i, j int) bool { return failed[i].Index < failed[j].Index })
 	return ConfirmResult{Imported: done.Progress.Imported, Duplicates: done.Progress.Duplicates, Failed: failed}, nil
+}
+
+// write writes a session's confirmed rows that have no outcome yet, batch by batch, until none
+// is left or ctx ends (between batches, or inside one, which then rolls back).
+func (s *Service) write(ctx context.Context, sess Session, m mapper, federate bool) error {
+	res := resolver{r: s.resolver, movies: map[string]domain.Movie{}}
+	for ctx.Err() == nil {
+		rows, err := s.store.PendingImportRows(ctx, sess.ID, BatchSize)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		b := Batch{SessionID: sess.ID, UserID: sess.UserID, Target: sess.Target, Quiet: !federate, Now: s.now().UTC()}
+		for _, r := range rows {
+			it, err := s.item(ctx, &res, m, sess, r, b.Now)
+			if err != nil {
+				// Ours, not the row's (the database, a bug): stop; the rows stay pending and a
+				// later confirm picks them up.
+				return fmt.Errorf("import row %d: %w", r.Index, err)
+			}
+			b.Items = append(b.Items, it)
+		}
+		if err := s.store.WriteImportBatch(ctx, b); err != nil {
+			return fmt.Errorf("import batch at row %d: %w", rows[0].Index, err)
+		}
+	}
+	return ctx.Err()
+}
+
+// Resume finishes the confirms a crash interrupted: every unexpired session with confirmed
+// rows still unwritten and no confirm running in this process, with the federate choice of its
+// last confirm. It returns how many rows it wrote. The server runs it at start-up and hourly;
+// it stops between batches when ctx ends.
+func (s *Service) Resume(ctx context.Context) (int64, error) {
+	ids, err := s.store.InterruptedImportSessions(ctx, s.now())
+	if err != nil {
+		return 0, err
+	}
+	var written int64
+	for _, ref := range ids {
+		n, err := s.resume(ctx, ref.UserID, ref.ID)
+		written += n
+		if err != nil {
+			return written, fmt.Errorf("resume import %s: %w", ref.ID, err)
+		}
+	}
+	return written, nil
+}
+
+func (s *Service) resume(ctx context.Context, userID, id uuid.UUID) (int64, error) {
+	sess, err := s.Get(ctx, userID, id)
+	if errors.Is(err, domain.ErrNotFound) {
+		return 0, nil // expired or deleted since
+	}
+	if err != nil || sess.Running || sess.Mappings == nil {
+		return 0, err
+	}
+	m, err := compile(sess.Columns, sess.Mappings, sess.Target)
+	if err != nil {
+		return 0, err
+	}
+	if !s.claim(id) {
+		return 0, nil
+	}
+	defer s.release(id)
+	s.log.InfoContext(ctx, "import: resuming an interrupted confirm", "session_id", id,
+		"confirmed", sess.Progress.Confirmed, "processed", sess.Progress.Processed)
+	err = s.write(ctx, sess, m, sess.Federate)
+	after, gerr := s.store.ImportSession(context.WithoutCancel(ctx), userID, id, s.now())
+	if gerr != nil {
+		return 0, errors.Join(err, gerr)
+	}
+	return int64(after.Progress.Processed - sess.Progress.Processed), err
 }
 
 // item turns a stored row into what the batch writes: a row's own problem (a missing field,

@@ -94,6 +94,12 @@ type Batch struct {
 	Items []Item
 }
 
+// SessionRef names a session and its owner.
+type SessionRef struct {
+	ID     uuid.UUID
+	UserID uuid.UUID
+}
+
 // Failure is a confirmed row that was not imported.
 type Failure struct {
 	Index int
@@ -132,6 +138,8 @@ type Store interface {
 	// (duplicate); each row's outcome with it.
 	WriteImportBatch(ctx context.Context, b Batch) error
 	ImportFailures(ctx context.Context, sessionID uuid.UUID) ([]Failure, error)
+	// InterruptedImportSessions lists the unexpired sessions with confirmed rows not written.
+	InterruptedImportSessions(ctx context.Context, now time.Time) ([]SessionRef, error)
 	// ImportDuplicate reports whether the user already has what a candidate row would write: a
 	// review of m on the day of watched (diary) or m on the watchlist (zero watched).
 	ImportDuplicate(ctx context.Context, userID uuid.UUID, m domain.Movie, watched time.Time) (bool, error)

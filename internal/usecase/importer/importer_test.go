@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,3 +175,65 @@ func TestOneConfirmAtATime(t *testing.T) {
 		t.Errorf("session after the confirm = %+v", s)
 	}
 }
+
+// failingStore is the real store whose second batch write fails, as a crash would leave it.
+type failingStore struct {
+	*sqlite.Store
+	batches int
+}
+
+func (s *failingStore) WriteImportBatch(ctx context.Context, b importer.Batch) error {
+	if s.batches++; s.batches == 2 {
+		return errors.New("injected crash")
+	}
+	return s.Store.WriteImportBatch(ctx, b)
+}
+
+// TestResumeFinishesAnInterruptedConfirm: a confirm that died after its first batch leaves that
+// batch written and the rest pending; Resume (what a restarted server runs) writes the rest
+// once, with the federate choice of the confirm, and a second Resume finds nothing to do.
+func TestResumeFinishesAnInterruptedConfirm(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	var f strings.Builder
+	f.WriteString("Date,Name,Year,Letterboxd URI,Rating\n")
+	const rows = importer.BatchSize*2 + 7
+	for i := range rows {
+		f.WriteString("2024-01-01,Film " + strings.Repeat("x", i%7) + string(rune('A'+i%26)) + " " + itoa(i) + ",1999,u,3\n")
+	}
+	open := func(r io.Reader, format string) (importer.File, error) { return tabular.Open(r, format) }
+	crashing := importer.NewService(&failingStore{Store: b.store}, open, movie.NewResolver(b.store, nil, nil), nil)
+	c, err := crashing.Create(ctx, importer.Upload{UserID: b.user, Filename: "ratings.csv", Body: strings.NewReader(f.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := make([]int, rows)
+	for i := range all {
+		all[i] = i
+	}
+	if _, err := crashing.Confirm(ctx, b.user, c.Session.ID, all, true); err == nil {
+		t.Fatal("the crashing confirm succeeded")
+	}
+	restarted := importer.NewService(b.store, open, movie.NewResolver(b.store, nil, nil), nil)
+	s, err := restarted.Get(ctx, b.user, c.Session.ID)
+	if err != nil || s.Progress.Processed != importer.BatchSize || s.Progress.Imported != importer.BatchSize || s.Running {
+		t.Fatalf("after the crash: %+v, %v", s.Progress, err)
+	}
+	n, err := restarted.Resume(ctx)
+	if err != nil || n != rows-importer.BatchSize {
+		t.Fatalf("Resume wrote %d, %v; want %d", n, err, rows-importer.BatchSize)
+	}
+	if s, _ := restarted.Get(ctx, b.user, c.Session.ID); s.Progress.Imported != rows || s.Progress.Processed != rows {
+		t.Errorf("after Resume: %+v", s.Progress)
+	}
+	if n, err := restarted.Resume(ctx); err != nil || n != 0 {
+		t.Errorf("second Resume wrote %d, %v", n, err)
+	}
+	res, err := restarted.Confirm(ctx, b.user, c.Session.ID, all, true)
+	if err != nil || res.Imported != rows || res.Duplicates != 0 {
+		t.Errorf("confirm after the resume = %+v, %v", res, err)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
