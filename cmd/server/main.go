@@ -138,14 +138,18 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		listening <- ln.Addr().String()
 	}
 	// Every long-lived part runs in this group, joined before the deferred store.Close: the HTTP
-	// server and the hourly pruning of expired refresh sessions (idempotent, so every server
-	// runs it, without a lease). A part that fails cancels the others; its error is returned.
+	// server and, at start and hourly, the pruning of expired refresh sessions and import
+	// sessions and the resumption of import confirms a crash interrupted (idempotent, so every
+	// server runs them, without a lease). A part that fails cancels the others; its error is
+	// returned.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return httpserve.Serve(gctx, srv, ln, cfg.ShutdownGrace, log) })
 	metricsSrv := metricsServer{addr: cfg.ServerMetricsAddr, handler: serverMetrics.Handler(), log: log}
 	g.Go(func() error { return metricsSrv.Run(gctx) })
 	pruner := maintenance.NewRunner(maintenance.RunnerConfig{Interval: time.Hour, Logger: log, Now: now},
-		maintenance.NewSessionPruner(store, maintenance.JobConfig{Logger: log, Now: now}))
+		maintenance.NewSessionPruner(store, maintenance.JobConfig{Logger: log, Now: now}),
+		maintenance.NewImportCleaner(store, maintenance.JobConfig{Logger: log, Now: now}),
+		maintenance.NewImportResumer(api.Imports, maintenance.JobConfig{Logger: log, Now: now}))
 	g.Go(func() error { return pruner.Run(gctx) })
 	return g.Wait()
 }

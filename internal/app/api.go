@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/netip"
@@ -16,10 +17,12 @@ import (
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/tabular"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/importer"
 	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
@@ -126,8 +129,12 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		CORSOrigins: o.CORSOrigins, WebClient: webClient,
 		// Integrations share the reviews' resolver: a confirmed watch names its movie as POST /reviews does.
 		Integrations: integration.NewService(store, resolver, nil),
+		Imports:      importer.NewService(store, openTabular, resolver, o.Log),
 	}), nil
 }
+
+// openTabular reads an import upload with the tabular parser.
+func openTabular(r io.Reader, format string) (importer.File, error) { return tabular.Open(r, format) }
 
 // imageObjects is the image directory as the profile uploads' storage, nil when there is none
 // (uploads are then refused) or it cannot be written.

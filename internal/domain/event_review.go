@@ -22,6 +22,8 @@ type ReviewLogged struct {
 	UserID    uuid.UUID `json:"user_id"`
 	Rating    uint8     `json:"rating"`     // Rating is 1..5 stars.
 	WatchedAt UnixTime  `json:"watched_at"` // WatchedAt is when the user watched the movie.
+	// Quiet is set on a review imported without federate: true; federation does not announce it.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // EventType returns "ReviewLogged".

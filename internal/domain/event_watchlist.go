@@ -11,6 +11,8 @@ type WatchlistEntryAdded struct {
 	ReleaseYear        uint16    `json:"release_year"`
 	ExternalMetadataID *string   `json:"external_metadata_id,omitempty"` // ExternalMetadataID is the movie's external id, if known.
 	AddedAt            UnixTime  `json:"added_at"`                       // AddedAt is when the entry was added.
+	// Quiet is set on an entry imported without federate: true; federation does not announce it.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // EventType returns "WatchlistEntryAdded".

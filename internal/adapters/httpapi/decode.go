@@ -29,6 +29,12 @@ func limitBody(next http.Handler) http.Handler {
 		if r.Method == http.MethodPut && r.URL.Path == profilePath {
 			limit = MaxProfileBodyBytes // the avatar and banner upload
 		}
+		if r.Method == http.MethodPost && r.URL.Path == importSessionsPath {
+			limit = MaxImportBodyBytes // a diary file to import
+		}
+		if r.Method == http.MethodPost && isImportConfirm(r.URL.Path) {
+			limit = MaxImportConfirmBytes // the indices of up to importer.MaxRows rows
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})

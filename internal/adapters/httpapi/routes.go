@@ -151,6 +151,9 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.profileRoutes()...)
 	rs = append(rs, s.webRoutes()...)
 	rs = append(rs, s.integrationRoutes()...)
+	if s.Imports != nil {
+		rs = append(rs, s.importRoutes()...)
+	}
 	if s.Metrics != nil {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
 			handle: s.metrics, status: 200})

@@ -19,6 +19,7 @@ import (
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/importer"
 	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
@@ -79,6 +80,8 @@ type Deps struct {
 	Moderation *moderation.Service
 	// Integrations serves the webhooks, webhook tokens and the watch queue.
 	Integrations *integration.Service
+	// Imports is the diary import (/api/v1/import); nil leaves its routes out.
+	Imports *importer.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 

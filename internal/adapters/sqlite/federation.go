@@ -255,10 +255,11 @@ func (s *Store) FederatedReview(ctx context.Context, id uuid.UUID) (domain.Revie
 	return r, m, err
 }
 
-// LocalReviewsOfMovie lists the ids of a movie's local reviews.
+// LocalReviewsOfMovie lists the ids of a movie's local reviews, but not the quiet ones (imported
+// without federation, never announced).
 func (s *Store) LocalReviewsOfMovie(ctx context.Context, movie uuid.UUID) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := s.read.SelectContext(ctx, &ids, `SELECT id FROM reviews WHERE movie_id = ? AND remote_actor_url IS NULL ORDER BY id`,
+	err := s.read.SelectContext(ctx, &ids, `SELECT id FROM reviews WHERE movie_id = ? AND remote_actor_url IS NULL AND quiet = 0 ORDER BY id`,
 		movie.String())
 	if err != nil {
 		return nil, fmt.Errorf("reviews of movie: %w", err)

@@ -41,6 +41,13 @@ type Config struct {
 	ImageTimeout  time.Duration
 	MaxJSONBytes  int64
 	MaxImageBytes int64
+	// RequestsPerSecond and RateBurst pace the API calls (not image downloads): zero takes
+	// RateDefault and RateBurstDefault, a negative rate is unlimited (a local fake).
+	RequestsPerSecond float64
+	RateBurst         int
+	// MaxRateWait bounds how long one call waits for 429s' Retry-After before it returns the
+	// 429 as a transient error; zero takes MaxRateWaitDefault, negative never waits.
+	MaxRateWait time.Duration
 	// HTTP is the transport (tests pass an httptest server's client); nil for a default client.
 	HTTP *http.Client
 }
@@ -48,10 +55,13 @@ type Config struct {
 // Client calls the TMDb API and its image CDN. Its errors say how a caller should react: a 404
 // is permanent and matches domain.ErrNotFound, a 401/403 or other 4xx is permanent (a bad key or
 // request will not heal by retrying), a 429 or 5xx or a network failure is transient, with the
-// 429's Retry-After in *StatusError.
+// 429's Retry-After in *StatusError. API calls are paced (RequestsPerSecond), and a 429 is
+// waited out and retried within MaxRateWait, every concurrent call pausing with it, so a burst
+// of enrichment is slowed down rather than failed and dead-lettered.
 type Client struct {
 	cfg  Config
 	http *http.Client
+	pace *pacer
 }
 
 // New returns a client of the API at baseURL; a nil hc gets a default client.
@@ -67,11 +77,14 @@ func NewClient(cfg Config) *Client {
 	cfg.ImageTimeout = cmp.Or(cfg.ImageTimeout, ImageTimeoutDefault)
 	cfg.MaxJSONBytes = cmp.Or(cfg.MaxJSONBytes, MaxJSONBytesDefault)
 	cfg.MaxImageBytes = cmp.Or(cfg.MaxImageBytes, MaxImageBytesDefault)
+	cfg.RequestsPerSecond = cmp.Or(cfg.RequestsPerSecond, RateDefault)
+	cfg.RateBurst = cmp.Or(cfg.RateBurst, RateBurstDefault)
+	cfg.MaxRateWait = cmp.Or(cfg.MaxRateWait, MaxRateWaitDefault)
 	hc := cfg.HTTP
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	return &Client{cfg: cfg, http: hc}
+	return &Client{cfg: cfg, http: hc, pace: newPacer(cfg.RequestsPerSecond, cfg.RateBurst)}
 }
 
 // StatusError is a non-200 answer.
@@ -90,12 +103,32 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// get decodes the JSON answer of an API path into v.
+// get decodes the JSON answer of an API path into v. It waits for the pacer first; a 429 pauses
+// every call for its Retry-After (1 s without one) and is retried while the waits fit in
+// MaxRateWait.
 func (c *Client) get(ctx context.Context, path string, q url.Values, v any) error {
 	q.Set("api_key", c.cfg.APIKey)
-	body, _, err := c.fetch(ctx, c.cfg.APIURL+path+"?"+q.Encode(), path, c.cfg.Timeout, c.cfg.MaxJSONBytes, "application/json")
-	if err != nil {
-		return err
+	var body []byte
+	for waited := time.Duration(0); ; {
+		if err := c.pace.wait(ctx); err != nil {
+			return fmt.Errorf("tmdb %s: %w", path, err)
+		}
+		var err error
+		body, _, err = c.fetch(ctx, c.cfg.APIURL+path+"?"+q.Encode(), path, c.cfg.Timeout, c.cfg.MaxJSONBytes, "application/json")
+		var se *StatusError
+		if errors.As(err, &se) && se.Status == http.StatusTooManyRequests {
+			d := cmp.Or(se.RetryAfter, retryAfterDefault)
+			if c.cfg.MaxRateWait < 0 || waited+d > c.cfg.MaxRateWait {
+				return err
+			}
+			c.pace.pause(d)
+			waited += d
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		// Transient: a 200 with a body that is not the JSON TMDb documents is a broken proxy or a

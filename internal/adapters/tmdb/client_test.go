@@ -63,7 +63,7 @@ func TestErrorKinds(t *testing.T) {
 		{name: "unknown movie is 404", call: movie(999), permanent: true, notFound: true, contains: "status 404"},
 		{name: "unknown IMDb id", call: find("tt0000001"), permanent: true, notFound: true, contains: "no movie"},
 		{name: "bad key is 401", serve: status(401, ""), call: movie(78), permanent: true, contains: "status 401"},
-		{name: "rate limit is 429 with Retry-After", serve: status(429, "7"), call: movie(78), contains: "retry after 7s"},
+		{name: "rate limit is 429 with a Retry-After past the wait budget", serve: status(429, "120"), call: movie(78), contains: "retry after 2m0s"},
 		{name: "server error is 503", serve: status(503, ""), call: movie(78), contains: "status 503"},
 		{name: "garbage JSON", serve: body("application/json", "<html>oops"), call: movie(78), contains: "decode"},
 		{name: "wrong JSON shape", serve: body("application/json", `{"id":1,"title":"Other"}`), call: movie(78), contains: "not that movie"},
@@ -106,11 +106,11 @@ func TestErrorKinds(t *testing.T) {
 func TestRetryAfterIsExposed(t *testing.T) {
 	t.Parallel()
 	fake := tmdbtest.New(t)
-	fake.SetOverride(func(w http.ResponseWriter, r *http.Request) bool { status(429, "12")(w, r); return true })
+	fake.SetOverride(func(w http.ResponseWriter, r *http.Request) bool { status(429, "120")(w, r); return true })
 	err := movie(78)(fake.Client())
 	var se *tmdb.StatusError
-	if !errors.As(err, &se) || se.Status != 429 || se.RetryAfter != 12*time.Second {
-		t.Fatalf("429 error = %#v, want a StatusError with RetryAfter 12s", err)
+	if !errors.As(err, &se) || se.Status != 429 || se.RetryAfter != 120*time.Second {
+		t.Fatalf("429 error = %#v, want a StatusError with RetryAfter 120s", err)
 	}
 }
 

@@ -26,6 +26,9 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 	id := func(kind string) string { return ActivityID(s.urls.Base, key, kind) }
 	switch e := event.(type) {
 	case domain.ReviewLogged:
+		if e.Quiet {
+			return nil // imported without federate: true
+		}
 		return s.publishReview(ctx, key, "Create", e.ReviewID)
 	case domain.ReviewUpdated:
 		return s.publishReview(ctx, key, "Update", e.ReviewID)
@@ -43,6 +46,9 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 		object := s.urls.Review(e.ReviewID)
 		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{Tombstone: object}}, object)
 	case domain.WatchlistEntryAdded:
+		if e.Quiet {
+			return nil // imported without federate: true
+		}
 		on, err := s.flag(ctx, e.UserID, func(set domain.FederationSettings) bool { return set.Watchlist })
 		if err != nil || !on {
 			return err

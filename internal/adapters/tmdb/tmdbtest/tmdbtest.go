@@ -46,9 +46,11 @@ func (s *Server) APIURL() string { return s.URL + "/3" }
 // ImageURL is the base URL of the image CDN (TMDB_IMAGE_URL).
 func (s *Server) ImageURL() string { return s.URL + "/t/p" }
 
-// Client is a tmdb client of the fake with the right key.
+// Client is a tmdb client of the fake with the right key, unpaced (the fake has no rate limit)
+// but waiting out 429s like the real one.
 func (s *Server) Client() *tmdb.Client {
-	return tmdb.NewClient(tmdb.Config{APIURL: s.APIURL(), ImageURL: s.ImageURL(), APIKey: Key, HTTP: s.Server.Client()})
+	return tmdb.NewClient(tmdb.Config{APIURL: s.APIURL(), ImageURL: s.ImageURL(), APIKey: Key, HTTP: s.Server.Client(),
+		RequestsPerSecond: -1})
 }
 
 // SetOverride makes f see every request first (nil removes it); f returning true means it

@@ -1,0 +1,131 @@
+package tabular_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"moviesdiary/internal/adapters/tabular"
+)
+
+// read opens content and returns its format, header and rows as "cell|cell" (a read error as
+// "!error").
+func read(t *testing.T, content []byte, format string) (string, []string, []string) {
+	t.Helper()
+	f, err := tabular.Open(bytes.NewReader(content), format)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer f.Close()
+	var rows []string
+	for {
+		cells, readErr, err := f.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("next: %v", err)
+		}
+		if readErr != "" {
+			rows = append(rows, "!"+readErr)
+			continue
+		}
+		rows = append(rows, strings.Join(cells, "|"))
+	}
+	return f.Format(), f.Header(), rows
+}
+
+func TestDelimitedText(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in, format, wantFormat string
+		header                       []string
+		rows                         []string
+	}{
+		{"comma", "a,b\n1,2\n", "", "csv", []string{"a", "b"}, []string{"1|2"}},
+		{"semicolon with a BOM and CRLF", "\uFEFFa;b\r\n1;\"x;y\"\r\n", "", "csv", []string{"a", "b"}, []string{"1|x;y"}},
+		{"tab detected", "a\tb\n1\t2\n", "", "tsv", []string{"a", "b"}, []string{"1|2"}},
+		{"tsv given", "a,b\tc\n1,2\t3\n", "tsv", "tsv", []string{"a,b", "c"}, []string{"1,2|3"}},
+		{"quoted newline and quotes", "a,b\n\"line 1\nline 2\",\"say \"\"hi\"\"\"\n", "", "csv", []string{"a", "b"}, []string{"line 1\nline 2|say \"hi\""}},
+		{"blank lines and short rows", "a,b,c\n\n1\n,,\n4,5,6,7\n", "", "csv", []string{"a", "b", "c"}, []string{"1", "4|5|6|7"}},
+		{"a stray quote is literal", "a,b\n5\" tall,2\n", "", "csv", []string{"a", "b"}, []string{"5\" tall|2"}},
+		{"unnamed header cells", " a ,,c\n1,2,3\n", "csv", "csv", []string{"a", "column 2", "c"}, []string{"1|2|3"}},
+		{"commas in a quoted header", "\"x, y\",z;w\n1,2\n", "", "csv", []string{"x, y", "z;w"}, []string{"1|2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			format, header, rows := read(t, []byte(c.in), c.format)
+			if format != c.wantFormat || !slices.Equal(header, c.header) || !slices.Equal(rows, c.rows) {
+				t.Errorf("got %s %q %q, want %s %q %q", format, header, rows, c.wantFormat, c.header, c.rows)
+			}
+		})
+	}
+}
+
+func TestJSONArray(t *testing.T) {
+	t.Parallel()
+	in := `[{"z":"Heat","a":1995,"n":null,"b":true,"o":{"x":1}}, {"a":2000,"extra":"x"}, 7, {"z":"Ran"}]`
+	format, header, rows := read(t, []byte(in), "")
+	if format != "json" || strings.Join(header, ",") != "z,a,n,b,o" {
+		t.Fatalf("format %s header %q: keys must keep the first object's order", format, header)
+	}
+	want := []string{`Heat|1995||true|{"x":1}`, `|2000|||`, "!element 3 is not an object", "Ran||||"}
+	if !slices.Equal(rows, want) {
+		t.Errorf("rows = %q, want %q", rows, want)
+	}
+}
+
+func TestXLSXFirstSheet(t *testing.T) {
+	t.Parallel()
+	f := excelize.NewFile()
+	data := [][]any{{}, {"Title", "Year", "Rating"}, {"Heat", 1995, 4.5}, {}, {"Ran", 1985, 3}}
+	for i, r := range data {
+		if err := f.SetSheetRow("Sheet1", fmt.Sprintf("A%d", i+1), &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.NewSheet("Other"); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	format, header, rows := read(t, buf.Bytes(), "")
+	if format != "xlsx" || strings.Join(header, ",") != "Title,Year,Rating" || !slices.Equal(rows, []string{"Heat|1995|4.5", "Ran|1985|3"}) {
+		t.Errorf("got %s %q %q", format, header, rows)
+	}
+}
+
+func TestUnreadableFiles(t *testing.T) {
+	t.Parallel()
+	for name, in := range map[string][]byte{
+		"empty":            nil,
+		"blank header":     []byte(",,\n1,2,3\n"),
+		"UTF-16":           {0xFF, 0xFE, 'a', 0},
+		"JSON object":      []byte(`{"a":1}`),
+		"empty JSON array": []byte(`[]`),
+		"not a workbook":   []byte("PK\x03\x04garbage"),
+	} {
+		if _, err := tabular.Open(bytes.NewReader(in), ""); err == nil {
+			t.Errorf("%s: opened", name)
+		}
+	}
+	f, err := tabular.Open(strings.NewReader(`[{"a":1}, {"a":`), "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.Next(); err != nil {
+		t.Fatalf("first row: %v", err)
+	}
+	if _, _, err := f.Next(); err == nil || errors.Is(err, io.EOF) {
+		t.Errorf("truncated JSON: %v, want an error that ends the file", err)
+	}
+}
