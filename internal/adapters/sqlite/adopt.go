@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
 	"moviesdiary/migrations"
 )
 
@@ -417,12 +420,7 @@ type adoptReport struct {
 // was verified against, which must still hold (nothing wrote meanwhile).
 func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (adoptReport, error) {
 	rep := adoptReport{carried: map[string]int64{}}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return rep, err
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := sqlx.NewDb(db, driverName).BeginTxx(ctx, nil)
 	if err != nil {
 		return rep, err
 	}
@@ -476,6 +474,10 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (ad
 	if err := rebuildKept(ctx, tx); err != nil {
 		return rep, err
 	}
+	// The original's search index is dropped; the worker rebuilds ours from the carried rows.
+	if err := EnqueueEvents(ctx, tx, time.Now(), domain.SearchReindexRequested{}); err != nil {
+		return rep, fmt.Errorf("request a search reindex: %w", err)
+	}
 	var fk string
 	err = tx.QueryRowContext(ctx, `SELECT "table" || ' ' || "parent" FROM pragma_foreign_key_check
 		WHERE "table" NOT LIKE 'legacy_%' LIMIT 1`).Scan(&fk)
@@ -497,7 +499,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (ad
 // renameLegacy drops the derived and secret tables, renames every other original table (all
 // but event_queue, which 0100/0101 convert in place) to legacy_<name>, and drops their
 // explicit indexes, whose names ours reuse (primary-key and UNIQUE indexes stay with them).
-func renameLegacy(ctx context.Context, tx *sql.Tx) error {
+func renameLegacy(ctx context.Context, tx *sqlx.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+migrationsTable); err != nil {
 		return err
 	}
@@ -532,7 +534,7 @@ func renameLegacy(ctx context.Context, tx *sql.Tx) error {
 // rebuildKept turns every legacy table still present into a plain copy without constraints:
 // the originals' foreign keys name tables that are gone (legacy_users), which would make any
 // later write to them fail.
-func rebuildKept(ctx context.Context, tx *sql.Tx) error {
+func rebuildKept(ctx context.Context, tx *sqlx.Tx) error {
 	names, err := queryStrings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'legacy\_%' ESCAPE '\'`)
 	if err != nil {
 		return err
@@ -547,7 +549,7 @@ func rebuildKept(ctx context.Context, tx *sql.Tx) error {
 }
 
 // buildSchema runs our embedded migrations up to adoptVersion, in order, in tx.
-func buildSchema(ctx context.Context, tx *sql.Tx) error {
+func buildSchema(ctx context.Context, tx *sqlx.Tx) error {
 	files, err := fs.Glob(migrations.FS, "*.up.sql")
 	if err != nil {
 		return err
@@ -580,7 +582,7 @@ func buildSchema(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-func queryStrings(ctx context.Context, tx *sql.Tx, q string) ([]string, error) {
+func queryStrings(ctx context.Context, tx *sqlx.Tx, q string) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -305,6 +306,10 @@ func checkAdopted(t testing.TB, path string) {
 		t.Fatal(err)
 	}
 	wantRows(t, db, `SELECT version, dirty FROM schema_migrations`, []string{fmt.Sprint(latest), "0"})
+	adoptedAt := rowsOf(t, db, `SELECT created_at FROM event_queue WHERE id = 5`)[0][0]
+	if at, _ := strconv.ParseInt(adoptedAt, 10, 64); time.Since(time.UnixMilli(at)) > time.Hour {
+		t.Errorf("the adoption's reindex request is stamped %s, not now", adoptedAt)
+	}
 	wantRows(t, db, `SELECT id, username, email, password_hash, is_admin, display_name, bio, created_at, avatar_key,
 		banner_key, also_known_as, profile_fields FROM users ORDER BY username`,
 		[]string{lgAlice, "alice", "alice@example.org", "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA", "1", "Alice A.",
@@ -380,9 +385,13 @@ func checkAdopted(t testing.TB, path string) {
 		[]string{"1", "pending", "0", "1735787045000", "1735787045000", "<nil>", "<nil>"},
 		[]string{"2", "processing", "1", "1735787046000", "1735787046000", "0", "nack"},
 		[]string{"3", "done", "0", "1735787047000", "1735787047000", "<nil>", "<nil>"},
-		[]string{"4", "dead_lettered", "5", "1735787048000", "1735787048000", "<nil>", "max attempts reached"})
+		[]string{"4", "dead_lettered", "5", "1735787048000", "1735787048000", "<nil>", "max attempts reached"},
+		[]string{"5", "pending", "0", adoptedAt, adoptedAt, "<nil>", "<nil>"})
+	// The adoption's own event: rebuild the search index (the original's was dropped).
+	wantRows(t, db, `SELECT event_type, payload FROM event_queue WHERE id = 5`,
+		[]string{"SearchReindexRequested", `{"type":"SearchReindexRequested"}`})
 	seen := map[string]bool{}
-	for _, r := range rowsOf(t, db, `SELECT event_id FROM event_queue`) {
+	for _, r := range rowsOf(t, db, `SELECT event_id FROM event_queue WHERE id < 5`) {
 		u, err := uuid.Parse(r[0])
 		if err != nil || u.Version() != 4 || seen[r[0]] {
 			t.Errorf("legacy row's event id %q: not a fresh v4 UUID (%v)", r[0], err)
@@ -527,7 +536,7 @@ func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
 	}
 	defer db.Close()
 	ids := map[string]string{} // status -> event id
-	for _, r := range rowsOf(t, db, `SELECT status, event_id FROM event_queue`) {
+	for _, r := range rowsOf(t, db, `SELECT status, event_id FROM event_queue WHERE id < 5`) {
 		ids[r[0]] = r[1]
 	}
 
@@ -551,7 +560,7 @@ func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- pump.Run(ctx) }()
 	deliverytest.Eventually(t, 10*time.Second, "legacy pending and processing rows done", func() bool {
-		return rowsOf(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`)[0][0] == "3"
+		return rowsOf(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`)[0][0] == "4"
 	})
 	cancel()
 	if err := <-done; err != nil && ctx.Err() == nil {
@@ -559,9 +568,10 @@ func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if calls[ids["processing"]] != 1 || calls[ids["pending"]] != 1 || len(calls) != 2 {
-		t.Errorf("deliveries %v, want the processing row %s and the pending one %s once each", calls, ids["processing"],
-			ids["pending"])
+	// The legacy processing and pending rows and the adoption's reindex request, each once.
+	if calls[ids["processing"]] != 1 || calls[ids["pending"]] != 1 || len(calls) != 3 {
+		t.Errorf("deliveries %v, want the processing row %s, the pending one %s and the reindex request once each",
+			calls, ids["processing"], ids["pending"])
 	}
 	wantRows(t, db, `SELECT handler, status FROM processed_events WHERE event_id = '`+ids["processing"]+`'`,
 		[]string{"count", "done"})
