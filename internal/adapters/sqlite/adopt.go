@@ -228,7 +228,11 @@ var carries = []carry{
 // adoptLegacy converts a database made by the original movies-diary, if path is one; it does
 // nothing on any other database. The caller holds the migration lock.
 func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
-	db, err := sql.Open("sqlite3", strings.Replace(dsn(s.path, "immediate"), "_foreign_keys=on", "_foreign_keys=off", 1))
+	// Foreign keys off: renaming and dropping the original's tables must not cascade into the
+	// ones kept (the carried rows are checked with foreign_key_check before the commit). A
+	// large page cache keeps the one big transaction's pages in memory instead of spilling.
+	db, err := sql.Open("sqlite3", strings.Replace(dsn(s.path, "immediate"), "_foreign_keys=on", "_foreign_keys=off", 1)+
+		"&_cache_size=-131072")
 	if err != nil {
 		return err
 	}
@@ -269,9 +273,10 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("no verified backup, not adopting (the database is unchanged): %w", err)
 	}
-	log.Info("backup written and verified", "backup", backup, "tables", len(counts))
+	log.Info("backup written and verified", "backup", backup, "tables", len(counts),
+		"duration", time.Since(start).Round(time.Millisecond))
 
-	report, err := convertLegacy(ctx, db, counts)
+	report, err := convertLegacy(ctx, db, counts, log)
 	if err != nil {
 		return fmt.Errorf("nothing was changed; the backup %s is a copy of the original: %w", backup, err)
 	}
@@ -418,8 +423,9 @@ type adoptReport struct {
 
 // convertLegacy does the conversion in one transaction; counts are the row counts the backup
 // was verified against, which must still hold (nothing wrote meanwhile).
-func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (adoptReport, error) {
+func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log *slog.Logger) (adoptReport, error) {
 	rep := adoptReport{carried: map[string]int64{}}
+	began := time.Now()
 	tx, err := sqlx.NewDb(db, driverName).BeginTxx(ctx, nil)
 	if err != nil {
 		return rep, err
@@ -439,7 +445,9 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (ad
 	if err := buildSchema(ctx, tx); err != nil {
 		return rep, err
 	}
+	log.Debug("adopt: schema built", "duration", time.Since(began).Round(time.Millisecond))
 	for _, c := range carries {
+		stepStart := time.Now()
 		var n int64
 		if c.insert != "" {
 			res, err := tx.ExecContext(ctx, c.insert)
@@ -451,6 +459,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (ad
 			}
 			rep.carried[c.name] = n
 		}
+		log.Debug("adopt: carried", "step", c.name, "rows", n, "duration", time.Since(stepStart).Round(time.Millisecond))
 		if c.from == "" || slices.Contains(legacyKept, c.from) {
 			continue
 		}
@@ -478,6 +487,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (ad
 	if err := EnqueueEvents(ctx, tx, time.Now(), domain.SearchReindexRequested{}); err != nil {
 		return rep, fmt.Errorf("request a search reindex: %w", err)
 	}
+	log.Debug("adopt: legacy tables kept", "duration", time.Since(began).Round(time.Millisecond))
 	var fk string
 	err = tx.QueryRowContext(ctx, `SELECT "table" || ' ' || "parent" FROM pragma_foreign_key_check
 		WHERE "table" NOT LIKE 'legacy_%' LIMIT 1`).Scan(&fk)
@@ -493,7 +503,12 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64) (ad
 		INSERT INTO `+migrationsTable+` (version, dirty) VALUES (?, false)`, adoptVersion); err != nil {
 		return rep, fmt.Errorf("record schema version: %w", err)
 	}
-	return rep, tx.Commit()
+	log.Debug("adopt: checked", "duration", time.Since(began).Round(time.Millisecond))
+	if err := tx.Commit(); err != nil {
+		return rep, err
+	}
+	log.Debug("adopt: committed", "duration", time.Since(began).Round(time.Millisecond))
+	return rep, nil
 }
 
 // renameLegacy drops the derived and secret tables, renames every other original table (all
