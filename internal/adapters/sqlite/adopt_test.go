@@ -539,6 +539,11 @@ func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
 	for _, r := range rowsOf(t, db, `SELECT status, event_id FROM event_queue WHERE id < 5`) {
 		ids[r[0]] = r[1]
 	}
+	// A movies-diary process not stopped in time writes the way it always did: no event id.
+	if _, err := db.Exec(`INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested',
+		'{"type":"SearchReindexRequested"}')`); err != nil {
+		t.Fatal(err)
+	}
 
 	var mu sync.Mutex
 	calls := map[string]int{}
@@ -560,7 +565,7 @@ func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- pump.Run(ctx) }()
 	deliverytest.Eventually(t, 10*time.Second, "legacy pending and processing rows done", func() bool {
-		return rowsOf(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`)[0][0] == "4"
+		return rowsOf(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`)[0][0] == "5"
 	})
 	cancel()
 	if err := <-done; err != nil && ctx.Err() == nil {
@@ -568,9 +573,10 @@ func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// The legacy processing and pending rows and the adoption's reindex request, each once.
-	if calls[ids["processing"]] != 1 || calls[ids["pending"]] != 1 || len(calls) != 3 {
-		t.Errorf("deliveries %v, want the processing row %s, the pending one %s and the reindex request once each",
+	// The legacy processing and pending rows, the adoption's reindex request and the row
+	// without an id (delivered as "", without dedup), each once.
+	if calls[ids["processing"]] != 1 || calls[ids["pending"]] != 1 || calls[""] != 1 || len(calls) != 4 {
+		t.Errorf("deliveries %v, want the processing row %s, the pending one %s, the reindex request and the id-less row once each",
 			calls, ids["processing"], ids["pending"])
 	}
 	wantRows(t, db, `SELECT handler, status FROM processed_events WHERE event_id = '`+ids["processing"]+`'`,
@@ -703,5 +709,50 @@ func TestAdoptRefusesWithoutBackup(t *testing.T) {
 	}
 	if dumpDB(t, path) != before {
 		t.Error("adoption without a backup changed the database")
+	}
+}
+
+// TestAdoptAfterAFailedStart: a moviesdiary build from before adoption, started on the original,
+// failed at 0001 and left schema_migrations dirty at version 1; adoption replaces it.
+func TestAdoptAfterAFailedStart(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version uint64, dirty bool);
+		INSERT INTO schema_migrations VALUES (1, true)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := openStore(t, path)
+	if err := s.Migrate(context.Background(), testLogger(t)); err != nil {
+		t.Fatalf("migrate after a failed start: %v", err)
+	}
+	checkAdopted(t, path)
+}
+
+// TestAdoptRefusesAMixedDatabase: _sqlx_migrations beside a schema of ours past version 1 is
+// neither database; it is refused unchanged.
+func TestAdoptRefusesAMixedDatabase(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version uint64, dirty bool);
+		INSERT INTO schema_migrations VALUES (105, false)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	s := openStore(t, path)
+	if err := s.Migrate(context.Background(), testLogger(t)); err == nil || !strings.Contains(err.Error(), "neither") {
+		t.Fatalf("migrate a mixed database: %v, want a refusal", err)
+	}
+	if dumpDB(t, path) != before {
+		t.Error("a refused adoption changed the database")
 	}
 }
