@@ -32,12 +32,17 @@ import (
 //     by running our own embedded migrations up to adoptVersion (0100 keeps the original's
 //     event_queue, whose shape it is, and 0101 then backfills a random event id into every row
 //     and gives rows stranded in 'processing' a claim old enough to be taken over at once),
-//     carries the rows over, drops the legacy tables it carried completely and keeps the rest
-//     (data we do not represent at adoptVersion) as plain legacy_* copies, and records
-//     adoptVersion in schema_migrations.
+//     carrying the rows over as soon as the tables they go to exist (most into the schema at
+//     adoptBase, so the migrations from there to adoptVersion see them as on any database they
+//     upgrade), drops the legacy tables it carried completely, keeps the rest (data we do not
+//     represent at adoptVersion) as plain legacy_* copies, and records adoptVersion in
+//     schema_migrations.
 //
 // After the commit golang-migrate applies every migration above adoptVersion as on any other
-// database, so later migrations never need to know about adoption. What is carried and what is
+// database, so later migrations never need to know about adoption. The legacy_* tables exist
+// only on adopted databases; a migration that takes rows from one (legacy_webhook_tokens,
+// legacy_import_profiles, ...) creates it first with CREATE TABLE IF NOT EXISTS and the columns
+// it reads, so it also runs where there is none, and drops it when done. What is carried and what is
 // kept is listed in the README ("Upgrading from movies-diary").
 
 // adoptVersion is the schema an adopted database is brought to: our migrations up to it run
@@ -79,12 +84,21 @@ var legacyKept = []string{"ap_following", "ap_followers", "ap_remote_actors", "m
 // carry is one step of the conversion: insert runs against the renamed original tables; the
 // legacy table from is dropped afterwards when the step carried as many rows as expect counts,
 // and kept (with a warning) when it carried fewer.
+//
+// A step runs as soon as the migration it needs is applied, before the next one: the data
+// migrations between adoptBase and adoptVersion then see the carried rows, as they see the rows
+// of any database they upgrade.
 type carry struct {
 	name   string
+	needs  uint64 // the migration whose tables the step writes (adoptBase unless later)
 	from   string // legacy table (original name) the step empties; "" when it only contributes
 	insert string
 	expect string // counts the rows of from that insert should have carried
 }
+
+// adoptBase is the schema every later migration builds on (the preamble's "above 0105"): most
+// steps carry into it.
+const adoptBase = 105
 
 // Time conversions in SQL: the original writes "YYYY-MM-DD HH:MM:SS" (UTC) and, for users,
 // RFC 3339 with an offset; we store RFC 3339 UTC with milliseconds, or Unix ms.
@@ -109,16 +123,10 @@ func localUser(alias, url string) string {
 // carries are the conversion steps, in dependency order.
 var carries = []carry{
 	{name: "users", from: "users",
-		insert: `INSERT INTO users (id, username, email, password_hash, is_admin, display_name, bio, created_at,
-			avatar_key, banner_key, also_known_as, profile_fields)
-		SELECT u.id, u.username, u.email, u.password_hash, u.role = 'admin', u.display_name, u.bio, ` + ts("u.created_at") + `,
-			u.avatar_path, u.banner_path, nullif(u.also_known_as, ''),
-			(SELECT json_group_array(json_object('name', f.name, 'value', f.value))
-			 FROM (SELECT name, value FROM legacy_user_profile_fields WHERE user_id = u.id ORDER BY position, id) f)
-		FROM legacy_users u WHERE u.id <> '` + legacyInstanceActor + `'`,
+		insert: `INSERT INTO users (id, username, email, password_hash, is_admin, display_name, bio, created_at)
+		SELECT id, username, email, password_hash, role = 'admin', display_name, bio, ` + ts("created_at") + `
+		FROM legacy_users WHERE id <> '` + legacyInstanceActor + `'`,
 		expect: `SELECT count(*) FROM legacy_users WHERE id <> '` + legacyInstanceActor + `'`},
-	{name: "profile fields", from: "user_profile_fields", insert: ``,
-		expect: `SELECT count(*) FROM legacy_user_profile_fields WHERE user_id NOT IN (SELECT id FROM users)`},
 	{name: "settings", from: "user_settings",
 		insert: `INSERT INTO user_settings (user_id, federate_reviews, federate_watchlist, federate_goals)
 		SELECT user_id, federate_reviews <> 0, federate_watchlist <> 0, federate_goals <> 0 FROM legacy_user_settings
@@ -218,7 +226,15 @@ var carries = []carry{
 					ORDER BY lower(w.status) = 'ready' DESC, w.created_at DESC, w.id) AS rn
 			FROM legacy_wrap_up_records w WHERE w.user_id IS NULL OR w.user_id IN (SELECT id FROM users))`,
 		expect: `SELECT count(*) FROM legacy_wrap_up_records`},
-	{name: "goals", from: "goals",
+	{name: "profiles", needs: 125, from: "",
+		insert: `UPDATE users SET avatar_key = u.avatar_path, banner_key = u.banner_path,
+			also_known_as = nullif(u.also_known_as, ''),
+			profile_fields = (SELECT json_group_array(json_object('name', f.name, 'value', f.value))
+				FROM (SELECT name, value FROM legacy_user_profile_fields WHERE user_id = u.id ORDER BY position, id) f)
+		FROM legacy_users u WHERE u.id = users.id`},
+	{name: "profile fields", needs: 125, from: "user_profile_fields", insert: ``,
+		expect: `SELECT count(*) FROM legacy_user_profile_fields WHERE user_id NOT IN (SELECT id FROM users)`},
+	{name: "goals", needs: 126, from: "goals",
 		insert: `INSERT INTO goals (id, user_id, year, target_count, created_at, updated_at)
 		SELECT id, user_id, year, target_count, ` + tsOrNow("created_at") + `, ` + tsOrNow("created_at") + `
 		FROM legacy_goals WHERE user_id IN (SELECT id FROM users) AND year BETWEEN 2020 AND 9999 AND target_count >= 1`,
@@ -442,24 +458,43 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log
 	if err := renameLegacy(ctx, tx); err != nil {
 		return rep, err
 	}
-	if err := buildSchema(ctx, tx); err != nil {
+	files, err := schemaFiles()
+	if err != nil {
 		return rep, err
 	}
-	log.Debug("adopt: schema built", "duration", time.Since(began).Round(time.Millisecond))
-	for _, c := range carries {
-		stepStart := time.Now()
-		var n int64
-		if c.insert != "" {
-			res, err := tx.ExecContext(ctx, c.insert)
-			if err != nil {
-				return rep, fmt.Errorf("carry %s: %w", c.name, err)
+	steps := carries
+	carryUpTo := func(v uint64) error {
+		for len(steps) > 0 && steps[0].need() <= v {
+			if err := runCarry(ctx, tx, steps[0], &rep, log); err != nil {
+				return err
 			}
-			if n, err = res.RowsAffected(); err != nil {
-				return rep, err
-			}
-			rep.carried[c.name] = n
+			steps = steps[1:]
 		}
-		log.Debug("adopt: carried", "step", c.name, "rows", n, "duration", time.Since(stepStart).Round(time.Millisecond))
+		return nil
+	}
+	applied := uint64(0)
+	for _, f := range files {
+		if err := carryUpTo(applied); err != nil {
+			return rep, err
+		}
+		body, err := fs.ReadFile(migrations.FS, f.name)
+		if err != nil {
+			return rep, err
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			return rep, fmt.Errorf("migration %s: %w", f.name, err)
+		}
+		applied = f.v
+	}
+	if err := carryUpTo(applied); err != nil {
+		return rep, err
+	}
+	if len(steps) > 0 {
+		return rep, fmt.Errorf("carry %s: needs migration %d, not embedded", steps[0].name, steps[0].need())
+	}
+	log.Debug("adopt: schema built and rows carried", "duration", time.Since(began).Round(time.Millisecond))
+	// Drop what was carried completely; keep the rest.
+	for _, c := range carries {
 		if c.from == "" || slices.Contains(legacyKept, c.from) {
 			continue
 		}
@@ -467,6 +502,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log
 		if err := tx.QueryRowContext(ctx, c.expect).Scan(&want); err != nil {
 			return rep, fmt.Errorf("count %s: %w", c.from, err)
 		}
+		n := rep.carried[c.name]
 		if c.insert == "" {
 			// A contributing table (its rows went into another table's column): its expect
 			// counts the rows that had nowhere to go.
@@ -563,38 +599,52 @@ func rebuildKept(ctx context.Context, tx *sqlx.Tx) error {
 	return nil
 }
 
-// buildSchema runs our embedded migrations up to adoptVersion, in order, in tx.
-func buildSchema(ctx context.Context, tx *sqlx.Tx) error {
-	files, err := fs.Glob(migrations.FS, "*.up.sql")
+func (c carry) need() uint64 { return max(c.needs, adoptBase) }
+
+// runCarry runs one step, recording how many rows it wrote.
+func runCarry(ctx context.Context, tx *sqlx.Tx, c carry, rep *adoptReport, log *slog.Logger) error {
+	if c.insert == "" {
+		return nil
+	}
+	began := time.Now()
+	res, err := tx.ExecContext(ctx, c.insert)
+	if err != nil {
+		return fmt.Errorf("carry %s: %w", c.name, err)
+	}
+	n, err := res.RowsAffected()
 	if err != nil {
 		return err
 	}
-	type file struct {
-		v    uint64
-		name string
+	rep.carried[c.name] = n
+	log.Debug("adopt: carried", "step", c.name, "rows", n, "duration", time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+// migrationFile is an embedded migration.
+type migrationFile struct {
+	v    uint64
+	name string
+}
+
+// schemaFiles are our embedded migrations up to adoptVersion, in order.
+func schemaFiles() ([]migrationFile, error) {
+	names, err := fs.Glob(migrations.FS, "*.up.sql")
+	if err != nil {
+		return nil, err
 	}
-	var todo []file
-	for _, f := range files {
+	var files []migrationFile
+	for _, f := range names {
 		num, _, _ := strings.Cut(f, "_")
 		v, err := strconv.ParseUint(num, 10, 64)
 		if err != nil {
-			return fmt.Errorf("migration %s: %w", f, err)
+			return nil, fmt.Errorf("migration %s: %w", f, err)
 		}
 		if v <= adoptVersion {
-			todo = append(todo, file{v, f})
+			files = append(files, migrationFile{v, f})
 		}
 	}
-	sort.Slice(todo, func(i, j int) bool { return todo[i].v < todo[j].v })
-	for _, f := range todo {
-		body, err := fs.ReadFile(migrations.FS, f.name)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			return fmt.Errorf("migration %s: %w", f.name, err)
-		}
-	}
-	return nil
+	sort.Slice(files, func(i, j int) bool { return files[i].v < files[j].v })
+	return files, nil
 }
 
 func queryStrings(ctx context.Context, tx *sqlx.Tx, q string) ([]string, error) {

@@ -756,3 +756,16 @@ func TestAdoptRefusesAMixedDatabase(t *testing.T) {
 		t.Error("a refused adoption changed the database")
 	}
 }
+
+// TestCarriesInMigrationOrder: the steps run in the order of the migrations they need, and each
+// needs one at or below adoptVersion.
+func TestCarriesInMigrationOrder(t *testing.T) {
+	t.Parallel()
+	prev := uint64(0)
+	for _, c := range carries {
+		if c.need() < prev || c.need() > adoptVersion {
+			t.Errorf("carry %s needs %d after a step needing %d (adoptVersion %d)", c.name, c.need(), prev, adoptVersion)
+		}
+		prev = c.need()
+	}
+}
