@@ -42,8 +42,8 @@ import (
 // database, so later migrations never need to know about adoption. The legacy_* tables exist
 // only on adopted databases; a migration that takes rows from one (legacy_webhook_tokens,
 // legacy_import_profiles, ...) creates it first with CREATE TABLE IF NOT EXISTS and the columns
-// it reads, so it also runs where there is none, and drops it when done. What is carried and what is
-// kept is listed in the README ("Upgrading from movies-diary").
+// it reads, so it also runs where there is none, and drops it when done. What is carried and
+// what is kept is listed in the README ("Upgrading from movies-diary").
 
 // adoptVersion is the schema an adopted database is brought to: our migrations up to it run
 // inside the adoption transaction, the ones above it afterwards through golang-migrate. The
@@ -281,17 +281,28 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 
 	start := time.Now()
 	log.Warn("database made by movies-diary: adopting it (once)", "path", s.path)
+	// The one connection (MaxOpenConns 1) sees data_version change when any other connection
+	// commits: with the row counts it tells that nothing wrote between the backup and the
+	// conversion.
+	var version int64
+	if err := db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+		return fmt.Errorf("read data version: %w", err)
+	}
 	counts, err := tableCounts(ctx, db)
 	if err != nil {
 		return err
 	}
+	counts["pragma data_version"] = version
 	backup, err := writeBackup(ctx, db, s.path, counts)
 	if err != nil {
 		return fmt.Errorf("no verified backup, not adopting (the database is unchanged): %w", err)
 	}
-	log.Info("backup written and verified", "backup", backup, "tables", len(counts),
+	log.Info("backup written and verified", "backup", backup, "tables", len(counts)-1,
 		"duration", time.Since(start).Round(time.Millisecond))
 
+	if adoptAfterBackup != nil {
+		adoptAfterBackup(s.path)
+	}
 	report, err := convertLegacy(ctx, db, counts, log)
 	if err != nil {
 		return fmt.Errorf("nothing was changed; the backup %s is a copy of the original: %w", backup, err)
@@ -303,6 +314,9 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 		"carried", report.carried, "duration", time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// adoptAfterBackup, when set (by a test), runs between the backup and the conversion.
+var adoptAfterBackup func(path string)
 
 // tableExists reports whether db has a table name.
 func tableExists(ctx context.Context, db *sql.DB, name string) (bool, error) {
@@ -413,6 +427,7 @@ func verifyBackup(ctx context.Context, backup string, counts map[string]int64) e
 	if err != nil {
 		return err
 	}
+	got["pragma data_version"] = counts["pragma data_version"] // a property of the connection, not the file
 	if !mapsEqual(got, counts) {
 		return fmt.Errorf("row counts differ from the original: %v, want %v", got, counts)
 	}
@@ -441,6 +456,7 @@ type adoptReport struct {
 // was verified against, which must still hold (nothing wrote meanwhile).
 func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log *slog.Logger) (adoptReport, error) {
 	rep := adoptReport{carried: map[string]int64{}}
+	var version int64
 	began := time.Now()
 	tx, err := sqlx.NewDb(db, driverName).BeginTxx(ctx, nil)
 	if err != nil {
@@ -452,6 +468,10 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log
 	if err != nil {
 		return rep, err
 	}
+	if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+		return rep, fmt.Errorf("read data version: %w", err)
+	}
+	now["pragma data_version"] = version
 	if !mapsEqual(now, counts) {
 		return rep, errors.New("the database changed while it was backed up: stop movies-diary and start again")
 	}

@@ -769,3 +769,35 @@ func TestCarriesInMigrationOrder(t *testing.T) {
 		prev = c.need()
 	}
 }
+
+// TestAdoptRefusesAWriteAfterTheBackup: a movies-diary still running that writes between the
+// backup and the conversion (here an edit, which leaves every row count as it was) stops the
+// adoption; nothing of it is applied.
+func TestAdoptRefusesAWriteAfterTheBackup(t *testing.T) {
+	path := newLegacyDB(t)
+	adoptAfterBackup = func(p string) {
+		db, err := sql.Open("sqlite3", "file:"+p)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer db.Close()
+		if _, err := db.Exec(`UPDATE users SET bio = 'edited meanwhile' WHERE username = 'bob'`); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { adoptAfterBackup = nil })
+	s := openStore(t, path)
+	err := s.Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "changed while it was backed up") {
+		t.Fatalf("migrate with a write after the backup: %v, want a refusal", err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name IN ('_sqlx_migrations', 'legacy_users', 'schema_migrations')`,
+		[]string{"1"})
+	wantRows(t, db, `SELECT bio FROM users WHERE username = 'bob'`, []string{"edited meanwhile"})
+}
