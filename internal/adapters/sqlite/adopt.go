@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
 	"moviesdiary/migrations"
 )
 
@@ -165,7 +167,8 @@ var carries = []carry{
 	{name: "reviews", from: "reviews",
 		insert: `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium, watched_at, created_at,
 			updated_at, remote_actor_url, ap_id)
-		SELECT id, user_id, movie_id, rating, comment, watch_medium, ` + ts("watched_at") + `, ` + ts("created_at") + `,
+		SELECT iif(remote_actor_url IS NOT NULL AND ap_id IS NOT NULL, adopt_remote_review_id(ap_id), id),
+			user_id, movie_id, rating, comment, watch_medium, ` + ts("watched_at") + `, ` + ts("created_at") + `,
 			` + ts("created_at") + `, remote_actor_url, ap_id FROM legacy_reviews
 		WHERE movie_id IN (SELECT id FROM movies) AND (remote_actor_url IS NOT NULL OR user_id IN (SELECT id FROM users))`,
 		expect: `SELECT count(*) FROM legacy_reviews`},
@@ -247,7 +250,7 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	// Foreign keys off: renaming and dropping the original's tables must not cascade into the
 	// ones kept (the carried rows are checked with foreign_key_check before the commit). A
 	// large page cache keeps the one big transaction's pages in memory instead of spilling.
-	db, err := sql.Open("sqlite3", strings.Replace(dsn(s.path, "immediate"), "_foreign_keys=on", "_foreign_keys=off", 1)+
+	db, err := sql.Open(adoptDriverName, strings.Replace(dsn(s.path, "immediate"), "_foreign_keys=on", "_foreign_keys=off", 1)+
 		"&_cache_size=-131072")
 	if err != nil {
 		return err
@@ -313,6 +316,19 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	log.Warn("adopted movies-diary database", "schema_version", adoptVersion, "backup", backup,
 		"carried", report.carried, "duration", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// adoptDriverName is the driver of the adoption's connection: SQLite with
+// adopt_remote_review_id(ap_id), the id we store a remote review under (the original's were
+// random, so an Update from its author would not find the row).
+const adoptDriverName = "sqlite3-moviesdiary-adopt"
+
+func init() {
+	sql.Register(adoptDriverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return c.RegisterFunc("adopt_remote_review_id", func(apID string) string {
+			return federation.RemoteReviewID(apID).String()
+		}, true)
+	}})
 }
 
 // adoptAfterBackup, when set (by a test), runs between the backup and the conversion.

@@ -17,6 +17,8 @@ import (
 
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
 )
 
 // legacySchema is the original movies-diary's SQLite schema at its last version (sqlx versions
@@ -335,13 +337,14 @@ func checkAdopted(t testing.TB, path string) {
 		[]string{lgMatrix, "55555555-5555-4555-8555-555555555555", "cast", "Neo", "<nil>", "0"},
 		[]string{lgMatrix, "66666666-6666-4666-8666-666666666666", "crew", "Director", "Directing", "<nil>"})
 	wantRows(t, db, `SELECT id, user_id, movie_id, rating, comment, watch_medium, watched_at, created_at, updated_at,
-		remote_actor_url, ap_id FROM reviews ORDER BY id`,
+		remote_actor_url, ap_id FROM reviews ORDER BY remote_actor_url IS NOT NULL, id`,
 		[]string{"77777777-7777-4777-8777-777777777771", lgAlice, lgMatrix, "5", "Whoa.", "cinema", "2024-03-05T20:00:00.000Z",
 			"2024-03-05T22:10:00.000Z", "2024-03-05T22:10:00.000Z", "<nil>", "<nil>"},
 		[]string{"77777777-7777-4777-8777-777777777772", lgBob, lgHandMade, "3", "<nil>", "<nil>", "2024-03-06T19:00:00.000Z",
 			"2024-03-06T21:00:00.000Z", "2024-03-06T21:00:00.000Z", "<nil>", "<nil>"},
-		[]string{"77777777-7777-4777-8777-777777777773", lgRemoteUser, lgMatrix, "4", "Classic", "<nil>",
-			"2024-02-01T18:00:00.000Z", "2024-02-02T10:00:00.000Z", "2024-02-02T10:00:00.000Z", lgRemote,
+		// A remote review is re-keyed to the id our inbound path gives its object id.
+		[]string{federation.RemoteReviewID("https://social.example/reviews/1").String(), lgRemoteUser, lgMatrix, "4",
+			"Classic", "<nil>", "2024-02-01T18:00:00.000Z", "2024-02-02T10:00:00.000Z", "2024-02-02T10:00:00.000Z", lgRemote,
 			"https://social.example/reviews/1"})
 	wantRows(t, db, `SELECT user_id, movie_id, added_at FROM watchlist`, []string{lgBob, lgMatrix, "2024-03-04T12:00:00.000Z"})
 	wantRows(t, db, `SELECT follower_kind, follower_id, target_kind, target_id, status, created_at FROM follows
@@ -800,4 +803,33 @@ func TestAdoptRefusesAWriteAfterTheBackup(t *testing.T) {
 	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name IN ('_sqlx_migrations', 'legacy_users', 'schema_migrations')`,
 		[]string{"1"})
 	wantRows(t, db, `SELECT bio FROM users WHERE username = 'bob'`, []string{"edited meanwhile"})
+}
+
+// TestAdoptedRemoteReviewTakesUpdates: an Update from the author of a review the original
+// stored lands on the carried row (re-keyed to our id), not on a second one or an error.
+func TestAdoptedRemoteReviewTakesUpdates(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	const apID = "https://social.example/reviews/1"
+	ext := "tmdb:603"
+	err := s.SaveRemoteReview(ctx, domain.RemoteReview{
+		ID: federation.RemoteReviewID(apID), APID: apID, ActorURL: lgRemote, UserID: federation.RemoteUserID(lgRemote),
+		Movie:  domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: &ext, Title: "The Matrix", ReleaseYear: 1999},
+		Rating: 2, WatchedAt: time.Date(2024, 2, 1, 18, 0, 0, 0, time.UTC), Published: time.Date(2024, 2, 2, 10, 0, 0, 0, time.UTC),
+	})
+	if err != nil {
+		t.Fatalf("update an adopted remote review: %v", err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT id, rating FROM reviews WHERE ap_id = '`+apID+`'`,
+		[]string{federation.RemoteReviewID(apID).String(), "2"})
 }
