@@ -690,16 +690,18 @@ func TestAdoptRefusesAnOlderOriginal(t *testing.T) {
 	}
 }
 
-// TestAdoptRefusesWithoutBackup: when the backup cannot be written (here its directory is not
-// writable... the file name is taken by a directory that VACUUM INTO cannot replace), nothing
-// is changed and start-up fails.
+// TestAdoptRefusesWithoutBackup: when the backup cannot be written (here its name is taken by a
+// directory that VACUUM INTO cannot replace), nothing is changed and start-up fails.
 func TestAdoptRefusesWithoutBackup(t *testing.T) {
 	t.Parallel()
 	path := newLegacyDB(t)
-	// Both names a backup may take are directories with content, so VACUUM INTO fails.
-	for _, name := range []string{path + ".movies-diary-backup",
-		path + ".movies-diary-backup-" + time.Now().UTC().Format("20060102T150405Z"),
-		path + ".movies-diary-backup-" + time.Now().UTC().Add(time.Second).Format("20060102T150405Z")} {
+	// Every name a backup may take in the next minute is a directory with content, so VACUUM
+	// INTO fails.
+	names := []string{path + ".movies-diary-backup"}
+	for i := range 60 {
+		names = append(names, path+".movies-diary-backup-"+time.Now().UTC().Add(time.Duration(i)*time.Second).Format("20060102T150405Z"))
+	}
+	for _, name := range names {
 		if err := os.MkdirAll(filepath.Join(name, "x"), 0o755); err != nil {
 			t.Fatal(err)
 		}
