@@ -282,6 +282,9 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 		}
 	}
 
+	if err := checkCaseCollisions(ctx, db); err != nil {
+		return err
+	}
 	start := time.Now()
 	log.Warn("database made by movies-diary: adopting it (once)", "path", s.path)
 	// The one connection (MaxOpenConns 1) sees data_version change when any other connection
@@ -370,6 +373,37 @@ func checkLegacyVersions(ctx context.Context, db *sql.DB) error {
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("movies-diary schema versions %v: adoption needs exactly its last schema %v (start the last movies-diary release once to bring it there)",
 			got, want)
+	}
+	return nil
+}
+
+// checkCaseCollisions refuses accounts that differ only in letter case: the original's user
+// names and e-mails are case-sensitive, ours are not (COLLATE NOCASE, ASCII like lower()), so
+// they could not both be carried. The operator renames one in movies-diary first.
+func checkCaseCollisions(ctx context.Context, db *sql.DB) error {
+	var clashes []string
+	for _, col := range []string{"username", "email"} {
+		rows, err := db.QueryContext(ctx, `SELECT group_concat(`+col+`, ' / ') FROM users
+			WHERE id <> '`+legacyInstanceActor+`' GROUP BY lower(`+col+`) HAVING count(*) > 1`)
+		if err != nil {
+			return fmt.Errorf("read users: %w", err)
+		}
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				rows.Close()
+				return err
+			}
+			clashes = append(clashes, col+" "+c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	if len(clashes) > 0 {
+		return fmt.Errorf("accounts differ only in letter case, which moviesdiary treats as the same (%s): rename one of each in movies-diary first; nothing was changed",
+			strings.Join(clashes, "; "))
 	}
 	return nil
 }

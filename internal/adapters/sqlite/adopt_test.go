@@ -835,3 +835,28 @@ func TestAdoptedRemoteReviewTakesUpdates(t *testing.T) {
 	wantRows(t, db, `SELECT id, rating FROM reviews WHERE ap_id = '`+apID+`'`,
 		[]string{federation.RemoteReviewID(apID).String(), "2"})
 }
+
+// TestAdoptRefusesCaseTwins: two original accounts whose user names differ only in letter case
+// are named in the refusal, before anything is written.
+func TestAdoptRefusesCaseTwins(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO users (id, email, username, password_hash, created_at)
+		VALUES ('12121212-1212-4121-8121-121212121212', 'other@example.org', 'Alice', 'x', '2024-03-01 00:00:00')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	s := openStore(t, path)
+	err = s.Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "username alice / Alice") && !strings.Contains(err.Error(), "username Alice / alice") {
+		t.Fatalf("migrate with case twins: %v, want a refusal naming them", err)
+	}
+	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
+		t.Error("a refused adoption changed the database or wrote a backup")
+	}
+}
