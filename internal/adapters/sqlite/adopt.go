@@ -76,11 +76,10 @@ var legacyDropped = []string{"movies_fts", "people_fts", "refresh_sessions", "im
 
 // legacyKept are original tables kept as legacy_<name> whatever was carried from them: they
 // hold data our schema at adoptVersion has no place for (follow activity ids and rejected
-// follows, remote actors' avatars and collections, TMDb extras, announces, remote watchlists and
-// goals, webhook tokens, watch events, import profiles) and its migration record. A later
+// follows, remote actors' avatars and collections, announces, remote watchlists and goals,
+// webhook tokens, watch events, import profiles) and its migration record. A later
 // migration that gains a place for it reads it from there.
-var legacyKept = []string{"ap_following", "ap_followers", "ap_remote_actors", "movie_profiles", "movie_keywords",
-	"ap_announces", "ap_remote_watchlist_entries", "remote_goals", "webhook_tokens", "watch_events",
+var legacyKept = []string{"ap_following", "ap_followers", "ap_remote_actors", "ap_announces", "ap_remote_watchlist_entries", "remote_goals", "webhook_tokens", "watch_events",
 	"import_profiles", legacyVersionsTable}
 
 // carry is one step of the conversion: insert runs against the renamed original tables; the
@@ -162,6 +161,36 @@ var carries = []carry{
 		SELECT c.movie_id, p.id, 'crew', c.job, c.department, NULL FROM legacy_movie_crew c
 		JOIN legacy_persons p ON p.tmdb_person_id = c.tmdb_person_id WHERE c.movie_id IN (SELECT id FROM movies)`,
 		expect: `SELECT count(*) FROM legacy_movie_crew`},
+	{name: "movie profiles", from: "movie_profiles",
+		// Our profile document is the one the original's API returned, built here from its
+		// tables; enriched_at stays, so the staleness job refreshes movies as it would have.
+		// (Subquery results lose their JSON subtype: json() restores it.)
+		insert: `INSERT INTO movie_profiles (movie_id, profile, enriched_at)
+		SELECT p.movie_id, json_object('tmdb_id', p.tmdb_id, 'imdb_id', nullif(p.imdb_id, ''),
+			'overview', nullif(p.overview, ''), 'tagline', nullif(p.tagline, ''), 'runtime_minutes', p.runtime_minutes,
+			'budget_usd', nullif(p.budget_usd, 0), 'revenue_usd', nullif(p.revenue_usd, 0),
+			'vote_average', iif(p.vote_count > 0, p.vote_average, NULL), 'vote_count', nullif(p.vote_count, 0),
+			'original_language', nullif(p.original_language, ''), 'collection_name', nullif(p.collection_name, ''),
+			'genres', json((SELECT json_group_array(json_object('tmdb_id', tmdb_id, 'name', name))
+				FROM (SELECT tmdb_id, name FROM legacy_movie_genres WHERE movie_id = p.movie_id ORDER BY rowid))),
+			'keywords', json((SELECT json_group_array(json_object('tmdb_id', tmdb_id, 'name', name))
+				FROM (SELECT tmdb_id, name FROM legacy_movie_keywords WHERE movie_id = p.movie_id ORDER BY rowid))),
+			'cast', json((SELECT json_group_array(json_object('person_id', id, 'tmdb_person_id', tmdb_person_id, 'name', name,
+					'character', character, 'billing_order', billing_order, 'profile_path', profile_path))
+				FROM (SELECT pe.id, c.tmdb_person_id, c.name, c.character, c.billing_order, c.profile_path
+					FROM legacy_movie_cast c JOIN legacy_persons pe ON pe.tmdb_person_id = c.tmdb_person_id
+					WHERE c.movie_id = p.movie_id ORDER BY c.billing_order, c.rowid))),
+			'crew', json((SELECT json_group_array(json_object('person_id', id, 'tmdb_person_id', tmdb_person_id, 'name', name,
+					'job', job, 'department', department, 'profile_path', profile_path))
+				FROM (SELECT pe.id, c.tmdb_person_id, c.name, c.job, c.department, c.profile_path
+					FROM legacy_movie_crew c JOIN legacy_persons pe ON pe.tmdb_person_id = c.tmdb_person_id
+					WHERE c.movie_id = p.movie_id ORDER BY c.rowid))),
+			'enriched_at', strftime('%Y-%m-%dT%H:%M:%SZ', p.enriched_at)),
+			` + ts("p.enriched_at") + `
+		FROM legacy_movie_profiles p WHERE p.movie_id IN (SELECT id FROM movies) AND ` + ts("p.enriched_at") + ` IS NOT NULL`,
+		expect: `SELECT count(*) FROM legacy_movie_profiles`},
+	{name: "keywords", from: "movie_keywords", insert: ``,
+		expect: `SELECT count(*) FROM legacy_movie_keywords WHERE movie_id NOT IN (SELECT movie_id FROM movie_profiles)`},
 	{name: "persons", from: "persons", insert: ``,
 		expect: `SELECT count(*) FROM legacy_persons WHERE id NOT IN (SELECT id FROM people)`},
 	{name: "reviews", from: "reviews",

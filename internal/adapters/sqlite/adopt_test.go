@@ -19,6 +19,7 @@ import (
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/federation"
+	"moviesdiary/internal/usecase/search"
 )
 
 // legacySchema is the original movies-diary's SQLite schema at its last version (sqlx versions
@@ -406,8 +407,7 @@ func checkAdopted(t testing.TB, path string) {
 	wantRows(t, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'legacy%' ORDER BY name`,
 		[]string{"legacy__sqlx_migrations"}, []string{"legacy_ap_announces"}, []string{"legacy_ap_followers"},
 		[]string{"legacy_ap_following"}, []string{"legacy_ap_remote_actors"}, []string{"legacy_ap_remote_watchlist_entries"},
-		[]string{"legacy_import_profiles"}, []string{"legacy_movie_keywords"}, []string{"legacy_movie_profiles"},
-		[]string{"legacy_remote_goals"}, []string{"legacy_watch_events"}, []string{"legacy_webhook_tokens"})
+		[]string{"legacy_import_profiles"}, []string{"legacy_remote_goals"}, []string{"legacy_watch_events"}, []string{"legacy_webhook_tokens"})
 	wantRows(t, db, `SELECT id, user_id, token_hash, provider, label, created_at, last_used_at FROM legacy_webhook_tokens`,
 		[]string{"99999999-9999-4999-8999-999999999999", lgBob, "c0ffee", "jellyfin", "living room", "2024-03-01 00:00:00", "<nil>"})
 	wantRows(t, db, `SELECT id, user_id, name, field_mappings, created_at FROM legacy_import_profiles`,
@@ -419,7 +419,18 @@ func checkAdopted(t testing.TB, path string) {
 	wantRows(t, db, `SELECT count(*) FROM legacy_ap_announces`, []string{"1"})
 	wantRows(t, db, `SELECT count(*) FROM legacy_remote_goals`, []string{"1"})
 	wantRows(t, db, `SELECT count(*) FROM legacy_ap_remote_watchlist_entries`, []string{"1"})
-	wantRows(t, db, `SELECT tagline, budget_usd FROM legacy_movie_profiles`, []string{"Free your mind", "63000000"})
+	// The profile document, as our enrichment writes it, from the original's profile tables.
+	wantRows(t, db, `SELECT movie_id, profile, enriched_at FROM movie_profiles`,
+		[]string{lgMatrix, `{"tmdb_id":603,"imdb_id":"tt0133093","overview":"A hacker learns.","tagline":"Free your mind",` +
+			`"runtime_minutes":136,"budget_usd":63000000,"revenue_usd":463517383,"vote_average":8.2,"vote_count":26000,` +
+			`"original_language":"en","collection_name":"The Matrix Collection",` +
+			`"genres":[{"tmdb_id":28,"name":"Action"},{"tmdb_id":878,"name":"Science Fiction"}],` +
+			`"keywords":[{"tmdb_id":310,"name":"artificial intelligence"}],` +
+			`"cast":[{"person_id":"55555555-5555-4555-8555-555555555555","tmdb_person_id":6384,"name":"Keanu Reeves",` +
+			`"character":"Neo","billing_order":0,"profile_path":"/k.jpg"}],` +
+			`"crew":[{"person_id":"66666666-6666-4666-8666-666666666666","tmdb_person_id":9339,"name":"Lana Wachowski",` +
+			`"job":"Director","department":"Directing","profile_path":null}],"enriched_at":"2024-03-03T09:00:00Z"}`,
+			"2024-03-03T09:00:00.000Z"})
 	// Nothing in our tables breaks a foreign key.
 	wantRows(t, db, `SELECT count(*) FROM pragma_foreign_key_check`, []string{"0"})
 }
@@ -858,5 +869,31 @@ func TestAdoptRefusesCaseTwins(t *testing.T) {
 	}
 	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
 		t.Error("a refused adoption changed the database or wrote a backup")
+	}
+}
+
+// TestAdoptedDataServesReads: what the adoption carried reads back through the store: the
+// profile document, and the search index the enqueued reindex rebuilds (a keyword from the
+// original's keywords table, a cast name from its cast table).
+func TestAdoptedDataServesReads(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := s.MovieProfile(ctx, uuid.MustParse(lgMatrix))
+	if err != nil || !strings.Contains(string(doc), `"tagline":"Free your mind"`) {
+		t.Fatalf("profile %s, %v", doc, err)
+	}
+	if err := s.Reindex(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"artificial", "keanu", "matrix"} {
+		hits, err := s.SearchMovies(ctx, search.Query{Text: text, Page: domain.Page{Limit: 10}})
+		if err != nil || len(hits.Items) != 1 || hits.Items[0].ID.String() != lgMatrix {
+			t.Errorf("search %q: %+v, %v; want The Matrix", text, hits, err)
+		}
 	}
 }
