@@ -40,6 +40,10 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	}
 	defer unlock()
 
+	// A database made by the original movies-diary is converted to our schema first (adopt.go).
+	if err := s.adoptLegacy(ctx, log); err != nil {
+		return fmt.Errorf("migrate: adopt movies-diary database: %w", err)
+	}
 	if err := migrateWithRetry(ctx, log, s.migrateOnce, sleep); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

@@ -1,0 +1,899 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/delivery/deliverytest"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/federation"
+	"moviesdiary/internal/usecase/search"
+)
+
+// legacySchema is the original movies-diary's SQLite schema at its last version (sqlx versions
+// 1–29 and 100), each table in its final shape, written from its migrations as a description of
+// the file format, with the explicit indexes whose names ours reuse.
+const legacySchema = `
+CREATE TABLE _sqlx_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL,
+	installed_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, success BOOLEAN NOT NULL, checksum BLOB NOT NULL,
+	execution_time BIGINT NOT NULL);
+CREATE TABLE movies (id TEXT PRIMARY KEY NOT NULL, external_metadata_id TEXT UNIQUE, title TEXT NOT NULL,
+	release_year INTEGER NOT NULL, director TEXT, poster_path TEXT);
+CREATE INDEX idx_movies_title_year ON movies (title, release_year);
+CREATE TABLE reviews (id TEXT PRIMARY KEY NOT NULL, movie_id TEXT NOT NULL REFERENCES movies (id), user_id TEXT NOT NULL,
+	rating INTEGER NOT NULL, comment TEXT, watched_at TEXT NOT NULL, created_at TEXT NOT NULL, remote_actor_url TEXT,
+	ap_id TEXT, watch_medium TEXT);
+CREATE UNIQUE INDEX idx_reviews_ap_id ON reviews (ap_id) WHERE ap_id IS NOT NULL;
+CREATE INDEX idx_reviews_movie_id ON reviews (movie_id);
+CREATE TABLE users (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, username TEXT NOT NULL UNIQUE,
+	password_hash TEXT NOT NULL, created_at TEXT NOT NULL, role TEXT NOT NULL DEFAULT 'standard', bio TEXT,
+	avatar_path TEXT, banner_path TEXT, also_known_as TEXT, display_name TEXT);
+CREATE TABLE ap_followers (local_user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	remote_actor_url TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', created_at TEXT NOT NULL,
+	follow_activity_id TEXT, PRIMARY KEY (local_user_id, remote_actor_url));
+CREATE TABLE ap_following (local_user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	remote_actor_url TEXT NOT NULL, created_at TEXT NOT NULL, follow_activity_id TEXT,
+	status TEXT NOT NULL DEFAULT 'pending', PRIMARY KEY (local_user_id, remote_actor_url));
+CREATE TABLE ap_remote_actors (url TEXT PRIMARY KEY, handle TEXT NOT NULL, inbox_url TEXT NOT NULL,
+	shared_inbox_url TEXT, display_name TEXT, fetched_at TEXT NOT NULL, avatar_url TEXT, outbox_url TEXT, bio TEXT,
+	banner_url TEXT, followers_url TEXT, following_url TEXT, also_known_as TEXT);
+CREATE TABLE ap_local_actors (user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+	public_key TEXT NOT NULL, private_key TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE import_sessions (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL, parsed_data TEXT NOT NULL,
+	field_mappings TEXT, row_results TEXT, created_at TEXT NOT NULL, expires_at TEXT NOT NULL);
+CREATE TABLE import_profiles (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL,
+	field_mappings TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE INDEX idx_import_profiles_user_id ON import_profiles (user_id);
+CREATE TABLE ap_announces (id TEXT PRIMARY KEY, object_url TEXT NOT NULL, actor_url TEXT NOT NULL,
+	announced_at TEXT NOT NULL);
+CREATE TABLE blocked_domains (domain TEXT PRIMARY KEY, reason TEXT, blocked_at TEXT NOT NULL);
+CREATE TABLE blocked_actors (local_user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	remote_actor_url TEXT NOT NULL, blocked_at TEXT NOT NULL, PRIMARY KEY (local_user_id, remote_actor_url));
+CREATE TABLE movie_profiles (movie_id TEXT PRIMARY KEY NOT NULL REFERENCES movies (id) ON DELETE CASCADE,
+	tmdb_id INTEGER NOT NULL, imdb_id TEXT, overview TEXT, tagline TEXT, runtime_minutes INTEGER, budget_usd INTEGER,
+	revenue_usd INTEGER, vote_average REAL, vote_count INTEGER, original_language TEXT, collection_name TEXT,
+	enriched_at TEXT NOT NULL);
+CREATE TABLE movie_genres (movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE CASCADE, tmdb_id INTEGER NOT NULL,
+	name TEXT NOT NULL, PRIMARY KEY (movie_id, tmdb_id));
+CREATE TABLE movie_keywords (movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE CASCADE,
+	tmdb_id INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (movie_id, tmdb_id));
+CREATE TABLE movie_cast (movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE CASCADE,
+	tmdb_person_id INTEGER NOT NULL, name TEXT NOT NULL, character TEXT NOT NULL, billing_order INTEGER NOT NULL,
+	profile_path TEXT, PRIMARY KEY (movie_id, tmdb_person_id));
+CREATE TABLE movie_crew (movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE CASCADE,
+	tmdb_person_id INTEGER NOT NULL, name TEXT NOT NULL, job TEXT NOT NULL, department TEXT NOT NULL,
+	profile_path TEXT, PRIMARY KEY (movie_id, tmdb_person_id, job));
+CREATE TABLE persons (id TEXT PRIMARY KEY, external_id TEXT NOT NULL UNIQUE, tmdb_person_id INTEGER UNIQUE,
+	name TEXT NOT NULL, known_for_department TEXT, profile_path TEXT, biography TEXT, birthday TEXT, deathday TEXT,
+	place_of_birth TEXT, also_known_as TEXT, homepage TEXT, imdb_id TEXT, enriched_at TEXT);
+CREATE VIRTUAL TABLE movies_fts USING fts5(movie_id UNINDEXED, title, director, overview, genres, keywords,
+	cast_names, crew_names, release_year UNINDEXED, language UNINDEXED);
+CREATE VIRTUAL TABLE people_fts USING fts5(person_id UNINDEXED, name, known_for_department UNINDEXED);
+CREATE TABLE watchlist_entries (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE CASCADE, added_at TEXT NOT NULL, UNIQUE (user_id, movie_id));
+CREATE TABLE ap_remote_watchlist_entries (ap_id TEXT PRIMARY KEY NOT NULL, actor_url TEXT NOT NULL,
+	movie_title TEXT NOT NULL, release_year INTEGER NOT NULL, external_metadata_id TEXT, poster_url TEXT,
+	added_at TEXT NOT NULL);
+CREATE TABLE user_profile_fields (id TEXT NOT NULL PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	name TEXT NOT NULL, value TEXT NOT NULL, position INTEGER NOT NULL);
+CREATE TABLE ap_activities (id TEXT PRIMARY KEY, processed_at TEXT NOT NULL);
+CREATE TABLE webhook_tokens (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	token_hash TEXT NOT NULL, provider TEXT NOT NULL, label TEXT, created_at TEXT NOT NULL, last_used_at TEXT);
+CREATE INDEX idx_webhook_tokens_hash ON webhook_tokens (token_hash);
+CREATE TABLE watch_events (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	movie_id TEXT REFERENCES movies (id) ON DELETE SET NULL, title TEXT NOT NULL, year INTEGER,
+	external_metadata_id TEXT, source TEXT NOT NULL, watched_at TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending',
+	created_at TEXT NOT NULL);
+CREATE TABLE wrap_up_records (id TEXT PRIMARY KEY NOT NULL, user_id TEXT, start_date TEXT NOT NULL, end_date TEXT NOT NULL,
+	status TEXT NOT NULL DEFAULT 'pending', report_json TEXT, error_message TEXT,
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')), completed_at TEXT);
+CREATE TABLE goals (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	year INTEGER NOT NULL, target_count INTEGER NOT NULL, goal_type TEXT NOT NULL DEFAULT 'movies',
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')), UNIQUE (user_id, year));
+CREATE INDEX idx_goals_user ON goals (user_id);
+CREATE TABLE user_settings (user_id TEXT PRIMARY KEY NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	federate_goals INTEGER NOT NULL DEFAULT 0, federate_reviews BOOLEAN NOT NULL DEFAULT TRUE,
+	federate_watchlist BOOLEAN NOT NULL DEFAULT TRUE);
+CREATE TABLE remote_goals (ap_id TEXT PRIMARY KEY NOT NULL, actor_url TEXT NOT NULL, year INTEGER NOT NULL,
+	target_count INTEGER NOT NULL, current_count INTEGER NOT NULL DEFAULT 0,
+	received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')));
+CREATE TABLE refresh_sessions (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, token TEXT NOT NULL UNIQUE,
+	expires_at TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE INDEX idx_refresh_sessions_user_id ON refresh_sessions (user_id);
+CREATE TABLE event_queue (id INTEGER PRIMARY KEY AUTOINCREMENT, event_type TEXT NOT NULL, payload TEXT NOT NULL,
+	status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	next_attempt_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), last_error TEXT);
+CREATE INDEX idx_event_queue_poll ON event_queue (status, next_attempt_at);
+`
+
+// Fixture ids.
+const (
+	lgAlice    = "11111111-1111-4111-8111-111111111111"
+	lgBob      = "22222222-2222-4222-8222-222222222222"
+	lgMatrix   = "33333333-3333-4333-8333-333333333333"
+	lgHandMade = "44444444-4444-4444-8444-444444444444"
+	lgBase     = "https://diary.example"
+	lgRemote   = "https://social.example/users/carol"
+	lgRemote2  = "https://other.example/users/dave"
+)
+
+var lgRemoteUser = uuid.NewSHA1(uuid.NameSpaceURL, []byte(lgRemote)).String()
+
+// legacyRows are rows in every table of legacySchema, as the original writes them.
+var legacyRows = `
+INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+	WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 29)
+	SELECT v, 'migration ' || v, 1, x'00', 1 FROM n;
+INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (100, 'event queue', 1, x'00', 1);
+INSERT INTO users (id, email, username, password_hash, created_at, role, bio, avatar_path, banner_path, also_known_as, display_name) VALUES
+	('` + lgAlice + `', 'alice@example.org', 'alice', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA', '2024-03-01T10:20:30.123456789+00:00',
+	 'admin', 'Films.', 'avatars/alice.webp', 'banners/alice.webp', 'https://old.example/users/alice', 'Alice A.'),
+	('` + lgBob + `', 'bob@example.org', 'bob', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA', '2024-03-02 08:00:00',
+	 'standard', NULL, NULL, NULL, NULL, NULL),
+	('00000000-0000-4000-8000-000000000000', 'noreply@instance.invalid', 'instance', '!service-actor-no-login', '2024-01-01 00:00:00',
+	 'standard', NULL, NULL, NULL, NULL, NULL);
+INSERT INTO user_profile_fields (id, user_id, name, value, position) VALUES
+	('f2', '` + lgAlice + `', 'Pronouns', 'she/her', 1), ('f1', '` + lgAlice + `', 'Site', 'https://a.example', 0);
+INSERT INTO user_settings (user_id, federate_goals, federate_reviews, federate_watchlist) VALUES ('` + lgAlice + `', 0, TRUE, FALSE);
+INSERT INTO movies (id, external_metadata_id, title, release_year, director, poster_path) VALUES
+	('` + lgMatrix + `', 'tmdb:603', 'The Matrix', 1999, 'Lana Wachowski', 'posters/` + lgMatrix + `.webp'),
+	('` + lgHandMade + `', NULL, 'Home Movie', 2020, NULL, NULL);
+INSERT INTO movie_profiles (movie_id, tmdb_id, imdb_id, overview, tagline, runtime_minutes, budget_usd, revenue_usd,
+	vote_average, vote_count, original_language, collection_name, enriched_at) VALUES
+	('` + lgMatrix + `', 603, 'tt0133093', 'A hacker learns.', 'Free your mind', 136, 63000000, 463517383, 8.2, 26000, 'en',
+	 'The Matrix Collection', '2024-03-03 09:00:00');
+INSERT INTO movie_genres (movie_id, tmdb_id, name) VALUES ('` + lgMatrix + `', 28, 'Action'), ('` + lgMatrix + `', 878, 'Science Fiction');
+INSERT INTO movie_keywords (movie_id, tmdb_id, name) VALUES ('` + lgMatrix + `', 310, 'artificial intelligence');
+INSERT INTO persons (id, external_id, tmdb_person_id, name, known_for_department, profile_path, biography, birthday,
+	deathday, place_of_birth, also_known_as, homepage, imdb_id, enriched_at) VALUES
+	('55555555-5555-4555-8555-555555555555', 'tmdb:6384', 6384, 'Keanu Reeves', 'Acting', '/k.jpg', 'Actor.', '1964-09-02',
+	 NULL, 'Beirut', '["K. Reeves"]', NULL, 'nm0000206', '2024-03-03 09:00:00'),
+	('66666666-6666-4666-8666-666666666666', 'tmdb:9339', 9339, 'Lana Wachowski', 'Directing', NULL, NULL, NULL,
+	 NULL, NULL, NULL, NULL, NULL, NULL);
+INSERT INTO movie_cast (movie_id, tmdb_person_id, name, character, billing_order, profile_path) VALUES
+	('` + lgMatrix + `', 6384, 'Keanu Reeves', 'Neo', 0, '/k.jpg');
+INSERT INTO movie_crew (movie_id, tmdb_person_id, name, job, department, profile_path) VALUES
+	('` + lgMatrix + `', 9339, 'Lana Wachowski', 'Director', 'Directing', NULL);
+INSERT INTO movies_fts (movie_id, title) VALUES ('` + lgMatrix + `', 'The Matrix');
+INSERT INTO people_fts (person_id, name) VALUES ('55555555-5555-4555-8555-555555555555', 'Keanu Reeves');
+INSERT INTO reviews (id, movie_id, user_id, rating, comment, watched_at, created_at, remote_actor_url, ap_id, watch_medium) VALUES
+	('77777777-7777-4777-8777-777777777771', '` + lgMatrix + `', '` + lgAlice + `', 5, 'Whoa.', '2024-03-05 20:00:00',
+	 '2024-03-05 22:10:00', NULL, NULL, 'cinema'),
+	('77777777-7777-4777-8777-777777777772', '` + lgHandMade + `', '` + lgBob + `', 3, NULL, '2024-03-06 19:00:00',
+	 '2024-03-06 21:00:00', NULL, NULL, NULL),
+	('77777777-7777-4777-8777-777777777773', '` + lgMatrix + `', '` + lgRemoteUser + `', 4, 'Classic', '2024-02-01 18:00:00',
+	 '2024-02-02 10:00:00', '` + lgRemote + `', 'https://social.example/reviews/1', NULL);
+INSERT INTO watchlist_entries (id, user_id, movie_id, added_at) VALUES
+	('88888888-8888-4888-8888-888888888888', '` + lgBob + `', '` + lgMatrix + `', '2024-03-04 12:00:00');
+INSERT INTO ap_remote_actors (url, handle, inbox_url, shared_inbox_url, display_name, fetched_at, avatar_url, outbox_url,
+	bio, banner_url, followers_url, following_url, also_known_as) VALUES
+	('` + lgRemote + `', '@carol@social.example', 'https://social.example/users/carol/inbox', 'https://social.example/inbox',
+	 'Carol', '2024-03-01 00:00:00', 'https://social.example/a.png', 'https://social.example/users/carol/outbox', 'Hi',
+	 NULL, 'https://social.example/users/carol/followers', NULL, '[]'),
+	('` + lgRemote2 + `', '@dave@other.example', 'https://other.example/users/dave/inbox', NULL, NULL, '2024-03-01 00:00:00',
+	 NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+INSERT INTO ap_following (local_user_id, remote_actor_url, created_at, follow_activity_id, status) VALUES
+	('` + lgAlice + `', '` + lgRemote + `', '2024-03-01 01:00:00', '` + lgBase + `/activities/f1', 'accepted'),
+	('` + lgAlice + `', '` + lgBase + `/users/` + lgBob + `', '2024-03-01 02:00:00', '', 'accepted'),
+	('` + lgBob + `', '` + lgRemote2 + `', '2024-03-01 03:00:00', '` + lgBase + `/activities/f2', 'rejected');
+INSERT INTO ap_followers (local_user_id, remote_actor_url, status, created_at, follow_activity_id) VALUES
+	('` + lgAlice + `', '` + lgRemote + `', 'accepted', '2024-03-01 04:00:00', 'https://social.example/follows/9'),
+	('` + lgBob + `', '` + lgBase + `/users/` + lgAlice + `', 'accepted', '2024-03-01 02:00:00', NULL),
+	('` + lgBob + `', '` + lgRemote2 + `', 'pending', '2024-03-01 05:00:00', 'https://other.example/follows/3');
+INSERT INTO ap_local_actors (user_id, public_key, private_key, created_at) VALUES
+	('` + lgAlice + `', 'PUBLIC-A', 'PRIVATE-A', '2024-03-01 10:20:31'),
+	('00000000-0000-4000-8000-000000000000', 'PUBLIC-I', 'PRIVATE-I', '2024-01-01 00:00:00');
+INSERT INTO blocked_actors (local_user_id, remote_actor_url, blocked_at) VALUES
+	('` + lgBob + `', 'https://spam.example/users/x', '2024-03-07 00:00:00');
+INSERT INTO blocked_domains (domain, reason, blocked_at) VALUES ('Spam.Example', 'spam', '2024-03-07 00:00:01');
+INSERT INTO ap_activities (id, processed_at) VALUES ('https://social.example/activities/1', '2024-03-01 04:00:00');
+INSERT INTO ap_announces (id, object_url, actor_url, announced_at) VALUES
+	('https://social.example/announces/1', '` + lgBase + `/reviews/r1', '` + lgRemote + `', '2024-03-06 00:00:00');
+INSERT INTO ap_remote_watchlist_entries (ap_id, actor_url, movie_title, release_year, external_metadata_id, poster_url, added_at)
+	VALUES ('https://social.example/watchlist/1', '` + lgRemote + `', 'Alien', 1979, 'tmdb:348', NULL, '2024-03-02 00:00:00');
+INSERT INTO remote_goals (ap_id, actor_url, year, target_count, current_count) VALUES
+	('https://social.example/goals/2024', '` + lgRemote + `', 2024, 100, 12);
+INSERT INTO webhook_tokens (id, user_id, token_hash, provider, label, created_at, last_used_at) VALUES
+	('99999999-9999-4999-8999-999999999999', '` + lgBob + `', 'c0ffee', 'jellyfin', 'living room', '2024-03-01 00:00:00', NULL);
+INSERT INTO watch_events (id, user_id, movie_id, title, year, external_metadata_id, source, watched_at, status, created_at) VALUES
+	('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', '` + lgBob + `', '` + lgMatrix + `', 'The Matrix', 1999, 'tmdb:603', 'jellyfin',
+	 '2024-03-04 21:00:00', 'pending', '2024-03-04 21:00:01');
+INSERT INTO import_profiles (id, user_id, name, field_mappings, created_at) VALUES
+	('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', '` + lgAlice + `', 'Letterboxd', '{"title":"Name"}', '2024-03-01 00:00:00');
+INSERT INTO import_sessions (id, user_id, parsed_data, created_at, expires_at) VALUES
+	('cccccccc-cccc-4ccc-8ccc-cccccccccccc', '` + lgAlice + `', '[]', '2024-03-01 00:00:00', '2024-03-01 01:00:00');
+INSERT INTO refresh_sessions (id, user_id, token, expires_at, created_at) VALUES
+	('dddddddd-dddd-4ddd-8ddd-dddddddddddd', '` + lgAlice + `', 'plain-token', '2024-04-01 00:00:00', '2024-03-01 00:00:00');
+INSERT INTO wrap_up_records (id, user_id, start_date, end_date, status, report_json, error_message, created_at, completed_at) VALUES
+	('eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee1', '` + lgAlice + `', '2024-01-01', '2024-12-31', 'ready', '{"total_movies":2}', NULL,
+	 '2025-01-01 00:00:00', '2025-01-01 00:01:00'),
+	('eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee2', '` + lgAlice + `', '2024-01-01', '2024-12-31', 'ready', '{"total_movies":1}', NULL,
+	 '2024-12-01 00:00:00', '2024-12-01 00:01:00'),
+	('eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee3', NULL, '2024-01-01', '2024-12-31', 'pending', NULL, NULL, '2025-01-02 00:00:00', NULL),
+	('eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee4', '` + lgBob + `', '2023-01-01', '2023-12-31', 'failed', NULL, 'no reviews',
+	 '2024-01-01 00:00:00', NULL);
+INSERT INTO goals (id, user_id, year, target_count, goal_type, created_at) VALUES
+	('ffffffff-ffff-4fff-8fff-ffffffffffff', '` + lgAlice + `', 2025, 50, 'movies', '2025-01-01 10:00:00');
+INSERT INTO event_queue (event_type, payload, status, attempts, created_at, next_attempt_at, last_error) VALUES
+	('SearchReindexRequested', '{"type":"SearchReindexRequested"}', 'pending', 0, '2025-01-02T03:04:05Z', '2025-01-02T03:04:05Z', NULL),
+	('SearchReindexRequested', '{"type":"SearchReindexRequested"}', 'processing', 1, '2025-01-02T03:04:06Z', '2025-01-02T03:04:06Z', 'nack'),
+	('SearchReindexRequested', '{"type":"SearchReindexRequested"}', 'done', 0, '2025-01-02T03:04:07Z', '2025-01-02T03:04:07Z', NULL),
+	('SearchReindexRequested', '{"type":"SearchReindexRequested"}', 'dead_lettered', 5, '2025-01-02T03:04:08Z', '2025-01-02T03:04:08Z', 'max attempts reached');
+`
+
+// newLegacyDB writes a database as the original leaves it (WAL mode, as it runs) and returns
+// its path.
+func newLegacyDB(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "movies.db")
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(legacySchema + legacyRows); err != nil {
+		t.Fatalf("legacy fixture: %v", err)
+	}
+	return path
+}
+
+// rowsOf returns every row q selects, each as its columns' text ("<nil>" for NULL).
+func rowsOf(t testing.TB, db *sql.DB, q string, args ...any) [][]string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		if err := rows.Scan(vals...); err != nil {
+			t.Fatal(err)
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			switch x := (*v.(*any)).(type) {
+			case nil:
+				row[i] = "<nil>"
+			case []byte:
+				row[i] = string(x)
+			default:
+				row[i] = fmt.Sprint(x)
+			}
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// wantRows fails t unless q selects exactly want, row by row.
+func wantRows(t testing.TB, db *sql.DB, q string, want ...[]string) {
+	t.Helper()
+	got := rowsOf(t, db, q)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s\n got %q\nwant %q", strings.Join(strings.Fields(q), " "), got, want)
+	}
+}
+
+// checkAdopted checks every row the fixture's tables were carried to, and what was kept.
+func checkAdopted(t testing.TB, path string) {
+	t.Helper()
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	latest, err := LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, db, `SELECT version, dirty FROM schema_migrations`, []string{fmt.Sprint(latest), "0"})
+	adoptedAt := rowsOf(t, db, `SELECT created_at FROM event_queue WHERE id = 5`)[0][0]
+	if at, _ := strconv.ParseInt(adoptedAt, 10, 64); time.Since(time.UnixMilli(at)) > time.Hour {
+		t.Errorf("the adoption's reindex request is stamped %s, not now", adoptedAt)
+	}
+	wantRows(t, db, `SELECT id, username, email, password_hash, is_admin, display_name, bio, created_at, avatar_key,
+		banner_key, also_known_as, profile_fields FROM users ORDER BY username`,
+		[]string{lgAlice, "alice", "alice@example.org", "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA", "1", "Alice A.",
+			"Films.", "2024-03-01T10:20:30.123Z", "avatars/alice.webp", "banners/alice.webp", "https://old.example/users/alice",
+			`[{"name":"Site","value":"https://a.example"},{"name":"Pronouns","value":"she/her"}]`},
+		[]string{lgBob, "bob", "bob@example.org", "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", "0", "<nil>", "<nil>",
+			"2024-03-02T08:00:00.000Z", "<nil>", "<nil>", "<nil>", "[]"})
+	wantRows(t, db, `SELECT user_id, federate_reviews, federate_watchlist, federate_goals FROM user_settings`,
+		[]string{lgAlice, "1", "0", "0"})
+	wantRows(t, db, `SELECT id, external_metadata_id, title, release_year, director, poster_path, created_at, genres,
+		runtime_minutes, original_language, overview, collection_name FROM movies ORDER BY title`,
+		[]string{lgHandMade, "<nil>", "Home Movie", "2020", "<nil>", "<nil>", "2024-03-06T21:00:00.000Z", "[]", "<nil>",
+			"<nil>", "<nil>", "<nil>"},
+		[]string{lgMatrix, "tmdb:603", "The Matrix", "1999", "Lana Wachowski", "posters/" + lgMatrix + ".webp",
+			"2024-02-02T10:00:00.000Z", `["Action","Science Fiction"]`, "136", "en", "A hacker learns.", "The Matrix Collection"})
+	wantRows(t, db, `SELECT id, external_id, name, known_for_department, profile_path, biography, birthday, place_of_birth,
+		imdb_id, enriched_at FROM people ORDER BY name`,
+		[]string{"55555555-5555-4555-8555-555555555555", "tmdb:6384", "Keanu Reeves", "Acting", "/k.jpg", "Actor.",
+			"1964-09-02", "Beirut", "nm0000206", "2024-03-03T09:00:00.000Z"},
+		[]string{"66666666-6666-4666-8666-666666666666", "tmdb:9339", "Lana Wachowski", "Directing", "<nil>", "<nil>",
+			"<nil>", "<nil>", "<nil>", "<nil>"})
+	wantRows(t, db, `SELECT movie_id, person_id, kind, role, department, billing_order FROM movie_credits ORDER BY kind`,
+		[]string{lgMatrix, "55555555-5555-4555-8555-555555555555", "cast", "Neo", "<nil>", "0"},
+		[]string{lgMatrix, "66666666-6666-4666-8666-666666666666", "crew", "Director", "Directing", "<nil>"})
+	wantRows(t, db, `SELECT id, user_id, movie_id, rating, comment, watch_medium, watched_at, created_at, updated_at,
+		remote_actor_url, ap_id FROM reviews ORDER BY remote_actor_url IS NOT NULL, id`,
+		[]string{"77777777-7777-4777-8777-777777777771", lgAlice, lgMatrix, "5", "Whoa.", "cinema", "2024-03-05T20:00:00.000Z",
+			"2024-03-05T22:10:00.000Z", "2024-03-05T22:10:00.000Z", "<nil>", "<nil>"},
+		[]string{"77777777-7777-4777-8777-777777777772", lgBob, lgHandMade, "3", "<nil>", "<nil>", "2024-03-06T19:00:00.000Z",
+			"2024-03-06T21:00:00.000Z", "2024-03-06T21:00:00.000Z", "<nil>", "<nil>"},
+		// A remote review is re-keyed to the id our inbound path gives its object id.
+		[]string{federation.RemoteReviewID("https://social.example/reviews/1").String(), lgRemoteUser, lgMatrix, "4",
+			"Classic", "<nil>", "2024-02-01T18:00:00.000Z", "2024-02-02T10:00:00.000Z", "2024-02-02T10:00:00.000Z", lgRemote,
+			"https://social.example/reviews/1"})
+	wantRows(t, db, `SELECT user_id, movie_id, added_at FROM watchlist`, []string{lgBob, lgMatrix, "2024-03-04T12:00:00.000Z"})
+	wantRows(t, db, `SELECT follower_kind, follower_id, target_kind, target_id, status, created_at FROM follows
+		ORDER BY follower_id, target_id`,
+		[]string{"local", lgAlice, "local", lgBob, "accepted", "2024-03-01T02:00:00.000Z"},
+		[]string{"local", lgAlice, "remote", lgRemote, "accepted", "2024-03-01T01:00:00.000Z"},
+		[]string{"remote", lgRemote2, "local", lgBob, "pending", "2024-03-01T05:00:00.000Z"},
+		[]string{"remote", lgRemote, "local", lgAlice, "accepted", "2024-03-01T04:00:00.000Z"})
+	wantRows(t, db, `SELECT blocker_id, target_kind, target_id, created_at FROM blocks`,
+		[]string{lgBob, "remote", "https://spam.example/users/x", "2024-03-07T00:00:00.000Z"})
+	wantRows(t, db, `SELECT domain, reason, blocked_at FROM domain_blocks`,
+		[]string{"spam.example", "spam", "2024-03-07T00:00:01.000Z"})
+	wantRows(t, db, `SELECT url, inbox, shared_inbox, outbox, handle, display_name, key_id, public_key, fetched_at
+		FROM remote_actors ORDER BY url`,
+		[]string{lgRemote2, "https://other.example/users/dave/inbox", "<nil>", "<nil>", "@dave@other.example", "<nil>", "", "", "0"},
+		[]string{lgRemote, "https://social.example/users/carol/inbox", "https://social.example/inbox",
+			"https://social.example/users/carol/outbox", "@carol@social.example", "Carol", "", "", "0"})
+	wantRows(t, db, `SELECT owner_id, private_key_pem, public_key_pem, created_at FROM actor_keys ORDER BY owner_id`,
+		[]string{"00000000-0000-4000-8000-000000000000", "PRIVATE-I", "PUBLIC-I", "1704067200000"},
+		[]string{lgAlice, "PRIVATE-A", "PUBLIC-A", "1709288431000"})
+	wantRows(t, db, `SELECT activity_id, actor_url, received_at FROM inbox_activities`,
+		[]string{"https://social.example/activities/1", "", "1709265600000"})
+	wantRows(t, db, `SELECT id, user_id, status, start_date, end_date, created_at, completed_at, error_message, report
+		FROM wrapups ORDER BY id`,
+		[]string{"eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee1", lgAlice, "Ready", "2024-01-01", "2024-12-31",
+			"2025-01-01T00:00:00.000Z", "2025-01-01T00:01:00.000Z", "<nil>", `{"total_movies":2}`},
+		[]string{"eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee2", lgAlice, "Failed", "2024-01-01", "2024-12-31",
+			"2024-12-01T00:00:00.000Z", "2024-12-01T00:01:00.000Z",
+			"superseded when adopted from movies-diary: another live wrap-up covers the same range", `{"total_movies":1}`},
+		[]string{"eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee3", "<nil>", "Pending", "2024-01-01", "2024-12-31",
+			"2025-01-02T00:00:00.000Z", "<nil>", "<nil>", "<nil>"},
+		[]string{"eeeeeeee-eeee-4eee-8eee-eeeeeeeeeee4", lgBob, "Failed", "2023-01-01", "2023-12-31",
+			"2024-01-01T00:00:00.000Z", "<nil>", "no reviews", "<nil>"})
+	wantRows(t, db, `SELECT id, user_id, year, target_count, created_at, updated_at FROM goals`,
+		[]string{"ffffffff-ffff-4fff-8fff-ffffffffffff", lgAlice, "2025", "50", "2025-01-01T10:00:00.000Z", "2025-01-01T10:00:00.000Z"})
+	wantRows(t, db, `SELECT count(*) FROM refresh_sessions`, []string{"0"})
+
+	// The outbox: every legacy row has its own random v4 event id; the stranded processing row
+	// has a claim old enough to be taken over at once; times are Unix ms.
+	wantRows(t, db, `SELECT id, status, attempts, created_at, next_attempt_at, claimed_at, last_error FROM event_queue ORDER BY id`,
+		[]string{"1", "pending", "0", "1735787045000", "1735787045000", "<nil>", "<nil>"},
+		[]string{"2", "processing", "1", "1735787046000", "1735787046000", "0", "nack"},
+		[]string{"3", "done", "0", "1735787047000", "1735787047000", "<nil>", "<nil>"},
+		[]string{"4", "dead_lettered", "5", "1735787048000", "1735787048000", "<nil>", "max attempts reached"},
+		[]string{"5", "pending", "0", adoptedAt, adoptedAt, "<nil>", "<nil>"})
+	// The adoption's own event: rebuild the search index (the original's was dropped).
+	wantRows(t, db, `SELECT event_type, payload FROM event_queue WHERE id = 5`,
+		[]string{"SearchReindexRequested", `{"type":"SearchReindexRequested"}`})
+	seen := map[string]bool{}
+	for _, r := range rowsOf(t, db, `SELECT event_id FROM event_queue WHERE id < 5`) {
+		u, err := uuid.Parse(r[0])
+		if err != nil || u.Version() != 4 || seen[r[0]] {
+			t.Errorf("legacy row's event id %q: not a fresh v4 UUID (%v)", r[0], err)
+		}
+		seen[r[0]] = true
+	}
+
+	// What our schema has no place for yet stays, as plain copies; what was carried is gone.
+	wantRows(t, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'legacy%' ORDER BY name`,
+		[]string{"legacy__sqlx_migrations"}, []string{"legacy_ap_announces"}, []string{"legacy_ap_followers"},
+		[]string{"legacy_ap_following"}, []string{"legacy_ap_remote_actors"}, []string{"legacy_ap_remote_watchlist_entries"},
+		[]string{"legacy_import_profiles"}, []string{"legacy_remote_goals"}, []string{"legacy_watch_events"}, []string{"legacy_webhook_tokens"})
+	wantRows(t, db, `SELECT id, user_id, token_hash, provider, label, created_at, last_used_at FROM legacy_webhook_tokens`,
+		[]string{"99999999-9999-4999-8999-999999999999", lgBob, "c0ffee", "jellyfin", "living room", "2024-03-01 00:00:00", "<nil>"})
+	wantRows(t, db, `SELECT id, user_id, name, field_mappings, created_at FROM legacy_import_profiles`,
+		[]string{"bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", lgAlice, "Letterboxd", `{"title":"Name"}`, "2024-03-01 00:00:00"})
+	wantRows(t, db, `SELECT local_user_id, remote_actor_url, follow_activity_id, status FROM legacy_ap_following ORDER BY created_at`,
+		[]string{lgAlice, lgRemote, lgBase + "/activities/f1", "accepted"}, []string{lgAlice, lgBase + "/users/" + lgBob, "", "accepted"},
+		[]string{lgBob, lgRemote2, lgBase + "/activities/f2", "rejected"})
+	wantRows(t, db, `SELECT count(*) FROM legacy_watch_events`, []string{"1"})
+	wantRows(t, db, `SELECT count(*) FROM legacy_ap_announces`, []string{"1"})
+	wantRows(t, db, `SELECT count(*) FROM legacy_remote_goals`, []string{"1"})
+	wantRows(t, db, `SELECT count(*) FROM legacy_ap_remote_watchlist_entries`, []string{"1"})
+	// The profile document, as our enrichment writes it, from the original's profile tables.
+	wantRows(t, db, `SELECT movie_id, profile, enriched_at FROM movie_profiles`,
+		[]string{lgMatrix, `{"tmdb_id":603,"imdb_id":"tt0133093","overview":"A hacker learns.","tagline":"Free your mind",` +
+			`"runtime_minutes":136,"budget_usd":63000000,"revenue_usd":463517383,"vote_average":8.2,"vote_count":26000,` +
+			`"original_language":"en","collection_name":"The Matrix Collection",` +
+			`"genres":[{"tmdb_id":28,"name":"Action"},{"tmdb_id":878,"name":"Science Fiction"}],` +
+			`"keywords":[{"tmdb_id":310,"name":"artificial intelligence"}],` +
+			`"cast":[{"person_id":"55555555-5555-4555-8555-555555555555","tmdb_person_id":6384,"name":"Keanu Reeves",` +
+			`"character":"Neo","billing_order":0,"profile_path":"/k.jpg"}],` +
+			`"crew":[{"person_id":"66666666-6666-4666-8666-666666666666","tmdb_person_id":9339,"name":"Lana Wachowski",` +
+			`"job":"Director","department":"Directing","profile_path":null}],"enriched_at":"2024-03-03T09:00:00Z"}`,
+			"2024-03-03T09:00:00.000Z"})
+	// Nothing in our tables breaks a foreign key.
+	wantRows(t, db, `SELECT count(*) FROM pragma_foreign_key_check`, []string{"0"})
+}
+
+// backups lists the backup files beside path.
+func backups(t testing.TB, path string) []string {
+	t.Helper()
+	m, err := filepath.Glob(path + ".movies-diary-backup*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestAdoptCarriesEveryRow(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	orig, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := tableCounts(ctx, orig)
+	orig.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatalf("migrate a movies-diary database: %v", err)
+	}
+	checkAdopted(t, path)
+
+	// The backup is the original, unchanged.
+	b := backups(t, path)
+	if len(b) != 1 {
+		t.Fatalf("backups %v, want one", b)
+	}
+	bdb, err := openRaw(b[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	after, err := tableCounts(ctx, bdb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mapsEqual(before, after) {
+		t.Errorf("backup counts %v, original %v", after, before)
+	}
+	wantRows(t, bdb, `SELECT count(*) FROM _sqlx_migrations`, []string{"30"})
+	wantRows(t, bdb, `SELECT count(*) FROM sqlite_master WHERE name = 'schema_migrations'`, []string{"0"})
+}
+
+// TestAdoptServerAndWorkerAtOnce: two processes (the server and the worker) start on the same
+// original database at once; one adopts it, the other then finds an ordinary database.
+func TestAdoptServerAndWorkerAtOnce(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	start := make(chan struct{})
+	for i := range errs {
+		wg.Go(func() {
+			s, err := Open(ctx, path)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer s.Close()
+			<-start
+			errs[i] = s.Migrate(ctx, testLogger(t))
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("process %d: %v", i, err)
+		}
+	}
+	checkAdopted(t, path)
+	if b := backups(t, path); len(b) != 1 {
+		t.Errorf("backups %v, want exactly one", b)
+	}
+}
+
+// TestAdoptServerAndWorkerProcesses is the same with two real processes (the file lock is what
+// serialises them).
+func TestAdoptServerAndWorkerProcesses(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	runMigrateChildren(t, path, 2)
+	checkAdopted(t, path)
+	if b := backups(t, path); len(b) != 1 {
+		t.Errorf("backups %v, want exactly one", b)
+	}
+}
+
+// TestAdoptedProcessingRowDeliveredOnce: the row the original left stranded in 'processing' is
+// claimed again at once and delivered exactly once, like the pending one; done and
+// dead-lettered rows are not delivered.
+func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	s := openStore(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids := map[string]string{} // status -> event id
+	for _, r := range rowsOf(t, db, `SELECT status, event_id FROM event_queue WHERE id < 5`) {
+		ids[r[0]] = r[1]
+	}
+	// A movies-diary process not stopped in time writes the way it always did: no event id.
+	if _, err := db.Exec(`INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested',
+		'{"type":"SearchReindexRequested"}')`); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	calls := map[string]int{}
+	engine, err := delivery.NewEngine(delivery.Config{Logger: testLogger(t)}, s.Ledger(), delivery.Handler{
+		Name: "count", Types: []string{"SearchReindexRequested"},
+		Handle: func(_ context.Context, e delivery.Envelope) error {
+			mu.Lock()
+			defer mu.Unlock()
+			calls[e.EventID]++
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.Queue(QueueConfig{Logger: testLogger(t)})
+	defer q.Close()
+	pump := delivery.NewPump(q, engine, delivery.PumpConfig{Logger: testLogger(t)})
+	done := make(chan error, 1)
+	go func() { done <- pump.Run(ctx) }()
+	deliverytest.Eventually(t, 10*time.Second, "legacy pending and processing rows done", func() bool {
+		return rowsOf(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`)[0][0] == "5"
+	})
+	cancel()
+	if err := <-done; err != nil && ctx.Err() == nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The legacy processing and pending rows, the adoption's reindex request and the row
+	// without an id (delivered as "", without dedup), each once.
+	if calls[ids["processing"]] != 1 || calls[ids["pending"]] != 1 || calls[""] != 1 || len(calls) != 4 {
+		t.Errorf("deliveries %v, want the processing row %s, the pending one %s, the reindex request and the id-less row once each",
+			calls, ids["processing"], ids["pending"])
+	}
+	wantRows(t, db, `SELECT handler, status FROM processed_events WHERE event_id = '`+ids["processing"]+`'`,
+		[]string{"count", "done"})
+}
+
+// runMigrateChildren starts n processes that migrate path (TestMain's child mode), releases
+// them at once and waits for all; any failure fails t.
+func runMigrateChildren(t *testing.T, path string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	release := make([]func() error, n)
+	for i := range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "SQLITE_TEST_MIGRATE_CHILD="+path)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		release[i] = stdin.Close
+		wg.Go(func() {
+			if err := cmd.Wait(); err != nil {
+				errs[i] = fmt.Errorf("process %d: %v: %s", i, err, out.String())
+			}
+		})
+	}
+	for _, r := range release {
+		r()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// dumpDB is every row of every table, for comparing a database before and after a start.
+func dumpDB(t testing.TB, path string) string {
+	t.Helper()
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var b strings.Builder
+	for _, r := range rowsOf(t, db, `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`) {
+		fmt.Fprintf(&b, "%s\n", r[1])
+		if strings.HasPrefix(r[1], "CREATE VIRTUAL") {
+			continue
+		}
+		fmt.Fprintf(&b, "%q\n", rowsOf(t, db, `SELECT * FROM "`+r[0]+`"`))
+	}
+	return b.String()
+}
+
+func TestAdoptSecondStartChangesNothing(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	first := dumpDB(t, path)
+	s2 := openStore(t, path)
+	if err := s2.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatalf("second start: %v", err)
+	}
+	if second := dumpDB(t, path); second != first {
+		t.Errorf("the second start changed the database:\nbefore %s\nafter %s", first, second)
+	}
+	if b := backups(t, path); len(b) != 1 {
+		t.Errorf("backups %v after two starts, want one", b)
+	}
+}
+
+// TestAdoptRefusesAnOlderOriginal: a database the original left at an older schema is refused,
+// unchanged, with the way forward in the error.
+func TestAdoptRefusesAnOlderOriginal(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM _sqlx_migrations WHERE version = 29`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	s := openStore(t, path)
+	err = s.Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "last movies-diary release") {
+		t.Fatalf("migrate an older original: %v, want a refusal naming the way forward", err)
+	}
+	if dumpDB(t, path) != before {
+		t.Error("a refused adoption changed the database")
+	}
+	if b := backups(t, path); len(b) != 0 {
+		t.Errorf("backups %v for a refused adoption", b)
+	}
+}
+
+// TestAdoptRefusesWithoutBackup: when the backup cannot be written (here its name is taken by a
+// directory that VACUUM INTO cannot replace), nothing is changed and start-up fails.
+func TestAdoptRefusesWithoutBackup(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	// Every name a backup may take in the next minute is a directory with content, so VACUUM
+	// INTO fails.
+	names := []string{path + ".movies-diary-backup"}
+	for i := range 60 {
+		names = append(names, path+".movies-diary-backup-"+time.Now().UTC().Add(time.Duration(i)*time.Second).Format("20060102T150405Z"))
+	}
+	for _, name := range names {
+		if err := os.MkdirAll(filepath.Join(name, "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := dumpDB(t, path)
+	s := openStore(t, path)
+	err := s.Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "no verified backup") {
+		t.Fatalf("migrate without a possible backup: %v, want a refusal", err)
+	}
+	if dumpDB(t, path) != before {
+		t.Error("adoption without a backup changed the database")
+	}
+}
+
+// TestAdoptAfterAFailedStart: a moviesdiary build from before adoption, started on the original,
+// failed at 0001 and left schema_migrations dirty at version 1; adoption replaces it.
+func TestAdoptAfterAFailedStart(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version uint64, dirty bool);
+		INSERT INTO schema_migrations VALUES (1, true)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := openStore(t, path)
+	if err := s.Migrate(context.Background(), testLogger(t)); err != nil {
+		t.Fatalf("migrate after a failed start: %v", err)
+	}
+	checkAdopted(t, path)
+}
+
+// TestAdoptRefusesAMixedDatabase: _sqlx_migrations beside a schema of ours past version 1 is
+// neither database; it is refused unchanged.
+func TestAdoptRefusesAMixedDatabase(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE schema_migrations (version uint64, dirty bool);
+		INSERT INTO schema_migrations VALUES (105, false)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	s := openStore(t, path)
+	if err := s.Migrate(context.Background(), testLogger(t)); err == nil || !strings.Contains(err.Error(), "neither") {
+		t.Fatalf("migrate a mixed database: %v, want a refusal", err)
+	}
+	if dumpDB(t, path) != before {
+		t.Error("a refused adoption changed the database")
+	}
+}
+
+// TestCarriesInMigrationOrder: the steps run in the order of the migrations they need, and each
+// needs one at or below adoptVersion.
+func TestCarriesInMigrationOrder(t *testing.T) {
+	t.Parallel()
+	prev := uint64(0)
+	for _, c := range carries {
+		if c.need() < prev || c.need() > adoptVersion {
+			t.Errorf("carry %s needs %d after a step needing %d (adoptVersion %d)", c.name, c.need(), prev, adoptVersion)
+		}
+		prev = c.need()
+	}
+}
+
+// TestAdoptRefusesAWriteAfterTheBackup: a movies-diary still running that writes between the
+// backup and the conversion (here an edit, which leaves every row count as it was) stops the
+// adoption; nothing of it is applied.
+func TestAdoptRefusesAWriteAfterTheBackup(t *testing.T) {
+	path := newLegacyDB(t)
+	adoptAfterBackup = func(p string) {
+		db, err := sql.Open("sqlite3", "file:"+p)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer db.Close()
+		if _, err := db.Exec(`UPDATE users SET bio = 'edited meanwhile' WHERE username = 'bob'`); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { adoptAfterBackup = nil })
+	s := openStore(t, path)
+	err := s.Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "changed while it was backed up") {
+		t.Fatalf("migrate with a write after the backup: %v, want a refusal", err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name IN ('_sqlx_migrations', 'legacy_users', 'schema_migrations')`,
+		[]string{"1"})
+	wantRows(t, db, `SELECT bio FROM users WHERE username = 'bob'`, []string{"edited meanwhile"})
+}
+
+// TestAdoptedRemoteReviewTakesUpdates: an Update from the author of a review the original
+// stored lands on the carried row (re-keyed to our id), not on a second one or an error.
+func TestAdoptedRemoteReviewTakesUpdates(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	const apID = "https://social.example/reviews/1"
+	ext := "tmdb:603"
+	err := s.SaveRemoteReview(ctx, domain.RemoteReview{
+		ID: federation.RemoteReviewID(apID), APID: apID, ActorURL: lgRemote, UserID: federation.RemoteUserID(lgRemote),
+		Movie:  domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: &ext, Title: "The Matrix", ReleaseYear: 1999},
+		Rating: 2, WatchedAt: time.Date(2024, 2, 1, 18, 0, 0, 0, time.UTC), Published: time.Date(2024, 2, 2, 10, 0, 0, 0, time.UTC),
+	})
+	if err != nil {
+		t.Fatalf("update an adopted remote review: %v", err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT id, rating FROM reviews WHERE ap_id = '`+apID+`'`,
+		[]string{federation.RemoteReviewID(apID).String(), "2"})
+}
+
+// TestAdoptRefusesCaseTwins: two original accounts whose user names differ only in letter case
+// are named in the refusal, before anything is written.
+func TestAdoptRefusesCaseTwins(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO users (id, email, username, password_hash, created_at)
+		VALUES ('12121212-1212-4121-8121-121212121212', 'other@example.org', 'Alice', 'x', '2024-03-01 00:00:00')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	s := openStore(t, path)
+	err = s.Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "username alice / Alice") && !strings.Contains(err.Error(), "username Alice / alice") {
+		t.Fatalf("migrate with case twins: %v, want a refusal naming them", err)
+	}
+	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
+		t.Error("a refused adoption changed the database or wrote a backup")
+	}
+}
+
+// TestAdoptedDataServesReads: what the adoption carried reads back through the store: the
+// profile document, and the search index the enqueued reindex rebuilds (a keyword from the
+// original's keywords table, a cast name from its cast table).
+func TestAdoptedDataServesReads(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := s.MovieProfile(ctx, uuid.MustParse(lgMatrix))
+	if err != nil || !strings.Contains(string(doc), `"tagline":"Free your mind"`) {
+		t.Fatalf("profile %s, %v", doc, err)
+	}
+	if err := s.Reindex(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"artificial", "keanu", "matrix"} {
+		hits, err := s.SearchMovies(ctx, search.Query{Text: text, Page: domain.Page{Limit: 10}})
+		if err != nil || len(hits.Items) != 1 || hits.Items[0].ID.String() != lgMatrix {
+			t.Errorf("search %q: %+v, %v; want The Matrix", text, hits, err)
+		}
+	}
+}
