@@ -44,8 +44,8 @@ func main() {
 	}
 }
 
-// newAPI wires the API over the store from the configuration.
-func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness) (*httpapi.Server, error) {
+// newAPI wires the site (web pages in front of the API) over the store from the configuration.
+func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness) (*app.Site, error) {
 	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	if err != nil {
 		return nil, err
 	}
-	return app.NewAPI(store, app.Options{
+	return app.NewSite(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
 		TrustedProxies:    trusted,
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,

@@ -53,6 +53,9 @@ type Options struct {
 	Metrics *metrics.Server
 	// Federation, when set, serves the ActivityPub routes and lets users follow remote actors.
 	Federation *activitypub.Federation
+	// RootToClient leaves "/" to the API (WEB_CLIENT_DIR's client) instead of the web pages'
+	// home page (NewSite).
+	RootToClient bool
 }
 
 // NewAPI builds the HTTP server with every use case over store.

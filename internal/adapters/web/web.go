@@ -1,0 +1,100 @@
+// Package web is the server-rendered interface: HTML pages over the same use cases as the REST
+// API, usable with JavaScript turned off. Templates and the stylesheet are embedded, so the one
+// binary serves them with no build step. Handlers only translate forms and queries into use-case
+// calls and results into template data; every rule stays in the use cases.
+//
+// The pages sit in front of the API: Handler(next) serves its own paths and hands every other
+// request (the REST API, the federation routes, images) to next.
+package web
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/usecase/auth"
+	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/moderation"
+	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/profile"
+	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/search"
+	"moviesdiary/internal/usecase/social"
+	"moviesdiary/internal/usecase/user"
+	"moviesdiary/internal/usecase/watchlist"
+	"moviesdiary/internal/usecase/wrapup"
+)
+
+// Deps are the pages' collaborators: the same use cases the REST API calls.
+type Deps struct {
+	Log *slog.Logger
+	// BaseURL is the public URL of the instance; https makes the cookies Secure.
+	BaseURL string
+	// RefreshTTL is how long the session cookies live (the refresh token's lifetime).
+	RefreshTTL time.Duration
+	// Authenticate checks an access token and that its user still exists.
+	Authenticate func(ctx context.Context, token string) (uuid.UUID, error)
+
+	Auth       *auth.Service
+	Reviews    *review.Service
+	Movies     *movie.Service
+	Watchlist  *watchlist.Service
+	Social     *social.Service
+	WrapUps    *wrapup.Service
+	Users      *user.Service
+	Search     *search.Service
+	Profiles   *profile.Service
+	Goals      *goal.Service
+	Moderation *moderation.Service
+
+	// RootToClient leaves "/" to next (WEB_CLIENT_DIR's single-page client); the pages keep
+	// their other paths.
+	RootToClient bool
+	// ActorPages serves GET /users/{id} (a user's page) itself, for a server without the
+	// federation routes; with them, the actor route hands browsers to ProfilePage.
+	ActorPages bool
+}
+
+// Server renders the pages.
+type Server struct {
+	Deps
+	log    *slog.Logger
+	pages  pages
+	secure bool // secure: BASE_URL is https, so cookies are Secure and __Host- prefixed
+}
+
+// New parses the embedded templates and builds the server.
+func New(d Deps) (*Server, error) {
+	d.Log = cmp.Or(d.Log, slog.Default())
+	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
+	d.RefreshTTL = cmp.Or(d.RefreshTTL, auth.RefreshTTLDefault)
+	p, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{Deps: d, log: d.Log, pages: p, secure: strings.HasPrefix(d.BaseURL, "https://")}, nil
+}
+
+// Handler serves the pages and hands any other request to next.
+func (s *Server) Handler(next http.Handler) http.Handler {
+	r := chi.NewRouter()
+	r.NotFound(next.ServeHTTP)
+	r.MethodNotAllowed(next.ServeHTTP)
+	r.Get("/static/style.css", serveCSS)
+	r.Group(func(r chi.Router) {
+		r.Use(s.headers)
+		s.routes(r)
+	})
+	return r
+}
+
+// ProfilePage is a user's page for GET /users/{id} (the actor URL a browser opens).
+func (s *Server) ProfilePage() http.Handler {
+	return s.headers(s.page(anyone, s.profile))
+}
