@@ -196,7 +196,9 @@ func (s *Server) watchlistRemove(w http.ResponseWriter, r *http.Request, v visit
 	if err := s.Watchlist.Remove(r.Context(), v.me.ID, *id); err != nil {
 		return err
 	}
-	return redirect(w, r, backTo(r, "/watchlist")+"done=removed")
+	// Always to the watchlist: a movie nobody reviewed leaves the catalogue with its last
+	// watchlist entry, so its page may be gone.
+	return redirect(w, r, "/watchlist?done=removed")
 }
 
 // backTo is the form's "back" field when it is a local path, else fallback, ready for a query

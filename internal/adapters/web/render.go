@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -212,12 +213,15 @@ func imageURL(p *string) string {
 	switch v := *p; {
 	case strings.HasPrefix(v, "https://"):
 		return v
-	case strings.Contains(v, "://"):
-		return ""
+	case imageKey.MatchString(v):
+		return "/images/" + v
 	default:
-		return "/images/" + strings.TrimPrefix(v, "/")
+		return ""
 	}
 }
+
+// imageKey is the shape of a stored image's key (posters/…, avatars/…).
+var imageKey = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9/_.-]*$`)
 
 var mediumLabels = map[domain.WatchMedium]string{
 	domain.MediumCinema: "Cinema", domain.MediumStreaming: "Streaming", domain.MediumTV: "TV",
