@@ -216,7 +216,6 @@ func (br *browser) logReview(title, year string, rating int, comment string) str
 	return strings.TrimSuffix(p.location(), "?done=logged")
 }
 
-
 var editLink = regexp.MustCompile(`/review/([0-9a-f-]{36})/edit\?movie=([0-9a-f-]{36})`)
 
 var ctx = context.Background()
