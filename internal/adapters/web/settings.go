@@ -6,11 +6,13 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/profile"
-	"moviesdiary/internal/usecase/user"
 	"moviesdiary/internal/usecase/wrapup"
 )
 
@@ -159,11 +161,10 @@ func (s *Server) domainAction(w http.ResponseWriter, r *http.Request, v visit) e
 }
 
 // wrapUpsPage lists the viewer's wrap-ups and the instance's; an admin also gets the request
-// form with the users to choose from.
+// form.
 type wrapUpsPage struct {
 	formState
 	WrapUps []domain.WrapUp
-	Users   []user.Summary
 	Year    int
 }
 
@@ -178,20 +179,16 @@ func (s *Server) renderWrapUps(w http.ResponseWriter, r *http.Request, v visit, 
 	if d.WrapUps, err = s.WrapUps.List(ctx, v.me.ID); err != nil {
 		return err
 	}
-	if v.me.Role == domain.RoleAdmin {
-		if d.Users, err = s.Users.List(ctx, v.me.ID); err != nil {
-			return err
-		}
-	}
 	return s.render(w, r, v, status, "wrapups", "Wrap-ups", d)
 }
 
-// generateWrapUp requests a wrap-up of a year, for a user (user) or the instance (user empty).
+// generateWrapUp requests a wrap-up of a year, for a user (the username typed) or the instance
+// (none).
 func (s *Server) generateWrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
 	year := r.PostFormValue("year")
 	c := wrapup.GenerateCommand{Admin: v.me.ID, StartDate: year + "-01-01", EndDate: year + "-12-31"}
 	var err error
-	if c.UserID, err = optionalUUID(r.PostFormValue("user")); err == nil {
+	if c.UserID, err = s.userNamed(r, strings.TrimSpace(r.PostFormValue("user"))); err == nil {
 		_, err = s.WrapUps.Generate(r.Context(), c)
 	}
 	if err != nil {
@@ -236,4 +233,22 @@ func (s *Server) wrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
 	}
 	title := "Wrap-up " + wu.StartDate.String() + " – " + wu.EndDate.String()
 	return s.render(w, r, v, http.StatusOK, "wrapup", title, d)
+}
+
+// userNamed is the id of the local user with that username, nil for "". The user list is read
+// only here, on the form's post: it is the slowest read of the instance, too slow for a page.
+func (s *Server) userNamed(r *http.Request, name string) (*uuid.UUID, error) {
+	if name == "" {
+		return nil, nil
+	}
+	users, err := s.Users.List(r.Context(), uuid.Nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range users {
+		if strings.EqualFold(u.User.Username, strings.TrimPrefix(name, "@")) {
+			return &u.User.ID, nil
+		}
+	}
+	return nil, domain.NotFound("No user is named %q.", name)
 }
