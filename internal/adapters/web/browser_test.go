@@ -144,6 +144,20 @@ func (tb *tab) shot(name string, width int64) {
 	tb.do(chromedp.EmulateViewport(1100, 900))
 }
 
+// dark switches prefers-color-scheme to dark (or back).
+func (tb *tab) dark(on bool) {
+	tb.t.Helper()
+	scheme := "light"
+	if on {
+		scheme = "dark"
+	}
+	tb.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	}))
+}
+
 // TestBrowserFlows runs the main flows in headless Chromium with JavaScript off: register, log
 // a review, edit it, the watchlist, follow and accept, the wrap-up, delete. It saves a
 // screenshot of each main page (desktop and 360 px) in $WEB_SCREENSHOT_DIR, or a temporary
@@ -178,7 +192,7 @@ func TestBrowserFlows(t *testing.T) {
 	// Edit it from the movie page.
 	ann.do(chromedp.Click(chromedp.CSS(`a[href^="/review/"]`)))
 	ann.waitText("h1", "Edit review")
-	ann.fill("#comment", " Better on the big screen.")
+	ann.fill("#comment", "Better on the big screen. ") // typed before the old text
 	ann.do(chromedp.Click(chromedp.CSS(`input[name=rating][value="5"]`)))
 	ann.submit("form.card button[type=submit]", "Review saved.")
 	ann.waitText("main", "Better on the big screen.")
@@ -223,6 +237,9 @@ func TestBrowserFlows(t *testing.T) {
 	ann.waitText("main", "Better on the big screen.")
 	ann.shot("home", 1100)
 	ann.shot("home-360", 360)
+	ann.dark(true)
+	ann.shot("home-dark", 1100)
+	ann.dark(false)
 	ann.open("/diary")
 	ann.shot("diary", 1100)
 	ann.do(chromedp.Click(chromedp.CSS(`.entry h3 a`)))
