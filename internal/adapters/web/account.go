@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 )
 
@@ -44,7 +45,22 @@ func authStatus(err error) int {
 	return statusOf(err)
 }
 
+// errTooMany refuses a log-in or registration over the IP's budget.
+var errTooMany = endpoint.Fail(http.StatusTooManyRequests, "Too many attempts from your address. Wait a minute and try again.")
+
+// throttled spends one of the client IP's log-in and registration attempts.
+func (s *Server) throttled(w http.ResponseWriter, r *http.Request) bool {
+	if s.limiter.Allow(endpoint.ClientIP(r, s.TrustedProxies)) {
+		return false
+	}
+	w.Header().Set("Retry-After", "60")
+	return true
+}
+
 func (s *Server) login(w http.ResponseWriter, r *http.Request, v visit) error {
+	if s.throttled(w, r) {
+		return errTooMany
+	}
 	sess, err := s.Auth.Login(r.Context(), r.PostFormValue("email"), r.PostFormValue("password"))
 	if err != nil {
 		if st := authStatus(err); st >= 500 {
@@ -62,6 +78,9 @@ func (s *Server) registerForm(w http.ResponseWriter, r *http.Request, v visit) e
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request, v visit) error {
+	if s.throttled(w, r) {
+		return errTooMany
+	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	refuse := func(err error) error {
 		if st := authStatus(err); st >= 500 {

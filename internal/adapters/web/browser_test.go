@@ -242,7 +242,7 @@ func TestBrowserFlows(t *testing.T) {
 	ann.dark(false)
 	ann.open("/diary")
 	ann.shot("diary", 1100)
-	ann.do(chromedp.Click(chromedp.CSS(`.entry h3 a`)))
+	ann.do(chromedp.Click(chromedp.CSS(`.entry .title a`)))
 	ann.waitText("h1", "Heat")
 	ann.shot("movie", 1100)
 	ann.shot("movie-360", 360)

@@ -35,9 +35,10 @@ type bundle struct {
 }
 
 type options struct {
-	baseURL      string
-	rootToClient bool
-	noFederation bool
+	baseURL       string
+	rootToClient  bool
+	noFederation  bool
+	authRateLimit int
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -51,7 +52,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	}
 	env := mediatest.New(t)
 	ao := app.Options{Log: env.Log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: true,
-		Hasher: fastHasher, Images: env.Local, RootToClient: o.rootToClient}
+		Hasher: fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit}
 	if !o.noFederation {
 		f, err := activitypub.New(env.Store, activitypub.Config{BaseURL: o.baseURL, Logger: env.Log})
 		if err != nil {

@@ -473,3 +473,20 @@ func TestRootToClientLeavesRootToTheAPI(t *testing.T) {
 		t.Errorf("API Content-Type %q", api.header.Get("Content-Type"))
 	}
 }
+
+func TestLogInIsLimitedPerIP(t *testing.T) {
+	t.Parallel()
+	b := setup(t, options{authRateLimit: 3})
+	br := b.browser()
+	form := url.Values{"email": {"nobody@example.com"}, "password": {"wrong password"}}
+	for i := range 3 {
+		if st := br.post("/login", form).status; st != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: status %d, want 401", i+1, st)
+		}
+	}
+	p := mustStatus(t, br.post("/login", form), http.StatusTooManyRequests)
+	contains(t, p, "Too many attempts")
+	if p.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+}

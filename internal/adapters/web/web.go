@@ -12,12 +12,14 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
 	"moviesdiary/internal/usecase/moderation"
@@ -38,6 +40,11 @@ type Deps struct {
 	BaseURL string
 	// RefreshTTL is how long the session cookies live (the refresh token's lifetime).
 	RefreshTTL time.Duration
+	// AuthRateLimit is the per-IP budget per minute of the log-in and registration forms;
+	// default AuthRateLimitDefault.
+	AuthRateLimit int
+	// TrustedProxies may name the client in X-Forwarded-For for that limit (TRUSTED_PROXIES).
+	TrustedProxies []netip.Prefix
 	// Authenticate checks an access token and that its user still exists.
 	Authenticate func(ctx context.Context, token string) (uuid.UUID, error)
 
@@ -61,12 +68,16 @@ type Deps struct {
 	ActorPages bool
 }
 
+// AuthRateLimitDefault matches the REST API's per-IP budget of its auth routes.
+const AuthRateLimitDefault = 60
+
 // Server renders the pages.
 type Server struct {
 	Deps
-	log    *slog.Logger
-	pages  pages
-	secure bool // secure: BASE_URL is https, so cookies are Secure and __Host- prefixed
+	log     *slog.Logger
+	limiter *endpoint.IPLimiter
+	pages   pages
+	secure  bool // secure: BASE_URL is https, so cookies are Secure and __Host- prefixed
 }
 
 // New parses the embedded templates and builds the server.
@@ -78,7 +89,8 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{Deps: d, log: d.Log, pages: p, secure: strings.HasPrefix(d.BaseURL, "https://")}, nil
+	return &Server{Deps: d, log: d.Log, pages: p, secure: strings.HasPrefix(d.BaseURL, "https://"),
+		limiter: endpoint.NewIPLimiter(cmp.Or(d.AuthRateLimit, AuthRateLimitDefault))}, nil
 }
 
 // Handler serves the pages and hands any other request to next.
