@@ -1,8 +1,12 @@
 package web_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -489,4 +493,54 @@ func TestLogInIsLimitedPerIP(t *testing.T) {
 	if p.header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
+}
+
+func TestEscapesRemoteActors(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	annID := b.userID("ann")
+	hostile := `https://remote.example/users/"><script>alert(1)</script>`
+	if err := b.Store.AddRemoteFollower(ctx, annID, hostile, "https://remote.example/follows/1",
+		"http://diary.test/users/"+annID.String()); err != nil {
+		t.Fatal(err)
+	}
+	p := mustStatus(t, ann.get("/people"), http.StatusOK)
+	lacks(t, p, "<script>")
+	contains(t, p, "&lt;script&gt;", "remote")
+	// Accepting it posts the URL back as it was.
+	mustStatus(t, ann.post("/social/accept", url.Values{"actor_url": {hostile}}), http.StatusSeeOther)
+}
+
+func TestAvatarUpload(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	var img bytes.Buffer
+	if err := png.Encode(&img, image.NewRGBA(image.Rect(0, 0, 8, 8))); err != nil {
+		t.Fatal(err)
+	}
+	upload := func(data []byte, csrf string) page {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		_ = mw.WriteField("csrf", csrf)
+		_ = mw.WriteField("display_name", "Ann")
+		fw, _ := mw.CreateFormFile("avatar", "me.png")
+		_, _ = fw.Write(data)
+		_ = mw.Close()
+		req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/settings/profile", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		return ann.do(req)
+	}
+	mustStatus(t, upload(img.Bytes(), "forged"), http.StatusForbidden)
+	if key := b.String(`SELECT avatar_key FROM users WHERE username = 'ann'`); key != "" {
+		t.Fatalf("a refused form stored avatar %q", key)
+	}
+	bad := upload([]byte("not an image"), ann.csrf())
+	if bad.status < 400 || bad.status >= 500 {
+		t.Errorf("not an image: status %d", bad.status)
+	}
+	mustStatus(t, upload(img.Bytes(), ann.csrf()), http.StatusSeeOther)
+	p := mustStatus(t, ann.get("/u/"+b.userID("ann").String()), http.StatusOK)
+	contains(t, p, `class="avatar" src="/images/`, `loading="lazy"`)
 }

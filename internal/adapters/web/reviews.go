@@ -381,6 +381,9 @@ func (s *Server) actorView(a domain.Actor) actorView {
 		if strings.HasPrefix(a.Identity.ID, "https://") {
 			av.Link = a.Identity.ID
 		}
+		if av.Name == "" {
+			av.Name, av.Handle = a.Identity.ID, ""
+		}
 	}
 	return av
 }
