@@ -69,7 +69,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, v visit) error {
 		return s.render(w, r, v, authStatus(err), "login", "Log in",
 			formState{Err: authMessage(err), Values: formValues(r, "email", "next")})
 	}
-	s.startSession(w, sess)
+	s.beginSession(w, sess)
 	return redirect(w, r, localPath(r.PostFormValue("next")))
 }
 
@@ -100,7 +100,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, v visit) error
 	if err != nil {
 		return refuse(err)
 	}
-	s.startSession(w, sess)
+	s.beginSession(w, sess)
 	return redirect(w, r, "/?done=registered")
 }
 

@@ -544,3 +544,19 @@ func TestAvatarUpload(t *testing.T) {
 	p := mustStatus(t, ann.get("/u/"+b.userID("ann").String()), http.StatusOK)
 	contains(t, p, `class="avatar" src="/images/`, `loading="lazy"`)
 }
+
+func TestLogInRenewsTheCSRFToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.register("ann")
+	br := b.browser()
+	before := br.csrf()
+	mustStatus(t, br.post("/login", url.Values{"email": {"ann@example.com"}, "password": {"correct horse"}}), http.StatusSeeOther)
+	after := br.csrf()
+	if after == before {
+		t.Error("the CSRF token survived the log-in")
+	}
+	// The old token no longer works; the new one does.
+	mustStatus(t, br.post("/watchlist/add", url.Values{"title": {"Alien"}, "year": {"1979"}, "csrf": {before}}), http.StatusForbidden)
+	mustStatus(t, br.post("/watchlist/add", url.Values{"title": {"Alien"}, "year": {"1979"}}), http.StatusSeeOther)
+}

@@ -82,6 +82,13 @@ func (s *Server) startSession(w http.ResponseWriter, sess auth.Session) {
 	s.setCookie(w, refreshCookie, sess.RefreshToken, s.RefreshTTL)
 }
 
+// beginSession starts the session of a log-in and gives it a new CSRF token: a token known before
+// the log-in (say, planted in a shared browser) does not carry over into the session.
+func (s *Server) beginSession(w http.ResponseWriter, sess auth.Session) {
+	s.startSession(w, sess)
+	s.newCSRFToken(w)
+}
+
 func (s *Server) endSession(w http.ResponseWriter) {
 	s.clearCookie(w, accessCookie)
 	s.clearCookie(w, refreshCookie)
@@ -132,10 +139,15 @@ func (s *Server) csrfToken(w http.ResponseWriter, r *http.Request) string {
 	if t := s.cookie(r, csrfCookie); len(t) == 43 {
 		return t
 	}
+	return s.newCSRFToken(w)
+}
+
+// newCSRFToken sets a new random CSRF token in its cookie and returns it. The token outlives a
+// session, so a log-in form opened before signing in stays valid.
+func (s *Server) newCSRFToken(w http.ResponseWriter) string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	t := base64.RawURLEncoding.EncodeToString(b)
-	// The token outlives a session: a log-in form opened before signing in stays valid.
 	s.setCookie(w, csrfCookie, t, 365*24*time.Hour)
 	return t
 }
