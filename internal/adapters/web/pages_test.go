@@ -367,7 +367,7 @@ func TestWrapUpPages(t *testing.T) {
 	contains(t, mustStatus(t, ann.get("/wrapups/"+id), http.StatusOK), "still building")
 	generate(t, b, id)
 	p = mustStatus(t, ann.get("/wrapups/"+id), http.StatusOK)
-	contains(t, p, "Ready", "<strong>1</strong> movies", "cinema (1)", "★★★★☆</td><td>1<")
+	contains(t, p, "Ready", "<strong>1</strong> movies", "cinema (1)", "★★★★☆</td><td>1<", `<meter min="0" max="1" value="1">`)
 	// Another user's wrap-up does not exist for the caller.
 	mustStatus(t, b.register("carl").get("/wrapups/"+id), http.StatusNotFound)
 }

@@ -20,6 +20,7 @@ import (
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/endpoint"
+	"moviesdiary/internal/usecase/wrapup"
 )
 
 //go:embed templates/*.html
@@ -61,6 +62,21 @@ var funcs = template.FuncMap{
 	},
 	"add":  func(a, b int) int { return a + b },
 	"itoa": strconv.Itoa,
+	// most is the largest count of a month list or a rating distribution, the bars' scale.
+	"most": func(v any) int {
+		m := 1
+		switch l := v.(type) {
+		case []wrapup.MonthCount:
+			for _, c := range l {
+				m = max(m, c.Count)
+			}
+		case [5]int:
+			for _, c := range l {
+				m = max(m, c)
+			}
+		}
+		return m
+	},
 	"seq": func(n int) []int {
 		out := make([]int, n)
 		for i := range out {
