@@ -10,6 +10,7 @@ package web
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/endpoint"
@@ -100,10 +102,26 @@ func (s *Server) Handler(next http.Handler) http.Handler {
 	r.MethodNotAllowed(next.ServeHTTP)
 	r.Get("/static/style.css", serveCSS)
 	r.Group(func(r chi.Router) {
-		r.Use(s.headers)
+		r.Use(middleware.RequestID, s.recoverer, s.headers)
 		s.routes(r)
 	})
 	return r
+}
+
+// recoverer turns a panic in a page into a logged 500 page, never a dropped connection or a
+// stack trace in a body.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.fail(w, r, visit{}, fmt.Errorf("page panicked: %v", p))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ProfilePage is a user's page for GET /users/{id} (the actor URL a browser opens).
