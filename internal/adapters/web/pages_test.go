@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -559,4 +560,52 @@ func TestLogInRenewsTheCSRFToken(t *testing.T) {
 	// The old token no longer works; the new one does.
 	mustStatus(t, br.post("/watchlist/add", url.Values{"title": {"Alien"}, "year": {"1979"}, "csrf": {before}}), http.StatusForbidden)
 	mustStatus(t, br.post("/watchlist/add", url.Values{"title": {"Alien"}, "year": {"1979"}}), http.StatusSeeOther)
+}
+
+func TestPagesOpenedTogetherShareOneRefresh(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	u, _ := url.Parse(b.srv.URL)
+	var refresh string
+	for _, c := range ann.client.Jar.Cookies(u) {
+		if c.Name == "md_refresh" {
+			refresh = c.Value
+		}
+	}
+	// Two tabs restored at once: the access token has expired, both present the same refresh
+	// token. Neither may end the session.
+	open := func() page {
+		req, _ := http.NewRequest(http.MethodGet, b.srv.URL+"/diary", nil)
+		req.AddCookie(&http.Cookie{Name: "md_access", Value: "expired"})
+		req.AddCookie(&http.Cookie{Name: "md_refresh", Value: refresh})
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Error(err)
+			return page{}
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return page{status: resp.StatusCode, header: resp.Header, body: string(body)}
+	}
+	pages := make(chan page, 2)
+	for range 2 {
+		go func() { pages <- open() }()
+	}
+	var rotated []string
+	for range 2 {
+		p := <-pages
+		contains(t, p, "Log out")
+		for _, c := range (&http.Response{Header: p.header}).Cookies() {
+			if c.Name == "md_refresh" {
+				rotated = append(rotated, c.Value)
+			}
+		}
+	}
+	if len(rotated) != 2 || rotated[0] != rotated[1] || rotated[0] == refresh {
+		t.Fatalf("rotated refresh tokens %v", rotated)
+	}
+	// The rotated token still signs in: the family was not revoked.
+	refresh = rotated[0]
+	contains(t, open(), "Log out")
 }

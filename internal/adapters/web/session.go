@@ -119,7 +119,7 @@ func (s *Server) viewer(w http.ResponseWriter, r *http.Request) (*domain.User, e
 		}
 		return nil, nil
 	}
-	sess, err := s.Auth.Refresh(ctx, rt)
+	sess, err := s.refresher.refresh(ctx, rt)
 	if err != nil {
 		if status, _ := endpoint.StatusOf(err); status != http.StatusUnauthorized {
 			return nil, err

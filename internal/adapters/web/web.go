@@ -76,10 +76,11 @@ const AuthRateLimitDefault = 60
 // Server renders the pages.
 type Server struct {
 	Deps
-	log     *slog.Logger
-	limiter *endpoint.IPLimiter
-	pages   pages
-	secure  bool // secure: BASE_URL is https, so cookies are Secure and __Host- prefixed
+	log       *slog.Logger
+	limiter   *endpoint.IPLimiter
+	refresher *refresher
+	pages     pages
+	secure    bool // secure: BASE_URL is https, so cookies are Secure and __Host- prefixed
 }
 
 // New parses the embedded templates and builds the server.
@@ -91,8 +92,12 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{Deps: d, log: d.Log, pages: p, secure: strings.HasPrefix(d.BaseURL, "https://"),
-		limiter: endpoint.NewIPLimiter(cmp.Or(d.AuthRateLimit, AuthRateLimitDefault))}, nil
+	s := &Server{Deps: d, log: d.Log, pages: p, secure: strings.HasPrefix(d.BaseURL, "https://"),
+		limiter: endpoint.NewIPLimiter(cmp.Or(d.AuthRateLimit, AuthRateLimitDefault))}
+	if d.Auth != nil {
+		s.refresher = newRefresher(d.Auth.Refresh)
+	}
+	return s, nil
 }
 
 // Handler serves the pages and hands any other request to next.
