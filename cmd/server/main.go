@@ -36,8 +36,8 @@ func main() {
 	os.Exit(code)
 }
 
-// newAPI wires the API over the store from the configuration.
-func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*httpapi.Server, error) {
+// newAPI wires the site (web pages in front of the API) over the store from the configuration.
+func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*app.Site, error) {
 	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	if err != nil {
 		return nil, err
 	}
-	return app.NewAPI(store, app.Options{
+	return app.NewSite(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
 		TrustedProxies:    trusted,
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
@@ -79,6 +79,8 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 		Metrics: serverMetrics,
 
 		CORSOrigins: cfg.AllowedOrigins(), WebClientDir: cfg.WebClientDir,
+		// A hosted client (WEB_CLIENT_DIR) takes "/"; otherwise the web pages' home page answers it.
+		RootToClient: cfg.WebClientDir != "",
 	})
 }
 
@@ -149,7 +151,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	pruner := maintenance.NewRunner(maintenance.RunnerConfig{Interval: time.Hour, Logger: log, Now: now},
 		maintenance.NewSessionPruner(store, maintenance.JobConfig{Logger: log, Now: now}),
 		maintenance.NewImportCleaner(store, maintenance.JobConfig{Logger: log, Now: now}),
-		maintenance.NewImportResumer(api.Imports, maintenance.JobConfig{Logger: log, Now: now}))
+		maintenance.NewImportResumer(api.API.Imports, maintenance.JobConfig{Logger: log, Now: now}))
 	g.Go(func() error { return pruner.Run(gctx) })
 	return g.Wait()
 }

@@ -63,6 +63,9 @@ type Options struct {
 	CORSOrigins []string
 	// WebClientDir is a built web client to serve at /app/; empty for none.
 	WebClientDir string
+	// RootToClient leaves "/" to the API (WEB_CLIENT_DIR's client) instead of the web pages'
+	// home page (NewSite).
+	RootToClient bool
 }
 
 // NewAPI builds the HTTP server with every use case over store.

@@ -57,7 +57,7 @@ func TestActorProfileAndFeatured(t *testing.T) {
 	ep, _ := doc["endpoints"].(map[string]any)
 	if doc["name"] != "Alice <3" || doc["summary"] != "<p>Films &amp; more<br>daily</p>" || doc["featured"] != a.actor(alice)+"/featured" ||
 		doc["discoverable"] != true || doc["manuallyApprovesFollowers"] != true || doc["published"] == nil ||
-		ep["sharedInbox"] != a.base+"/inbox" || doc["type"] != "Person" || doc["url"] != a.base+"/app/users/"+alice.ID.String() {
+		ep["sharedInbox"] != a.base+"/inbox" || doc["type"] != "Person" || doc["url"] != a.base+"/u/"+alice.ID.String() {
 		t.Errorf("actor = %v", doc)
 	}
 	review := a.base + "/reviews/" + a.logReview(alice, 4).String()

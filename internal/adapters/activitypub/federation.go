@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -84,7 +85,14 @@ type Federation struct {
 	secure   bool
 	limit    *hostLimiter
 	version  string
+	// browserPage answers a browser (no ActivityPub Accept) at an actor URL: the user's web
+	// page; nil redirects to the web pages' /u/{id}.
+	browserPage http.Handler
 }
+
+// SetBrowserPage makes h answer browsers at actor URLs (the web interface's user page, which
+// reads the path's {id}). Call it before serving.
+func (f *Federation) SetBrowserPage(h http.Handler) { f.browserPage = h }
 
 var _ federation.Remote = (*Federation)(nil)
 

@@ -86,7 +86,7 @@ func TestFederatesWithTheFediverse(t *testing.T) {
 			note, _ := create.Activity["object"].(map[string]any)
 			content, _ := note["content"].(string)
 			if create.Inbox != "/inbox" || !strings.Contains(content, "<p>1 &lt; 2 &amp; &lt;b&gt;long&lt;/b&gt;<br>and good</p><p>second thought</p>") ||
-				!strings.HasPrefix(content, `<p>⭐⭐⭐⭐ <a href="`+a.base+"/app/movies/") || !strings.Contains(content, `">Heat (1995)</a></p>`) ||
+				!strings.HasPrefix(content, `<p>⭐⭐⭐⭐ <a href="`+a.base+"/movie/") || !strings.Contains(content, `">Heat (1995)</a></p>`) ||
 				note["summary"] != nil {
 				t.Errorf("Create at %s with content %q (summary %v)", create.Inbox, content, note["summary"])
 			}

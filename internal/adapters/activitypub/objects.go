@@ -35,13 +35,13 @@ type URLs struct{ federation.URLs }
 // KeyID is the id of a local actor's public key.
 func (u URLs) KeyID(id uuid.UUID) string { return u.Actor(id) + "#main-key" }
 
-// ProfilePage is the web page of a local actor: the web client's user page, or the instance's
+// ProfilePage is the web page of a local actor: its page among the web pages (/u/{id}), or the instance's
 // front page for the instance actor.
 func (u URLs) ProfilePage(id uuid.UUID) string {
 	if id == federation.InstanceActorID {
 		return u.Base + "/"
 	}
-	return u.Base + "/app/users/" + id.String()
+	return u.Base + "/u/" + id.String()
 }
 
 // SharedInbox is the instance's shared inbox.
@@ -221,7 +221,7 @@ func (u URLs) movieLink(m domain.Movie, text string) string {
 		}
 	}
 	if href == "" && m.ID != uuid.Nil {
-		href = u.Base + "/app/movies/" + m.ID.String()
+		href = u.Base + "/movie/" + m.ID.String()
 	}
 	if href == "" {
 		return html.EscapeString(text)

@@ -29,7 +29,7 @@ func (f *Federation) Routes() []endpoint.Route {
 		route(get, "/.well-known/webfinger", "WebFinger: the actor of acct:user@host", f.webFinger, 200, 400, 404),
 		route(get, "/.well-known/nodeinfo", "NodeInfo discovery", f.nodeInfoLinks, 200),
 		route(get, "/nodeinfo/2.0", "NodeInfo 2.0", f.nodeInfo, 200),
-		route(get, "/users/{id}", "A user's ActivityPub actor (browsers are redirected to the app)", f.actor, 200, 303, 400, 404),
+		route(get, "/users/{id}", "A user's ActivityPub actor (browsers get the user's page)", f.actor, 200, 303, 400, 404),
 		route(post, "/inbox", "Shared inbox: a signed activity, processed asynchronously", f.inbox, 202, 400, 401, 403, 413),
 		route(post, "/users/{id}/inbox", "A user's inbox: a signed activity, processed asynchronously", f.inbox, 202,
 			400, 401, 403, 404, 413),
@@ -163,7 +163,11 @@ func (f *Federation) actor(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !wantsAP(r) {
-		http.Redirect(w, r, "/app/users/"+u.ID.String(), http.StatusSeeOther)
+		if f.browserPage != nil {
+			f.browserPage.ServeHTTP(w, r)
+			return nil
+		}
+		http.Redirect(w, r, "/u/"+u.ID.String(), http.StatusSeeOther)
 		return nil
 	}
 	_, pub, err := f.keys.ActorKey(r.Context(), u.ID)
@@ -281,7 +285,7 @@ func (f *Federation) review(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !wantsAP(r) {
 		// A person following the link of a federated post lands on the movie in the web client.
-		http.Redirect(w, r, "/app/movies/"+m.ID.String(), http.StatusSeeOther)
+		http.Redirect(w, r, "/movie/"+m.ID.String(), http.StatusSeeOther)
 		return nil
 	}
 	counts, err := f.fed.Reactions(r.Context(), id)

@@ -53,7 +53,7 @@ func (s *Server) userFeed(format feedFormat) handlerFunc {
 			return err
 		}
 		f := s.newFeed(u.Username+"'s reviews on moviesdiary", "The newest reviews @"+u.Username+"@"+s.host()+" logged",
-			s.BaseURL+webClientPrefix+"users/"+u.ID.String(), entries)
+			s.BaseURL+"/u/"+u.ID.String(), entries)
 		f.Author = &feeds.Author{Name: u.Username}
 		return writeFeed(w, f, format)
 	}
@@ -68,7 +68,7 @@ func (s *Server) newFeed(title, description, link string, entries []review.Entry
 		rv, m := e.Review, e.Movie
 		item := &feeds.Item{
 			Title:       feedTitle(e),
-			Link:        &feeds.Link{Href: s.BaseURL + webClientPrefix + "movies/" + m.ID.String()},
+			Link:        &feeds.Link{Href: s.BaseURL + "/movie/" + m.ID.String()},
 			Author:      &feeds.Author{Name: e.UserDisplayName},
 			Description: feedDescription(e),
 			Id:          s.BaseURL + "/reviews/" + rv.ID.String(),

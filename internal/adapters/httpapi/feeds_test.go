@@ -78,7 +78,7 @@ func TestFeeds(t *testing.T) {
 		items[0].Title != "bob rated Ronin (1999) ★★★☆☆" || items[0].PubDate != "Tue, 05 Mar 2024 10:00:00 +0000" {
 		t.Errorf("first item = %+v", items[0])
 	}
-	if items[1].Link != "http://diary.test/app/movies/"+heat.String() || items[1].PubDate != "Fri, 01 Mar 2024 10:00:00 +0000" ||
+	if items[1].Link != "http://diary.test/movie/"+heat.String() || items[1].PubDate != "Fri, 01 Mar 2024 10:00:00 +0000" ||
 		items[1].Description != "<p>4/5</p><p>Pacino &lt;3 &amp; De Niro<br>the diner scene</p><p>Watched Jan 2, 2024</p>" {
 		t.Errorf("second item = %+v", items[1])
 	}
@@ -93,7 +93,7 @@ func TestFeeds(t *testing.T) {
 	}
 	if len(atom.Entries) != 1 || atom.Title != "alice's reviews on moviesdiary" ||
 		atom.Entries[0].ID != "http://diary.test/reviews/"+heatReview.String() || atom.Entries[0].Updated != "2024-03-02T11:00:00Z" ||
-		atom.Updated != "2024-03-02T11:00:00Z" || atom.ID != "http://diary.test/app/users/"+alice.id.String() {
+		atom.Updated != "2024-03-02T11:00:00Z" || atom.ID != "http://diary.test/u/"+alice.id.String() {
 		t.Errorf("alice's Atom feed = %+v", atom)
 	}
 	r = b.must(200, req{method: "GET", path: "/users/" + bob.id.String() + "/feed.rss"})

@@ -101,7 +101,7 @@ func TestHomeWithoutWebClient(t *testing.T) {
 			t.Errorf("home page lacks %q:\n%s", want, body)
 		}
 	}
-	// An actor page redirects browsers to /app/users/{id}, and that to this page.
+	// Without a hosted client, /app/* (bookmarks of the original client) lands on this page.
 	r = b.must(200, req{method: "GET", path: "/app/users/x"})
 	if !strings.Contains(string(r.body), "openapi.json") {
 		t.Errorf("/app/* without a client = %s", r.body)

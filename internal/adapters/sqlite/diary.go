@@ -70,7 +70,9 @@ func (s *Store) Feed(ctx context.Context, sort review.Sort, p domain.Page) (doma
 
 func (s *Store) entries(ctx context.Context, where string, args []any, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
 	out := domain.Paged[review.Entry]{Page: p}
-	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+entryFrom+where, args...); err != nil {
+	// The count reads reviews alone (where names only r): every review has its movie (a NOT
+	// NULL foreign key, enforced), and the joins made the count most of a feed page's time.
+	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM reviews r`+where, args...); err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
 	rows := pageOf[entryRow](p, out.Total)

@@ -1,0 +1,215 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/movie"
+	"moviesdiary/internal/usecase/review"
+	"moviesdiary/internal/usecase/search"
+	"moviesdiary/internal/usecase/watchlist"
+)
+
+// movieProfile is the part of the enriched profile document (GET /api/v1/movies/{id}/profile)
+// the movie page shows.
+type movieProfile struct {
+	Tagline     *string  `json:"tagline"`
+	VoteAverage *float64 `json:"vote_average"`
+	Cast        []struct {
+		PersonID    uuid.UUID `json:"person_id"`
+		Name        string    `json:"name"`
+		Character   string    `json:"character"`
+		ProfilePath *string   `json:"profile_path"`
+	} `json:"cast"`
+	Crew []struct {
+		PersonID uuid.UUID `json:"person_id"`
+		Name     string    `json:"name"`
+		Job      string    `json:"job"`
+	} `json:"crew"`
+}
+
+// movieReviews is the reviews on one page of a movie.
+const movieReviews = 20
+
+type moviePage struct {
+	Details     movie.Details
+	Profile     *movieProfile
+	History     review.History
+	Mine        []domain.Review
+	OnWatchlist bool
+	Pager       pager
+}
+
+func (s *Server) movie(w http.ResponseWriter, r *http.Request, v visit) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	p := pageOf(r, movieReviews)
+	d := moviePage{}
+	if d.Details, err = s.Movies.Details(ctx, id, p); err != nil {
+		return err
+	}
+	d.Pager = newPager(r, p, d.Details.Reviews.Total)
+	if doc, err := s.Movies.Profile(ctx, id); err == nil {
+		var mp movieProfile
+		if json.Unmarshal(doc, &mp) == nil {
+			d.Profile = &mp
+		}
+	} else if !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	if d.History, err = s.Reviews.MovieHistory(ctx, id); err != nil {
+		return err
+	}
+	if v.signedIn() {
+		for _, rv := range d.History.Viewings {
+			if rv.UserID == v.me.ID {
+				d.Mine = append(d.Mine, rv)
+			}
+		}
+		if d.OnWatchlist, err = s.Watchlist.Contains(ctx, v.me.ID, id); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, v, http.StatusOK, "movie", d.Details.Movie.Title, d)
+}
+
+type personPage struct {
+	Person     movie.Person
+	Cast, Crew []movie.Credit
+}
+
+func (s *Server) person(w http.ResponseWriter, r *http.Request, v visit) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	p, credits, err := s.Movies.Credits(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	d := personPage{Person: p}
+	for _, c := range credits {
+		if c.Cast {
+			d.Cast = append(d.Cast, c)
+		} else {
+			d.Crew = append(d.Crew, c)
+		}
+	}
+	return s.render(w, r, v, http.StatusOK, "person", p.Name, d)
+}
+
+// searchSize is the hits of each kind on one page of results.
+const searchSize = 20
+
+type searchPage struct {
+	Query   string
+	Results search.Results
+	Err     string
+	Pager   pager
+}
+
+func (d searchPage) errorText() string { return d.Err }
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request, v visit) error {
+	d := searchPage{Query: strings.TrimSpace(r.URL.Query().Get("q"))}
+	if d.Query != "" {
+		p := pageOf(r, searchSize)
+		res, err := s.Search.Search(r.Context(), search.Query{Text: d.Query, Page: p})
+		switch {
+		case err != nil && statusOf(err) >= 500:
+			return err
+		case err != nil:
+			d.Err = messageOf(err)
+		default:
+			d.Results = res
+			d.Pager = newPager(r, p, max(res.Movies.Total, res.People.Total))
+		}
+	}
+	return s.render(w, r, v, http.StatusOK, "search", "Search", d)
+}
+
+// watchlistSize is the entries on one page of the watchlist.
+const watchlistSize = 50
+
+type watchlistPage struct {
+	formState
+	Entries []watchlistEntry
+	Pager   pager
+}
+
+type watchlistEntry struct {
+	Movie   domain.Movie
+	AddedAt string
+}
+
+func (s *Server) watchlist(w http.ResponseWriter, r *http.Request, v visit) error {
+	return s.renderWatchlist(w, r, v, http.StatusOK, formState{})
+}
+
+func (s *Server) renderWatchlist(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+	p := pageOf(r, watchlistSize)
+	l, err := s.Watchlist.List(r.Context(), v.me.ID, p)
+	if err != nil {
+		return err
+	}
+	d := watchlistPage{formState: f, Pager: newPager(r, p, l.Total)}
+	for _, e := range l.Items {
+		d.Entries = append(d.Entries, watchlistEntry{Movie: e.Movie, AddedAt: e.AddedAt.UTC().Format("2 Jan 2006")})
+	}
+	return s.render(w, r, v, status, "watchlist", "Watchlist", d)
+}
+
+// watchlistAdd adds a movie of the catalogue (movie_id) or one named by title and year.
+func (s *Server) watchlistAdd(w http.ResponseWriter, r *http.Request, v visit) error {
+	c := watchlist.AddCommand{UserID: v.me.ID}
+	id, err := optionalUUID(r.PostFormValue("movie_id"))
+	if err == nil && id == nil {
+		c.Movie, err = s.movieRequest(r)
+	}
+	c.MovieID = id
+	if err == nil {
+		_, err = s.Watchlist.Add(r.Context(), c)
+	}
+	if err != nil {
+		if statusOf(err) >= 500 {
+			return err
+		}
+		return s.renderWatchlist(w, r, v, statusOf(err), formState{Err: messageOf(err),
+			Values: formValues(r, "title", "year", "director")})
+	}
+	return redirect(w, r, backTo(r, "/watchlist")+"done=added")
+}
+
+func (s *Server) watchlistRemove(w http.ResponseWriter, r *http.Request, v visit) error {
+	id, err := optionalUUID(r.PostFormValue("movie_id"))
+	if err != nil || id == nil {
+		return domain.Invalid("Which movie?")
+	}
+	if err := s.Watchlist.Remove(r.Context(), v.me.ID, *id); err != nil {
+		return err
+	}
+	// Always to the watchlist: a movie nobody reviewed leaves the catalogue with its last
+	// watchlist entry, so its page may be gone.
+	return redirect(w, r, "/watchlist?done=removed")
+}
+
+// backTo is the form's "back" field when it is a local path, else fallback, ready for a query
+// parameter to be appended.
+func backTo(r *http.Request, fallback string) string {
+	b := r.PostFormValue("back")
+	if b == "" || localPath(b) != b {
+		b = fallback
+	}
+	if strings.Contains(b, "?") {
+		return b + "&"
+	}
+	return b + "?"
+}

@@ -1,0 +1,125 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/endpoint"
+)
+
+// routes are every page and form target.
+func (s *Server) routes(r chi.Router) {
+	if !s.RootToClient {
+		r.Get("/", s.page(anyone, s.home))
+	}
+	r.Get("/login", s.page(anyone, s.loginForm))
+	r.Post("/login", s.page(anyone, s.login))
+	r.Get("/register", s.page(anyone, s.registerForm))
+	r.Post("/register", s.page(anyone, s.register))
+	r.Post("/logout", s.page(anyone, s.logout))
+
+	r.Get("/log", s.page(member, s.logForm))
+	r.Post("/log", s.page(member, s.logReview))
+	r.Get("/review/{id}/edit", s.page(member, s.editForm))
+	r.Post("/review/{id}/edit", s.page(member, s.editReview))
+	r.Post("/review/{id}/delete", s.page(member, s.deleteReview))
+	r.Get("/diary", s.page(anyone, s.diary))
+
+	r.Get("/movie/{id}", s.page(anyone, s.movie))
+	r.Get("/person/{id}", s.page(anyone, s.person))
+	r.Get("/search", s.page(anyone, s.search))
+
+	r.Get("/watchlist", s.page(member, s.watchlist))
+	r.Post("/watchlist/add", s.page(member, s.watchlistAdd))
+	r.Post("/watchlist/remove", s.page(member, s.watchlistRemove))
+
+	r.Get("/u/{id}", s.page(anyone, s.profile))
+	if s.ActorPages {
+		r.Get("/users/{id}", s.page(anyone, s.profile))
+	}
+	r.Get("/people", s.page(member, s.people))
+	r.Post("/follow", s.page(member, s.follow))
+	r.Post("/social/{action}", s.page(member, s.socialAction))
+	r.Get("/blocked", s.page(member, s.blocked))
+
+	r.Get("/wrapups", s.page(member, s.wrapUps))
+	r.Get("/wrapups/{id}", s.page(member, s.wrapUp))
+	r.Post("/wrapups", s.page(member, s.generateWrapUp))
+
+	r.Get("/settings", s.page(member, s.settings))
+	r.Post("/settings/profile", s.page(member, s.saveProfile))
+	r.Post("/settings/federation", s.page(member, s.saveFederation))
+	r.Post("/settings/goals", s.page(member, s.saveGoal))
+
+	r.Get("/admin/domains", s.page(member, s.domains))
+	r.Post("/admin/domains", s.page(member, s.domainAction))
+}
+
+// pathID is the {name} UUID of the path, routed here or (the actor page) by the federation's
+// router.
+func pathID(r *http.Request, name string) (uuid.UUID, error) {
+	v := chi.URLParam(r, name)
+	if v == "" {
+		v = r.PathValue(name)
+	}
+	id, err := uuid.Parse(v)
+	if err != nil {
+		return uuid.Nil, endpoint.Fail(http.StatusNotFound, "No such page.")
+	}
+	return id, nil
+}
+
+// pager is a list's position and the links to its neighbours.
+type pager struct {
+	Number, Pages, Total int
+	Prev, Next           string
+}
+
+// pageOf reads ?page=N (from 1) as a window of size items.
+func pageOf(r *http.Request, size int) domain.Page {
+	n, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if err != nil || n < 1 {
+		n = 1
+	}
+	n = min(n, 1_000_000/size)
+	return domain.Page{Limit: size, Offset: (n - 1) * size}
+}
+
+// newPager links the pages of a list of total items around p, keeping the request's other query
+// parameters.
+func newPager(r *http.Request, p domain.Page, total int) pager {
+	n := p.Offset/p.Limit + 1
+	pg := pager{Number: n, Total: total, Pages: max(1, (total+p.Limit-1)/p.Limit)}
+	link := func(to int) string {
+		q := url.Values{}
+		for k, v := range r.URL.Query() {
+			q[k] = v
+		}
+		q.Set("page", strconv.Itoa(to))
+		return r.URL.Path + "?" + q.Encode()
+	}
+	if n > 1 {
+		pg.Prev = link(n - 1)
+	}
+	if n < pg.Pages {
+		pg.Next = link(n + 1)
+	}
+	return pg
+}
+
+// optionalUUID parses a form or query value that may be empty.
+func optionalUUID(v string) (*uuid.UUID, error) {
+	if v == "" {
+		return nil, nil
+	}
+	id, err := uuid.Parse(v)
+	if err != nil {
+		return nil, domain.Invalid("Not a valid id: %q", v)
+	}
+	return &id, nil
+}

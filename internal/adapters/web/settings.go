@@ -1,0 +1,254 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/profile"
+	"moviesdiary/internal/usecase/wrapup"
+)
+
+// settingsPage is the viewer's profile, federation flags and goals.
+type settingsPage struct {
+	formState
+	Profile    domain.Profile
+	Federation domain.FederationSettings
+	Goals      []domain.GoalProgress
+	Year       int
+}
+
+func (s *Server) settings(w http.ResponseWriter, r *http.Request, v visit) error {
+	return s.renderSettings(w, r, v, http.StatusOK, formState{})
+}
+
+func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+	ctx := r.Context()
+	d := settingsPage{formState: f, Profile: v.me.Profile, Year: time.Now().UTC().Year()}
+	var err error
+	if d.Federation, err = s.Users.Settings(ctx, v.me.ID); err != nil {
+		return err
+	}
+	if d.Goals, err = s.Goals.List(ctx, v.me.ID); err != nil {
+		return err
+	}
+	return s.render(w, r, v, status, "settings", "Settings", d)
+}
+
+// refused re-renders the settings with err's message, or returns a failure of ours.
+func (s *Server) refusedSettings(w http.ResponseWriter, r *http.Request, v visit, err error) error {
+	if statusOf(err) >= 500 {
+		return err
+	}
+	return s.renderSettings(w, r, v, statusOf(err), formState{Err: messageOf(err)})
+}
+
+// upload is the bytes of a form's file field, nil when none was chosen.
+func upload(r *http.Request, field string) ([]byte, error) {
+	f, _, err := r.FormFile(field)
+	if errors.Is(err, http.ErrMissingFile) || errors.Is(err, http.ErrNotMultipart) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, domain.Invalid("The %s could not be read.", field)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, profile.MaxImageBytes+1))
+	if err != nil {
+		return nil, domain.Invalid("The %s could not be read.", field)
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	return b, nil
+}
+
+func (s *Server) saveProfile(w http.ResponseWriter, r *http.Request, v visit) error {
+	c := profile.UpdateCommand{UserID: v.me.ID, DisplayName: r.PostFormValue("display_name"),
+		Bio: r.PostFormValue("bio"), AlsoKnownAs: r.PostFormValue("also_known_as")}
+	var err error
+	if c.Avatar, err = upload(r, "avatar"); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
+	if err := s.Profiles.Update(r.Context(), c); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
+	return redirect(w, r, "/settings?done=saved")
+}
+
+func (s *Server) saveFederation(w http.ResponseWriter, r *http.Request, v visit) error {
+	fs := domain.FederationSettings{Reviews: r.PostFormValue("reviews") == "on",
+		Watchlist: r.PostFormValue("watchlist") == "on", Goals: r.PostFormValue("goals") == "on"}
+	if err := s.Users.SaveSettings(r.Context(), v.me.ID, fs); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
+	return redirect(w, r, "/settings?done=saved")
+}
+
+// saveGoal sets the target of a year's goal: creates it, or updates it when it exists; a target
+// of 0 deletes it.
+func (s *Server) saveGoal(w http.ResponseWriter, r *http.Request, v visit) error {
+	year, err1 := strconv.Atoi(r.PostFormValue("year"))
+	target, err2 := strconv.Atoi(r.PostFormValue("target"))
+	if err1 != nil || err2 != nil {
+		return s.refusedSettings(w, r, v, domain.Invalid("The year and the target must be numbers."))
+	}
+	ctx := r.Context()
+	goals, err := s.Goals.List(ctx, v.me.ID)
+	if err != nil {
+		return err
+	}
+	exists := false
+	for _, g := range goals {
+		exists = exists || g.Year == year
+	}
+	switch {
+	case target == 0 && exists:
+		err = s.Goals.Delete(ctx, v.me.ID, year)
+	case exists:
+		_, err = s.Goals.Update(ctx, v.me.ID, year, target)
+	default:
+		_, err = s.Goals.Create(ctx, v.me.ID, year, target)
+	}
+	if err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
+	return redirect(w, r, "/settings?done=saved")
+}
+
+// domainsPage is the admin's list of blocked domains.
+type domainsPage struct {
+	formState
+	Blocks []domain.DomainBlock
+}
+
+func (s *Server) domains(w http.ResponseWriter, r *http.Request, v visit) error {
+	return s.renderDomains(w, r, v, http.StatusOK, formState{})
+}
+
+func (s *Server) renderDomains(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+	blocks, err := s.Moderation.DomainBlocks(r.Context(), v.me.ID)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, v, status, "domains", "Blocked domains", domainsPage{formState: f, Blocks: blocks})
+}
+
+// domainAction blocks (host, reason) or, with unblock set, unblocks a domain.
+func (s *Server) domainAction(w http.ResponseWriter, r *http.Request, v visit) error {
+	ctx, host := r.Context(), r.PostFormValue("host")
+	var err error
+	done := "domain-blocked"
+	if r.PostFormValue("unblock") != "" {
+		err, done = s.Moderation.UnblockDomain(ctx, v.me.ID, host), "domain-unblocked"
+	} else {
+		err = s.Moderation.BlockDomain(ctx, v.me.ID, host, r.PostFormValue("reason"))
+	}
+	if err != nil {
+		if st := statusOf(err); st >= 500 || st == http.StatusForbidden {
+			return err
+		}
+		return s.renderDomains(w, r, v, statusOf(err), formState{Err: messageOf(err), Values: formValues(r, "host", "reason")})
+	}
+	return redirect(w, r, "/admin/domains?done="+done)
+}
+
+// wrapUpsPage lists the viewer's wrap-ups and the instance's; an admin also gets the request
+// form.
+type wrapUpsPage struct {
+	formState
+	WrapUps []domain.WrapUp
+	Year    int
+}
+
+func (s *Server) wrapUps(w http.ResponseWriter, r *http.Request, v visit) error {
+	return s.renderWrapUps(w, r, v, http.StatusOK, formState{})
+}
+
+func (s *Server) renderWrapUps(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+	ctx := r.Context()
+	d := wrapUpsPage{formState: f, Year: time.Now().UTC().Year()}
+	var err error
+	if d.WrapUps, err = s.WrapUps.List(ctx, v.me.ID); err != nil {
+		return err
+	}
+	return s.render(w, r, v, status, "wrapups", "Wrap-ups", d)
+}
+
+// generateWrapUp requests a wrap-up of a year, for a user (the username typed) or the instance
+// (none).
+func (s *Server) generateWrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
+	year := r.PostFormValue("year")
+	c := wrapup.GenerateCommand{Admin: v.me.ID, StartDate: year + "-01-01", EndDate: year + "-12-31"}
+	var err error
+	if c.UserID, err = s.userNamed(r, strings.TrimSpace(r.PostFormValue("user"))); err == nil {
+		_, err = s.WrapUps.Generate(r.Context(), c)
+	}
+	if err != nil {
+		if st := statusOf(err); st >= 500 || st == http.StatusForbidden {
+			return err
+		}
+		return s.renderWrapUps(w, r, v, statusOf(err), formState{Err: messageOf(err)})
+	}
+	return redirect(w, r, "/wrapups?done=requested")
+}
+
+// wrapUpPage is one wrap-up with its report once it is ready.
+type wrapUpPage struct {
+	WrapUp domain.WrapUp
+	Report *wrapup.Report
+	Owner  string
+}
+
+func (s *Server) wrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	wu, err := s.WrapUps.Get(r.Context(), v.me.ID, id)
+	if err != nil {
+		return err
+	}
+	d := wrapUpPage{WrapUp: wu, Owner: "the whole instance"}
+	if wu.UserID != nil {
+		u, err := s.Profiles.Get(r.Context(), *wu.UserID)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		d.Owner = displayName(u)
+	}
+	if wu.Status == domain.WrapUpReady && len(wu.Report) > 0 {
+		var rep wrapup.Report
+		if err := json.Unmarshal(wu.Report, &rep); err != nil {
+			return err
+		}
+		d.Report = &rep
+	}
+	title := "Wrap-up " + wu.StartDate.String() + " – " + wu.EndDate.String()
+	return s.render(w, r, v, http.StatusOK, "wrapup", title, d)
+}
+
+// userNamed is the id of the local user with that username, nil for "". The user list is read
+// only here, on the form's post: it is the slowest read of the instance, too slow for a page.
+func (s *Server) userNamed(r *http.Request, name string) (*uuid.UUID, error) {
+	if name == "" {
+		return nil, nil
+	}
+	users, err := s.Users.List(r.Context(), uuid.Nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range users {
+		if strings.EqualFold(u.User.Username, strings.TrimPrefix(name, "@")) {
+			return &u.User.ID, nil
+		}
+	}
+	return nil, domain.NotFound("No user is named %q.", name)
+}
