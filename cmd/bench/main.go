@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -38,6 +39,10 @@ type options struct {
 	clients    int
 	only       string
 	keep       bool
+	// mixedSizes, mixedClients and mixedD shape the mixed read/write load (-only mixed).
+	mixedSizes   []int
+	mixedClients []int
+	mixedD       time.Duration
 	// syncs are the SQLITE_SYNCHRONOUS settings the write path and the db drain are measured
 	// with, each in the same run (the other scenarios use the store's default).
 	syncs []sqlite.Synchronous
@@ -52,6 +57,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "worker-child" {
 		os.Exit(workerChild(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "server-child" {
+		os.Exit(serverChildMain(os.Args[2:]))
+	}
 	var o options
 	flag.IntVar(&o.events, "events", 100_000, "backlog size for the throughput scenarios")
 	flag.IntVar(&o.handlers, "handlers", 3, "no-op handlers registered for every event")
@@ -64,7 +72,10 @@ func main() {
 	flag.IntVar(&o.conc, "concurrency", 16, "EVENT_QUEUE_CONCURRENCY")
 	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,latency,idle,write (default all)")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,latency,idle,write,mixed (default all)")
+	mixedSizes := flag.String("mixed-reviews", "1000,100000", "comma-separated database sizes (reviews) of the mixed load")
+	mixedClients := flag.String("mixed-clients", "8,32,128", "comma-separated client counts of the mixed load")
+	flag.DurationVar(&o.mixedD, "mixed-duration", 5*time.Second, "length of each mixed-load level")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	syncs := flag.String("synchronous", "normal,full", "comma-separated SQLITE_SYNCHRONOUS settings the write path and the db drain run with")
@@ -76,6 +87,19 @@ func main() {
 			os.Exit(2)
 		}
 		o.syncs = append(o.syncs, sv)
+	}
+	for _, l := range []struct {
+		flag string
+		dst  *[]int
+	}{{*mixedSizes, &o.mixedSizes}, {*mixedClients, &o.mixedClients}} {
+		for _, v := range strings.Split(l.flag, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 {
+				fmt.Fprintf(os.Stderr, "bench: %q is not a positive count\n", v)
+				os.Exit(2)
+			}
+			*l.dst = append(*l.dst, n)
+		}
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -192,6 +216,14 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		for _, r := range wr {
 			add(r.scenario, "%s", r.result)
 		}
+	}
+
+	if o.wants("mixed") {
+		mr, err := mixedLoad(ctx, dir, o, log)
+		if err != nil {
+			return fmt.Errorf("mixed load: %w", err)
+		}
+		rows = append(rows, mr...)
 	}
 
 	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)

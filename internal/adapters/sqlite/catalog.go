@@ -91,11 +91,12 @@ func (r viewingRow) viewing() (movie.Viewing, error) {
 // MovieReviews returns a page of a movie's reviews, newest viewing first.
 func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (domain.Paged[movie.Viewing], error) {
 	out := domain.Paged[movie.Viewing]{Page: p}
-	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM reviews WHERE movie_id = ?`, id.String()); err != nil {
+	var err error
+	if out.Total, err = s.reviewCount(ctx, counted{scope: "movie", key: id.String()}); err != nil {
 		return out, fmt.Errorf("count movie reviews: %w", err)
 	}
 	rows := pageOf[viewingRow](p, out.Total)
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
+	err = s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
 		FROM reviews r LEFT JOIN users u ON u.id = r.user_id WHERE r.movie_id = ?
 		ORDER BY r.watched_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, id.String(), p.Limit, p.Offset)
 	if err != nil {

@@ -52,29 +52,42 @@ func orderBy(sort review.Sort) string {
 func (s *Store) Diary(ctx context.Context, f review.DiaryFilter, p domain.Page) (domain.Paged[review.Entry], error) {
 	var where []string
 	var args []any
+	c := counted{scope: "local"}
 	if f.UserID != nil {
 		where, args = append(where, `r.user_id = ?`), append(args, f.UserID.String())
+		c = counted{scope: "user", key: f.UserID.String()}
 	} else {
 		where = append(where, `r.remote_actor_url IS NULL`)
 	}
 	if f.MovieID != nil {
 		where, args = append(where, `r.movie_id = ?`), append(args, f.MovieID.String())
+		// Two filters have no maintained count: the movie's index bounds the count to the
+		// movie's reviews.
+		c = counted{}
 	}
-	return s.entries(ctx, ` WHERE `+strings.Join(where, ` AND `), args, f.Sort, p)
+	return s.entries(ctx, ` WHERE `+strings.Join(where, ` AND `), args, c, f.Sort, p)
 }
 
 // Feed returns a page of every review, local and remote.
 func (s *Store) Feed(ctx context.Context, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
-	return s.entries(ctx, ``, nil, sort, p)
+	return s.entries(ctx, ``, nil, counted{scope: "all"}, sort, p)
 }
 
-func (s *Store) entries(ctx context.Context, where string, args []any, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
+// entries returns a page of entries matching where, their total read from the maintained count
+// c when it names one and counted otherwise.
+func (s *Store) entries(ctx context.Context, where string, args []any, c counted, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
 	out := domain.Paged[review.Entry]{Page: p}
-	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+entryFrom+where, args...); err != nil {
+	var err error
+	if c.scope != "" {
+		out.Total, err = s.reviewCount(ctx, c)
+	} else {
+		err = s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+entryFrom+where, args...)
+	}
+	if err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
 	rows := pageOf[entryRow](p, out.Total)
-	err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+	err = s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
