@@ -63,22 +63,39 @@ type mixedResult struct {
 func mixedLoad(ctx context.Context, dir string, o options, log *slog.Logger) ([]row, error) {
 	var rows []row
 	res := map[[2]int]mixedResult{}
+	seeds := map[int]string{}
+	users := map[int][]string{}
 	for _, size := range o.mixedSizes {
-		seed := filepath.Join(dir, fmt.Sprintf("mixed-seed-%d.db", size))
-		users, err := mixedSeed(ctx, seed, size, log)
+		seeds[size] = filepath.Join(dir, fmt.Sprintf("mixed-seed-%d.db", size))
+		u, err := mixedSeed(ctx, seeds[size], size, log)
 		if err != nil {
 			return nil, fmt.Errorf("seed %d reviews: %w", size, err)
 		}
-		for _, clients := range o.mixedClients {
+		users[size] = u
+	}
+	// The sizes run back to back at each client count, in alternating order, so that load from
+	// elsewhere on the machine falls on both alike and their ratio holds.
+	for i, clients := range o.mixedClients {
+		sizes := slices.Clone(o.mixedSizes)
+		if i%2 == 1 {
+			slices.Reverse(sizes)
+		}
+		for _, size := range sizes {
 			path := filepath.Join(dir, fmt.Sprintf("mixed-%d-%d.db", size, clients))
-			if err := copyFile(seed, path); err != nil {
+			if err := copyFile(seeds[size], path); err != nil {
 				return nil, err
 			}
-			r, err := mixedRun(ctx, path, users, clients, o.mixedD)
+			r, err := mixedRun(ctx, path, users[size], clients, o.mixedD)
 			if err != nil {
 				return nil, fmt.Errorf("mixed %d reviews, %d clients: %w", size, clients, err)
 			}
 			res[[2]int{size, clients}] = r
+			fmt.Fprintf(os.Stderr, "done: mixed %d/%d\n", size, clients)
+		}
+	}
+	for _, size := range o.mixedSizes {
+		for _, clients := range o.mixedClients {
+			r := res[[2]int{size, clients}]
 			var b strings.Builder
 			fmt.Fprintf(&b, "%.0f req/s; p50/p99", r.rate)
 			for _, rt := range mixedRoutes {
@@ -86,18 +103,15 @@ func mixedLoad(ctx context.Context, dir string, o options, log *slog.Logger) ([]
 				slices.Sort(s)
 				fmt.Fprintf(&b, " %s %s/%s", rt.name, round(quantile(s, 0.5)), round(quantile(s, 0.99)))
 			}
-			all := slices.Concat(r.lat["diary"], r.lat["movie"], r.lat["feed"], r.lat["search"], r.lat["write"])
-			slices.Sort(all)
 			nerr := 0
 			for _, n := range r.errs {
 				nerr += n
 			}
-			fmt.Fprintf(&b, "; all p99 %s; %d errors/timeouts; server peak RSS %.1f MiB", round(quantile(all, 0.99)), nerr, float64(r.rss)/1024)
+			fmt.Fprintf(&b, "; all p99 %s; %d errors/timeouts; server peak RSS %.1f MiB", round(time.Duration(p99All(r))), nerr, float64(r.rss)/1024)
 			if r.firstEr != "" {
 				fmt.Fprintf(&b, " (first: %s)", r.firstEr)
 			}
 			rows = append(rows, row{fmt.Sprintf("mixed: %d reviews, %d clients", size, clients), b.String()})
-			fmt.Fprintf(os.Stderr, "done: mixed %d/%d\n", size, clients)
 		}
 	}
 	lo, hi := slices.Min(o.mixedClients), slices.Max(o.mixedClients)
