@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -478,6 +479,13 @@ func serverChildMain(args []string) int {
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Println(ln.Addr().String())
+	// BENCH_SERVER_CPUPROFILE=prefix profiles each server child to prefix-<pid>.
+	if prefix := os.Getenv("BENCH_SERVER_CPUPROFILE"); prefix != "" {
+		if f, err := os.Create(fmt.Sprintf("%s-%d", prefix, os.Getpid())); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
 	<-sig

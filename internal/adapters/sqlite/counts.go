@@ -7,8 +7,8 @@ import (
 )
 
 // counted names one of the review counts that triggers on reviews keep exact in every write
-// transaction (migration 0200): scope "all" or "local" with no key, "user", "user_local" or
-// "movie" with the user's or the movie's id. A paged read takes its total from here instead of
+// transaction (migration 0200): scope "all" or "local" with no key, "user" or "user_local" with
+// the user's id (a movie's are in movie_review_stats). A paged read takes its total from here instead of
 // counting its scope, so a page costs the same over a thousand reviews and over a million.
 type counted struct{ scope, key string }
 

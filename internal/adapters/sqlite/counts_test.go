@@ -17,8 +17,12 @@ import (
 const recount = `SELECT 'all' AS scope, '' AS key, count(*) AS n FROM reviews
 UNION ALL SELECT 'local', '', count(*) FROM reviews WHERE remote_actor_url IS NULL
 UNION ALL SELECT 'user', user_id, count(*) FROM reviews GROUP BY user_id
-UNION ALL SELECT 'user_local', user_id, count(*) FROM reviews WHERE remote_actor_url IS NULL GROUP BY user_id
-UNION ALL SELECT 'movie', movie_id, count(*) FROM reviews GROUP BY movie_id`
+UNION ALL SELECT 'user_local', user_id, count(*) FROM reviews WHERE remote_actor_url IS NULL GROUP BY user_id`
+
+// recountMovies computes movie_review_stats from the reviews themselves.
+const recountMovies = `SELECT movie_id, count(*), count(remote_actor_url), sum(rating), count(*) FILTER (WHERE rating = 1),
+	count(*) FILTER (WHERE rating = 2), count(*) FILTER (WHERE rating = 3), count(*) FILTER (WHERE rating = 4),
+	count(*) FILTER (WHERE rating = 5) FROM reviews GROUP BY movie_id ORDER BY movie_id`
 
 // checkCounts fails the test unless every maintained count equals a recount (a scope with no
 // review may keep no row or a 0 row, never another number).
@@ -50,6 +54,28 @@ func checkCounts(t *testing.T, s *Store, when string) {
 	if fmt.Sprint(w) != fmt.Sprint(g) {
 		t.Errorf("%s: maintained counts %v, recount %v", when, g, w)
 	}
+	rows := func(q string) string {
+		t.Helper()
+		r, err := s.read.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var out []string
+		for r.Next() {
+			var id string
+			var v [8]int
+			if err := r.Scan(&id, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(id, v))
+		}
+		return strings.Join(out, "\n")
+	}
+	if got, want := rows(`SELECT movie_id, n, federated, rating_sum, r1, r2, r3, r4, r5 FROM movie_review_stats ORDER BY movie_id`),
+		rows(recountMovies); got != want {
+		t.Errorf("%s: movie stats\n%s\nrecount\n%s", when, got, want)
+	}
 }
 
 // TestReviewCountsBackfilledAndMaintained: migration 0200 backfills the counts of reviews that
@@ -74,14 +100,16 @@ func TestReviewCountsBackfilledAndMaintained(t *testing.T) {
 	for i, m := range movies {
 		exec(`INSERT INTO movies (id, title) VALUES (?, ?)`, m, fmt.Sprint("m", i))
 	}
+	added := 0
 	addReview := func(user, movie string, remote bool) string {
 		id := uuid.NewString()
+		added++
 		var actor any
 		if remote {
 			actor = "https://remote.example/users/" + id
 		}
-		exec(`INSERT INTO reviews (id, user_id, movie_id, rating, watched_at, remote_actor_url) VALUES (?, ?, ?, 3, '2024-01-01T00:00:00Z', ?)`,
-			id, user, movie, actor)
+		exec(`INSERT INTO reviews (id, user_id, movie_id, rating, watched_at, remote_actor_url) VALUES (?, ?, ?, ?, '2024-01-01T00:00:00Z', ?)`,
+			id, user, movie, 1+added%5, actor)
 		return id
 	}
 	var ids []string
@@ -103,6 +131,7 @@ func TestReviewCountsBackfilledAndMaintained(t *testing.T) {
 	exec(`UPDATE reviews SET remote_actor_url = 'https://remote.example/x' WHERE id = ?`, ids[4])
 	exec(`UPDATE reviews SET remote_actor_url = NULL WHERE id = ?`, ids[0])
 	exec(`UPDATE reviews SET rating = 5, comment = 'edited' WHERE id = ?`, ids[5])
+	exec(`UPDATE reviews SET comment = 'edited again' WHERE id = ?`, ids[6])
 	checkCounts(t, s, "after local/remote changes and an edit")
 	exec(`DELETE FROM movies WHERE id = ?`, movies[1])
 	checkCounts(t, s, "after a movie's reviews cascaded away")
@@ -122,6 +151,20 @@ func TestReviewCountsBackfilledAndMaintained(t *testing.T) {
 	}
 	if f, err := s.Feed(ctx, review.SortDateDesc, domain.Page{Limit: 1}); err != nil || f.Total != want {
 		t.Errorf("feed total %d (err %v), want %d", f.Total, err, want)
+	}
+	m := uuid.MustParse(movies[0])
+	st, err := s.MovieStats(ctx, m)
+	if err := s.read.GetContext(ctx, &want, `SELECT count(*) FROM reviews WHERE movie_id = ?`, movies[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || st.TotalCount != want || st.AvgRating == nil {
+		t.Errorf("movie stats %+v (err %v), want %d reviews", st, err, want)
+	}
+	if mr, err := s.MovieReviews(ctx, m, domain.Page{Limit: 3}); err != nil || mr.Total != want {
+		t.Errorf("movie reviews total %d (err %v), want %d", mr.Total, err, want)
+	}
+	if st, err := s.MovieStats(ctx, uuid.MustParse(movies[1])); err != nil || st.TotalCount != 0 || st.AvgRating != nil {
+		t.Errorf("stats of a movie with no review: %+v, %v", st, err)
 	}
 	nobody := uuid.New()
 	if d, err := s.Diary(ctx, review.DiaryFilter{UserID: &nobody}, domain.Page{Limit: 5}); err != nil || d.Total != 0 || len(d.Items) != 0 {
