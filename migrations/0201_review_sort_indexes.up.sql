@@ -3,6 +3,8 @@
 -- one movie), so a page reads its rows in order and stops: no page sorts its whole scope. An
 -- index read backwards serves the opposite order, except rating ascending with the newest viewing
 -- first, which needs its own. The (x, watched_at DESC) indexes they replace are prefixes of these.
+-- A diary or feed page is chosen from the index alone (it holds every column the choice needs and
+-- the rowid), and only the page's rows are read from the table.
 DROP INDEX IF EXISTS idx_reviews_user_watched;
 DROP INDEX IF EXISTS idx_reviews_movie;
 DROP INDEX IF EXISTS idx_reviews_watched;
@@ -13,6 +15,8 @@ CREATE INDEX idx_reviews_movie_date ON reviews (movie_id, watched_at, id);
 CREATE INDEX idx_reviews_date ON reviews (watched_at, id);
 CREATE INDEX idx_reviews_rating ON reviews (rating, watched_at, id);
 CREATE INDEX idx_reviews_rating_asc ON reviews (rating, watched_at DESC, id DESC);
-CREATE INDEX idx_reviews_local_date ON reviews (watched_at, id) WHERE remote_actor_url IS NULL;
-CREATE INDEX idx_reviews_local_rating ON reviews (rating, watched_at, id) WHERE remote_actor_url IS NULL;
-CREATE INDEX idx_reviews_local_rating_asc ON reviews (rating, watched_at DESC, id DESC) WHERE remote_actor_url IS NULL;
+-- The local ones end in remote_actor_url (always NULL there, one byte) so that they cover the
+-- choice of a page, which names it.
+CREATE INDEX idx_reviews_local_date ON reviews (watched_at, id, remote_actor_url) WHERE remote_actor_url IS NULL;
+CREATE INDEX idx_reviews_local_rating ON reviews (rating, watched_at, id, remote_actor_url) WHERE remote_actor_url IS NULL;
+CREATE INDEX idx_reviews_local_rating_asc ON reviews (rating, watched_at DESC, id DESC, remote_actor_url) WHERE remote_actor_url IS NULL;

@@ -87,8 +87,7 @@ func (s *Store) entries(ctx context.Context, where string, args []any, c counted
 		return out, fmt.Errorf("count entries: %w", err)
 	}
 	rows := pageOf[entryRow](p, out.Total)
-	err = s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
-		append(args, p.Limit, p.Offset)...)
+	err = s.read.SelectContext(ctx, &rows, entriesPage(where, sort), append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
@@ -96,6 +95,18 @@ func (s *Store) entries(ctx context.Context, where string, args []any, c counted
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
+}
+
+// entriesPage selects a page of entries matching where (over reviews r) in sort order, its
+// parameters where's, then limit and offset. The page is chosen from the sort order's index
+// alone, which covers the choice (every index holds the rowid): the offset is skipped there, in
+// consecutive index entries, and only the page's own rows are then read with their movie and
+// author. Joined first, every skipped row cost a read of its row, its movie and its author, from
+// pages scattered over the table: the cost that grew with the table.
+func entriesPage(where string, sort review.Sort) string {
+	return entrySelect + ` FROM (SELECT r.rowid AS rid FROM reviews r` + where + orderBy(sort) +
+		` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)) page CROSS JOIN reviews r ON r.rowid = page.rid
+		JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id` + orderBy(sort)
 }
 
 // History returns every review of a movie, oldest viewing first.
