@@ -108,6 +108,8 @@ type Server struct {
 	// cache serves the hot public documents until the next commit (cache.go); nil without
 	// Deps.DataVersion.
 	cache *responseCache
+	// admit bounds the reads served at once (admission.go).
+	admit *admission
 }
 
 // New builds the server.
@@ -117,7 +119,7 @@ func New(d Deps) *Server {
 	authLimit := cmp.Or(d.AuthRateLimit, AuthRateLimitDefault)
 	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(authLimit),
 		webhookLimiter: newIPLimiter(cmp.Or(d.WebhookRateLimit, webhookRateLimitDefault(authLimit))),
-		cache:          newResponseCache(d.DataVersion)}
+		cache:          newResponseCache(d.DataVersion), admit: newAdmission(readSlots())}
 }
 
 // Handler is the router with every route of routes().
@@ -157,7 +159,7 @@ func (s *Server) endpoint(rt route) http.Handler {
 			s.fail(w, r, err)
 		}
 	})
-	cached := s.cache.wrap(rt, h)
+	cached := s.cache.wrap(rt, s.admit.wrap(rt, h))
 	if s.Observe == nil {
 		return cached
 	}
