@@ -15,7 +15,7 @@ LDFLAGS := -X moviesdiary/internal/buildinfo.version=$(VERSION)
 STATIC_TAGS := -tags 'sqlite_fts5 sqlite_omit_load_extension netgo osusergo timetzdata nodynamic'
 STATIC_LDFLAGS := -s -w -linkmode external -extldflags -static $(LDFLAGS)
 
-.PHONY: build run test bench chaos lint static image image-scratch
+.PHONY: build run test bench bench-peers chaos lint static image image-scratch
 
 build:
 	$(GO) build $(TAGS) -ldflags "$(LDFLAGS)" -o bin/server ./cmd/server
@@ -33,6 +33,17 @@ test: lint
 
 bench: build
 	$(GO) run $(TAGS) ./cmd/bench $(BENCH_FLAGS)
+
+# moviesdiary and River (v0.51.2 on riversqlite, its own module under bench/peers/river) in the
+# same run, same SQLite settings: backlog drain, commit→work at 1,000/s and idle, and the write
+# path; prints both figures and their ratio. BENCH_PEERS_EVENTS sizes both backlogs.
+BENCH_PEERS_EVENTS ?= 20000
+bench-peers:
+	$(GO) build $(TAGS) -o bin/bench ./cmd/bench
+	./bin/bench -only db,latency,idle,write -synchronous normal -events $(BENCH_PEERS_EVENTS) \
+		-figures bin/bench-ours.json
+	cd bench/peers/river && $(GO) build -o ../../../bin/river-bench .
+	./bin/river-bench -jobs $(BENCH_PEERS_EVENTS) -ours bin/bench-ours.json
 
 # Kills, pauses and outages against the real binaries on both backends, then the invariant
 # checks; CHAOS_FLAGS="-seed N -duration 60s -backend db -v" to vary it.

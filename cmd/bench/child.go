@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,14 @@ func workerChild(args []string) int {
 		return 2
 	}
 	o.sync = sqlite.Synchronous(*sync)
+	// BENCH_WORKER_CPUPROFILE=file profiles the drain (the parent's -cpuprofile sees only the
+	// backlog being written).
+	if file := os.Getenv("BENCH_WORKER_CPUPROFILE"); file != "" {
+		if f, err := os.Create(file); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	res := drainInProcess(*path, o)
 	json.NewEncoder(os.Stdout).Encode(res)
 	return 0

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -39,6 +41,12 @@ type options struct {
 	relayN     int
 	only       string
 	keep       bool
+	// mixedSizes, mixedClients and mixedD shape the mixed read/write load (-only mixed).
+	mixedSizes   []int
+	mixedClients []int
+	mixedD       time.Duration
+	// figures is where to write the numbers bench-peers compares, as JSON ("" for nowhere).
+	figures string
 	// syncs are the SQLITE_SYNCHRONOUS settings the write path and the db drain are measured
 	// with, each in the same run (the other scenarios use the store's default).
 	syncs []sqlite.Synchronous
@@ -53,6 +61,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "worker-child" {
 		os.Exit(workerChild(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "server-child" {
+		os.Exit(serverChildMain(os.Args[2:]))
+	}
 	var o options
 	flag.IntVar(&o.events, "events", 100_000, "backlog size for the throughput scenarios")
 	flag.IntVar(&o.handlers, "handlers", 3, "no-op handlers registered for every event")
@@ -66,7 +77,11 @@ func main() {
 	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
 	flag.IntVar(&o.relayN, "relay-events", 20_000, "backlog size for the relay fsync scenario")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,relay,latency,idle,write (default all)")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,relay,latency,idle,write,mixed (default all)")
+	mixedSizes := flag.String("mixed-reviews", "1000,100000", "comma-separated database sizes (reviews) of the mixed load")
+	mixedClients := flag.String("mixed-clients", "8,32,128", "comma-separated client counts of the mixed load")
+	flag.StringVar(&o.figures, "figures", "", "write the figures make bench-peers compares with River to this JSON file")
+	flag.DurationVar(&o.mixedD, "mixed-duration", 5*time.Second, "length of each mixed-load level")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	syncs := flag.String("synchronous", "normal,full", "comma-separated SQLITE_SYNCHRONOUS settings the write path and the db drain run with")
@@ -78,6 +93,19 @@ func main() {
 			os.Exit(2)
 		}
 		o.syncs = append(o.syncs, sv)
+	}
+	for _, l := range []struct {
+		flag string
+		dst  *[]int
+	}{{*mixedSizes, &o.mixedSizes}, {*mixedClients, &o.mixedClients}} {
+		for _, v := range strings.Split(l.flag, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 {
+				fmt.Fprintf(os.Stderr, "bench: %q is not a positive count\n", v)
+				os.Exit(2)
+			}
+			*l.dst = append(*l.dst, n)
+		}
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -120,6 +148,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		fmt.Fprintf(os.Stderr, "done: %s\n", scenario)
 	}
 	var limitFull, limitDeliver float64
+	// figures are the numbers bench-peers compares with River (-figures).
+	figures := map[string]float64{}
 	frac := func(rate, limit float64) string {
 		if limit == 0 {
 			return ""
@@ -142,6 +172,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				return fmt.Errorf("db backlog: %w", err)
 			}
 			rate := float64(o.events) / r.Elapsed.Seconds()
+			if sync == o.syncs[0] {
+				figures["drain"] = rate
+			}
 			add(fmt.Sprintf("db: drain %d-event backlog, synchronous=%s", o.events, sync), "%.0f events/s (%s%s; worker process %.0f µs CPU/event)",
 				rate, r.Elapsed.Round(time.Millisecond), frac(rate, limitDeliver), float64(r.CPU.Microseconds())/float64(o.events))
 			add("db: worker peak RSS draining it, synchronous="+string(sync), "%.1f MiB", float64(r.PeakRSS)/1024)
@@ -207,6 +240,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				return fmt.Errorf("%s latency: %w", b.name, err)
 			}
 			add(fmt.Sprintf("%s: commit→handler at %d events/s", b.name, o.loadRate), "%s", percentiles(s.latencies))
+			if b.name == "db" {
+				figures["latency_p50_ms"], figures["latency_p99_ms"] = quantileMS(s.latencies, 0.5), quantileMS(s.latencies, 0.99)
+			}
 		}
 		if o.wants("idle") {
 			s, err := offerLoad(ctx, dir, b.name+"-idle", o, log, b.new, 10, time.Duration(o.idle)*100*time.Millisecond, 1)
@@ -214,15 +250,34 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				return fmt.Errorf("%s idle: %w", b.name, err)
 			}
 			add(b.name+": commit→handler when idle (1 event/100 ms)", "%s", percentiles(s.latencies))
+			if b.name == "db" {
+				figures["idle_p50_ms"], figures["idle_p99_ms"] = quantileMS(s.latencies, 0.5), quantileMS(s.latencies, 0.99)
+			}
 		}
 	}
 	if o.wants("write") {
-		wr, err := writePath(ctx, dir, o.clients, o.writeD, o.syncs, log)
+		wr, rate, err := writePath(ctx, dir, o.clients, o.writeD, o.syncs, log)
 		if err != nil {
 			return fmt.Errorf("write path: %w", err)
 		}
 		for _, r := range wr {
 			add(r.scenario, "%s", r.result)
+		}
+		figures["write"] = rate
+	}
+
+	if o.wants("mixed") {
+		mr, err := mixedLoad(ctx, dir, o, log)
+		if err != nil {
+			return fmt.Errorf("mixed load: %w", err)
+		}
+		rows = append(rows, mr...)
+	}
+
+	if o.figures != "" {
+		b, _ := json.Marshal(figures)
+		if err := os.WriteFile(o.figures, b, 0o644); err != nil {
+			return err
 		}
 	}
 
@@ -243,6 +298,16 @@ func percentiles(samples []time.Duration) string {
 	slices.Sort(samples)
 	at := func(q float64) time.Duration { return samples[min(len(samples)-1, int(q*float64(len(samples))))] }
 	return fmt.Sprintf("p50 %s  p99 %s  max %s  (%d events)", round(at(0.50)), round(at(0.99)), round(samples[len(samples)-1]), len(samples))
+}
+
+// quantileMS is the q quantile of samples in milliseconds.
+func quantileMS(samples []time.Duration, q float64) float64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	return float64(s[min(len(s)-1, int(q*float64(len(s))))]) / float64(time.Millisecond)
 }
 
 func round(d time.Duration) time.Duration {

@@ -32,12 +32,13 @@ const writePathRounds = 5
 // clients concurrent clients for d per run, with the outbox (every review commits its
 // ReviewLogged in its transaction) and with the enqueue removed, for each synchronous setting in
 // modes, and returns a row for each, one for the outbox's cost per setting and, with several
-// settings, one for each setting's throughput against the first's. Every round runs all of them
+// settings, one for each setting's throughput against the first's, and the first setting's
+// median rate with the outbox. Every round runs all of them
 // back to back in rotating order, and ratios are taken within a round, so load from other work on
 // the machine mostly cancels out instead of favouring one run.
-func writePath(ctx context.Context, dir string, clients int, d time.Duration, modes []sqlite.Synchronous, log *slog.Logger) ([]row, error) {
+func writePath(ctx context.Context, dir string, clients int, d time.Duration, modes []sqlite.Synchronous, log *slog.Logger) ([]row, float64, error) {
 	if clients < 1 || d <= 0 || len(modes) == 0 {
-		return nil, fmt.Errorf("write path: clients, duration and settings must be positive")
+		return nil, 0, fmt.Errorf("write path: clients, duration and settings must be positive")
 	}
 	type key struct {
 		mode   sqlite.Synchronous
@@ -59,7 +60,7 @@ func writePath(ctx context.Context, dir string, clients int, d time.Duration, mo
 			}
 			rate, err := writePathRun(ctx, filepath.Join(dir, fmt.Sprintf("writepath-%s-%d-%v.db", k.mode, round, k.outbox)), k.outbox, k.mode, clients, d, log)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			rates[k] = rate
 			samples[k] = append(samples[k], rate)
@@ -83,7 +84,7 @@ func writePath(ctx context.Context, dir string, clients int, d time.Duration, mo
 		rows = append(rows, row{scenario: fmt.Sprintf("write path: synchronous=%s vs %s", m, modes[0]),
 			result: fmt.Sprintf("%.0f%% of its throughput (outbox; median ratio within rounds)", 100*median(vsFirst[m]))})
 	}
-	return rows, nil
+	return rows, median(samples[key{modes[0], true}]), nil
 }
 
 func median(v []float64) float64 {

@@ -23,7 +23,7 @@ func TestWritePathReportsBothModes(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("WRITEPATH_CLIENTS")); err == nil {
 		clients = v
 	}
-	rows, err := writePath(context.Background(), t.TempDir(), clients, d, []sqlite.Synchronous{sqlite.SynchronousFull}, log)
+	rows, _, err := writePath(context.Background(), t.TempDir(), clients, d, []sqlite.Synchronous{sqlite.SynchronousFull}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

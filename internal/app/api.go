@@ -126,6 +126,8 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 		Images:    o.Images,
 		Routes:    routes,
 
+		DataVersion: store.DataVersion,
+
 		Profiles:    profile.NewService(store, imageObjects(o.Images)),
 		Goals:       goal.NewService(store),
 		Moderation:  moderation.NewService(store),

@@ -94,6 +94,10 @@ type Deps struct {
 
 	// Routes are served beside the API's own (the federation routes); nil for none.
 	Routes []endpoint.Route
+
+	// DataVersion, when set, changes whenever anything commits to the database; the hot public
+	// reads are cached until it does (cache.go).
+	DataVersion func(ctx context.Context) (int64, error)
 }
 
 // Server holds the HTTP handlers' dependencies.
@@ -104,6 +108,11 @@ type Server struct {
 	// webhookLimiter is the webhooks' own budget.
 	webhookLimiter *ipLimiter
 	docCache
+	// cache serves the hot public documents until the next commit (cache.go); nil without
+	// Deps.DataVersion.
+	cache *responseCache
+	// admit bounds the reads served at once (admission.go).
+	admit *admission
 }
 
 // New builds the server.
@@ -112,7 +121,8 @@ func New(d Deps) *Server {
 	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
 	authLimit := cmp.Or(d.AuthRateLimit, AuthRateLimitDefault)
 	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(authLimit),
-		webhookLimiter: newIPLimiter(cmp.Or(d.WebhookRateLimit, webhookRateLimitDefault(authLimit)))}
+		webhookLimiter: newIPLimiter(cmp.Or(d.WebhookRateLimit, webhookRateLimitDefault(authLimit))),
+		cache:          newResponseCache(d.DataVersion), admit: newAdmission(readSlots())}
 }
 
 // Handler is the router with every route of routes().
@@ -153,13 +163,14 @@ func (s *Server) endpoint(rt route) http.Handler {
 			s.fail(w, r, err)
 		}
 	})
+	cached := s.cache.wrap(rt, s.admit.wrap(rt, h))
 	if s.Observe == nil {
-		return h
+		return cached
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		h.ServeHTTP(ww, r)
+		cached.ServeHTTP(ww, r)
 		s.Observe(rt.pattern, rt.method, cmp.Or(ww.Status(), http.StatusOK), time.Since(start))
 	})
 }

@@ -52,32 +52,42 @@ func orderBy(sort review.Sort) string {
 func (s *Store) Diary(ctx context.Context, f review.DiaryFilter, p domain.Page) (domain.Paged[review.Entry], error) {
 	var where []string
 	var args []any
+	c := counted{scope: "local"}
 	if f.UserID != nil {
 		where, args = append(where, `r.user_id = ?`), append(args, f.UserID.String())
+		c = counted{scope: "user", key: f.UserID.String()}
 	} else {
 		where = append(where, `r.remote_actor_url IS NULL`)
 	}
 	if f.MovieID != nil {
 		where, args = append(where, `r.movie_id = ?`), append(args, f.MovieID.String())
+		// Two filters have no maintained count: the movie's index bounds the count to the
+		// movie's reviews.
+		c = counted{}
 	}
-	return s.entries(ctx, ` WHERE `+strings.Join(where, ` AND `), args, f.Sort, p)
+	return s.entries(ctx, ` WHERE `+strings.Join(where, ` AND `), args, c, f.Sort, p)
 }
 
 // Feed returns a page of every review, local and remote.
 func (s *Store) Feed(ctx context.Context, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
-	return s.entries(ctx, ``, nil, sort, p)
+	return s.entries(ctx, ``, nil, counted{scope: "all"}, sort, p)
 }
 
-func (s *Store) entries(ctx context.Context, where string, args []any, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
+// entries returns a page of entries matching where, their total read from the maintained count
+// c when it names one and counted otherwise.
+func (s *Store) entries(ctx context.Context, where string, args []any, c counted, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
 	out := domain.Paged[review.Entry]{Page: p}
-	// The count reads reviews alone (where names only r): every review has its movie (a NOT
-	// NULL foreign key, enforced), and the joins made the count most of a feed page's time.
-	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM reviews r`+where, args...); err != nil {
+	var err error
+	if c.scope != "" {
+		out.Total, err = s.reviewCount(ctx, c)
+	} else {
+		err = s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+entryFrom+where, args...)
+	}
+	if err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
 	rows := pageOf[entryRow](p, out.Total)
-	err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+orderBy(sort)+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
-		append(args, p.Limit, p.Offset)...)
+	err = s.read.SelectContext(ctx, &rows, entriesPage(where, sort), append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
@@ -85,6 +95,18 @@ func (s *Store) entries(ctx context.Context, where string, args []any, sort revi
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
+}
+
+// entriesPage selects a page of entries matching where (over reviews r) in sort order, its
+// parameters where's, then limit and offset. The page is chosen from the sort order's index
+// alone, which covers the choice (every index holds the rowid): the offset is skipped there, in
+// consecutive index entries, and only the page's own rows are then read with their movie and
+// author. Joined first, every skipped row cost a read of its row, its movie and its author, from
+// pages scattered over the table: the cost that grew with the table.
+func entriesPage(where string, sort review.Sort) string {
+	return entrySelect + ` FROM (SELECT r.rowid AS rid FROM reviews r` + where + orderBy(sort) +
+		` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)) page CROSS JOIN reviews r ON r.rowid = page.rid
+		JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id` + orderBy(sort)
 }
 
 // History returns every review of a movie, oldest viewing first.

@@ -269,13 +269,12 @@ func (s *Store) LocalReviewsOfMovie(ctx context.Context, movie uuid.UUID) ([]uui
 
 // OutboxReviews returns a page of a user's local reviews, newest first, and their count.
 func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit int) ([]domain.Review, []domain.Movie, int, error) {
-	var total int
-	if err := s.read.GetContext(ctx, &total, `SELECT count(*) FROM reviews WHERE user_id = ? AND remote_actor_url IS NULL`,
-		user.String()); err != nil {
+	total, err := s.reviewCount(ctx, counted{scope: "user_local", key: user.String()})
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
 	}
 	rows := pageOf[reviewMovieRow](domain.Page{Limit: limit, Offset: offset}, total)
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, `+movieColumnsAsMovie+` FROM reviews r
+	err = s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, `+movieColumnsAsMovie+` FROM reviews r
 		JOIN movies m ON m.id = r.movie_id WHERE r.user_id = ? AND r.remote_actor_url IS NULL
 		ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
@@ -324,7 +323,7 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 // NodeStats counts the local users and the local reviews, for NodeInfo.
 func (s *Store) NodeStats(ctx context.Context) (users, reviews int, err error) {
 	err = s.read.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM users),
-		(SELECT count(*) FROM reviews WHERE remote_actor_url IS NULL)`).Scan(&users, &reviews)
+		COALESCE((SELECT n FROM review_counts WHERE scope = 'local' AND key = ''), 0)`).Scan(&users, &reviews)
 	if err != nil {
 		return 0, 0, fmt.Errorf("node stats: %w", err)
 	}

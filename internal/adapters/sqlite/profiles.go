@@ -28,7 +28,7 @@ type userStatsRow struct {
 func (s *Store) UserStats(ctx context.Context, id uuid.UUID) (user.Stats, error) {
 	var row userStatsRow
 	err := s.read.GetContext(ctx, &row, `SELECT
-		(SELECT count(*) FROM reviews WHERE user_id = ?1) AS total_movies,
+		COALESCE((SELECT n FROM review_counts WHERE scope = 'user' AND key = ?1), 0) AS total_movies,
 		(SELECT avg(rating) FROM reviews WHERE user_id = ?1) AS avg_rating,
 		(SELECT m.director FROM reviews r JOIN movies m ON m.id = r.movie_id
 			WHERE r.user_id = ?1 AND m.director IS NOT NULL GROUP BY m.director ORDER BY count(*) DESC, m.director LIMIT 1)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,8 @@ type Store struct {
 	// stop ends the background loops (the checkpointer) that bg joins at Close.
 	stop context.CancelFunc
 	bg   sync.WaitGroup
+	// version answers DataVersion.
+	version dataVersion
 }
 
 // Option configures a Store at Open.
@@ -164,8 +167,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	read.SetMaxOpenConns(4)
-	read.SetMaxIdleConns(4)
+	read.SetMaxOpenConns(readConns())
+	read.SetMaxIdleConns(readConns())
 	s := &Store{path: path, write: write, read: read, now: o.now, insert: o.enqueue, ckpt: newCheckpointer(path, write.DB)}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
@@ -179,6 +182,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	return s, nil
 }
+
+// readConns sizes the read pool to the machine: two connections per CPU (at least four). A read
+// is CPU work in SQLite's page cache or a short wait for a page from the OS, so two per core keep
+// every core busy while one waits, and more would only move the queue from the pool into the
+// scheduler. Every paged read is O(page) (maintained counts, an index per sort order), so a slow
+// read no longer holds a connection long enough for the size to matter much.
+func readConns() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // Statements are prepared once per connection and cached (_stmt_cache_size), which only pays if
 // SQLite does not prepare them again itself: it does, at every run, for a statement whose LIMIT
@@ -229,7 +239,7 @@ func (s *Store) Close() error {
 	s.group.close()
 	s.stop()
 	s.bg.Wait()
-	return errors.Join(s.read.Close(), s.write.Close())
+	return errors.Join(s.version.close(), s.read.Close(), s.write.Close())
 }
 
 // Path is the database file.

@@ -223,7 +223,7 @@ func (r userSummaryRow) summary() user.Summary {
 func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
 	var rows []userSummaryRow
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+userColumns+`,
-		(SELECT count(*) FROM reviews r WHERE r.user_id = users.id) AS total_movies,
+		COALESCE((SELECT n FROM review_counts WHERE scope = 'user' AND key = users.id), 0) AS total_movies,
 		(SELECT avg(rating) FROM reviews r WHERE r.user_id = users.id) AS avg_rating,
 		(SELECT count(*) FROM follows WHERE follower_kind = 'local' AND follower_id = users.id AND status = 'accepted')
 			AS following_count,
