@@ -937,3 +937,95 @@ func TestAdoptedDataServesReads(t *testing.T) {
 		}
 	}
 }
+
+// TestAdoptedWebhooksAndProfilesServe: what migrations 0185–0187 carried works through the
+// store as ours does: the token the original showed authenticates its provider's webhook (and
+// only that provider's), the pending events are the user's queue, a repeated report of an
+// adopted watch is recognised by the key our code computes (the external id; the title folded
+// in Unicode), and the converted profile decodes to the original's mappings.
+func TestAdoptedWebhooksAndProfilesServe(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	bob, alice := uuid.MustParse(lgBob), uuid.MustParse(lgAlice)
+	svc := integration.NewService(s, nil, nil)
+	tok, err := svc.Authenticate(ctx, domain.SourceJellyfin, lgWebhookSecret)
+	if err != nil || tok.UserID != bob || tok.Label == nil || *tok.Label != "living room" || tok.LastUsedAt == nil {
+		t.Fatalf("the original's token on the jellyfin webhook: %+v, %v; want bob's token, its use recorded", tok, err)
+	}
+	if _, err := svc.Authenticate(ctx, domain.SourcePlex, lgWebhookSecret); domain.KindOf(err) != domain.KindUnauthorized {
+		t.Errorf("bob's jellyfin token on the plex webhook: %v, want unauthorized", err)
+	}
+	if tok, err := svc.Authenticate(ctx, domain.SourcePlex, "plex-"+lgWebhookSecret); err != nil || tok.UserID != alice {
+		t.Errorf("alice's plex token: %+v, %v", tok, err)
+	}
+
+	queue, err := s.PendingWatches(ctx, bob)
+	if err != nil || len(queue) != 1 || queue[0].ID.String() != "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa" ||
+		queue[0].MovieID == nil || queue[0].MovieID.String() != lgMatrix {
+		t.Fatalf("bob's queue %+v, %v; want the pending Matrix event", queue, err)
+	}
+	matrix, y1994 := "tmdb:603", 1994
+	for _, ev := range []domain.WatchEvent{
+		{UserID: bob, Source: domain.SourceJellyfin, Title: "The Matrix", ExternalID: &matrix},
+		{UserID: alice, Source: domain.SourcePlex, Title: "léon", Year: &y1994},
+	} {
+		ev.ID, ev.Status = uuid.New(), domain.WatchPending
+		ev.WatchedAt = time.Date(2024, 3, 9, 0, 0, 0, 0, time.UTC)
+		saved, err := s.SaveWatch(ctx, ev, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), nil)
+		if err != nil || saved {
+			t.Errorf("a repeat of the adopted watch %q: saved %v, %v; want it recognised", ev.Title, saved, err)
+		}
+	}
+
+	p, err := s.ImportProfile(ctx, alice, uuid.MustParse("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[{Name title <nil> } {Rating rating 2 } {Date watched_at <nil> %d/%m/%Y} {Year release_year <nil> }]"
+	var got []string
+	for _, m := range p.Mappings {
+		scale := "<nil>"
+		if m.RatingScale != nil {
+			scale = fmt.Sprint(*m.RatingScale)
+		}
+		got = append(got, fmt.Sprintf("{%s %s %s %s}", m.SourceColumn, m.Field, scale, m.DateFormat))
+	}
+	if g := "[" + strings.Join(got, " ") + "]"; g != want || p.Name != "Letterboxd" {
+		t.Errorf("profile %q mappings %s, want %s", p.Name, g, want)
+	}
+	if ps, err := s.ImportProfiles(ctx, bob); err != nil || len(ps) != 1 || len(ps[0].Mappings) != 0 {
+		t.Errorf("bob's profiles %+v, %v; want the unreadable one, with no mappings", ps, err)
+	}
+}
+
+// TestCarryMigrationsOnAnOrdinaryDatabase: on a database that never was the original's,
+// migrations 0185–0187 carry nothing and leave no legacy table behind, and a second start
+// changes nothing.
+func TestCarryMigrationsOnAnOrdinaryDatabase(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "fresh.db")
+	ctx := context.Background()
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name LIKE 'legacy%'`, []string{"0"})
+	wantRows(t, db, `SELECT (SELECT count(*) FROM webhook_tokens) + (SELECT count(*) FROM watch_events) +
+		(SELECT count(*) FROM import_profiles)`, []string{"0"})
+	first := dumpDB(t, path)
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	if dumpDB(t, path) != first {
+		t.Error("a second start changed an ordinary database")
+	}
+}
