@@ -1029,3 +1029,55 @@ func TestCarryMigrationsOnAnOrdinaryDatabase(t *testing.T) {
 		t.Error("a second start changed an ordinary database")
 	}
 }
+
+// TestAdoptedByAnEarlierBuild: a database a build from before 0185 adopted (brought to 0171,
+// its webhook tokens, watch events and import profiles still in legacy_* tables) gets them
+// carried at its next start, as a fresh adoption does.
+func TestAdoptedByAnEarlierBuild(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.adoptLegacy(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	migrateTo(t, s, 171)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name IN ('legacy_webhook_tokens', 'legacy_watch_events',
+		'legacy_import_profiles')`, []string{"3"})
+	db.Close()
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	checkAdopted(t, path)
+}
+
+// TestRekeyAfterAnInterruptedStart: when a start stopped after migration 0186 but before the
+// title keys were recomputed, the next start recomputes them.
+func TestRekeyAfterAnInterruptedStart(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const id = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaab"
+	if _, err := db.Exec(`UPDATE watch_events SET dedup_key = 'title:' || lower(trim(title)) || '|' || year WHERE id = ?;
+		CREATE TABLE legacy_watch_dedup (id TEXT PRIMARY KEY); INSERT INTO legacy_watch_dedup VALUES (?)`, id, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, db, `SELECT dedup_key FROM watch_events WHERE id = '`+id+`'`, []string{"title:léon|1994"})
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name = 'legacy_watch_dedup'`, []string{"0"})
+}
