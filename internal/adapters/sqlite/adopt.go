@@ -42,10 +42,15 @@ import (
 //
 // After the commit golang-migrate applies every migration above adoptVersion as on any other
 // database, so later migrations never need to know about adoption. The legacy_* tables exist
-// only on adopted databases; a migration that takes rows from one (legacy_webhook_tokens,
-// legacy_import_profiles, ...) creates it first with CREATE TABLE IF NOT EXISTS and the columns
-// it reads, so it also runs where there is none, and drops it when done. What is carried and
-// what is kept is listed in the README ("Upgrading from movies-diary").
+// only on adopted databases; a migration that takes rows from one (0185 legacy_webhook_tokens,
+// 0186 legacy_watch_events, 0187 legacy_import_profiles) creates it first with CREATE TABLE IF
+// NOT EXISTS and the columns it reads, so it also runs where there is none, and drops it when
+// done. adoptVersion therefore stays where it is: raising it would run every migration up to
+// the new version inside the adoption (each one then has to cope with carried rows), and would
+// not reach databases an earlier build already adopted, whose legacy tables the migrations
+// find all the same. What SQL cannot compute is finished in Go after the migrations
+// (rekeyAdoptedWatches). What is carried and what is kept is listed in the README ("Upgrading
+// from movies-diary").
 
 // adoptVersion is the schema an adopted database is brought to: our migrations up to it run
 // inside the adoption transaction, the ones above it afterwards through golang-migrate. The
@@ -78,7 +83,8 @@ var legacyDropped = []string{"movies_fts", "people_fts", "refresh_sessions", "im
 // hold data our schema at adoptVersion has no place for (follow activity ids and rejected
 // follows, remote actors' avatars and collections, announces, remote watchlists and goals,
 // webhook tokens, watch events, import profiles) and its migration record. A later
-// migration that gains a place for it reads it from there.
+// migration that gains a place for it reads it from there (0185–0187 carry and drop the
+// webhook tokens, watch events and import profiles).
 var legacyKept = []string{"ap_following", "ap_followers", "ap_remote_actors", "ap_announces", "ap_remote_watchlist_entries", "remote_goals", "webhook_tokens", "watch_events",
 	"import_profiles", legacyVersionsTable}
 
@@ -761,4 +767,61 @@ func queryStrings(ctx context.Context, tx *sqlx.Tx, q string) ([]string, error) 
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// watchDedupTable lists the watch events migration 0186 carried from the original with a
+// title-based dedup key, which SQL folds only in ASCII.
+const watchDedupTable = "legacy_watch_dedup"
+
+// rekeyAdoptedWatches gives the watch events listed in legacy_watch_dedup the dedup key our
+// code computes (domain.WatchEvent.DedupKey: Unicode case folding and trimming), then drops
+// the list, in one transaction. Migrate runs it after the migrations, under the migration
+// lock; when there is no list (every start but the one that applied 0186) it only looks.
+func (s *Store) rekeyAdoptedWatches(ctx context.Context, log *slog.Logger) error {
+	db, err := sql.Open(driverName, dsn(s.path, "immediate"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if ok, err := tableExists(ctx, db, watchDedupTable); err != nil || !ok {
+		return err
+	}
+	tx, err := sqlx.NewDb(db, driverName).BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var rows []struct {
+		ID         string           `db:"id"`
+		Title      string           `db:"title"`
+		Year       sql.Null[int]    `db:"year"`
+		ExternalID sql.Null[string] `db:"external_id"`
+		Key        string           `db:"dedup_key"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT e.id, e.title, e.year, e.external_id, e.dedup_key FROM watch_events e
+		JOIN `+watchDedupTable+` d ON d.id = e.id`); err != nil {
+		return fmt.Errorf("read adopted watch events: %w", err)
+	}
+	changed := 0
+	for _, r := range rows {
+		key := domain.WatchEvent{Title: r.Title, Year: ptr(r.Year), ExternalID: ptr(r.ExternalID)}.DedupKey()
+		if key == r.Key {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE watch_events SET dedup_key = ? WHERE id = ?`, key, r.ID); err != nil {
+			return fmt.Errorf("rekey watch event %s: %w", r.ID, err)
+		}
+		changed++
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE `+watchDedupTable); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if len(rows) > 0 {
+		log.Info("adopted watch events keyed for deduplication", "events", len(rows), "rekeyed", changed)
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/federation"
+	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/search"
 )
 
@@ -132,6 +133,9 @@ const (
 
 var lgRemoteUser = uuid.NewSHA1(uuid.NameSpaceURL, []byte(lgRemote)).String()
 
+// lgWebhookSecret is the webhook token the original showed bob once; it stored its SHA-256 hex.
+const lgWebhookSecret = "3f1c2b9a0d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a"
+
 // legacyRows are rows in every table of legacySchema, as the original writes them.
 var legacyRows = `
 INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
@@ -207,12 +211,24 @@ INSERT INTO ap_remote_watchlist_entries (ap_id, actor_url, movie_title, release_
 INSERT INTO remote_goals (ap_id, actor_url, year, target_count, current_count) VALUES
 	('https://social.example/goals/2024', '` + lgRemote + `', 2024, 100, 12);
 INSERT INTO webhook_tokens (id, user_id, token_hash, provider, label, created_at, last_used_at) VALUES
-	('99999999-9999-4999-8999-999999999999', '` + lgBob + `', 'c0ffee', 'jellyfin', 'living room', '2024-03-01 00:00:00', NULL);
+	('99999999-9999-4999-8999-999999999999', '` + lgBob + `', '` + integration.HashToken(lgWebhookSecret) + `', 'jellyfin',
+	 'living room', '2024-03-01 00:00:00', NULL),
+	('99999999-9999-4999-8999-999999999998', '` + lgAlice + `', '` + integration.HashToken("plex-"+lgWebhookSecret) + `', 'plex',
+	 '', '2024-03-02 00:00:00', '2024-03-09 12:00:00');
 INSERT INTO watch_events (id, user_id, movie_id, title, year, external_metadata_id, source, watched_at, status, created_at) VALUES
 	('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', '` + lgBob + `', '` + lgMatrix + `', 'The Matrix', 1999, 'tmdb:603', 'jellyfin',
-	 '2024-03-04 21:00:00', 'pending', '2024-03-04 21:00:01');
+	 '2024-03-04 21:00:00', 'pending', '2024-03-04 21:00:01'),
+	('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaab', '` + lgAlice + `', NULL, ' LÉON' || char(9), 1994, 'IMDB 0110413', 'plex',
+	 '2024-03-08 22:00:00', 'pending', '2024-03-08 22:00:00'),
+	('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaac', '` + lgBob + `', '55555555-0000-4000-8000-000000000000', 'Heat', 1995, 'tt0113277',
+	 'plex', '2024-03-02 20:00:00', 'dismissed', '2024-03-02 20:00:05');
 INSERT INTO import_profiles (id, user_id, name, field_mappings, created_at) VALUES
-	('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', '` + lgAlice + `', 'Letterboxd', '{"title":"Name"}', '2024-03-01 00:00:00');
+	('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', '` + lgAlice + `', 'Letterboxd',
+	 '[{"source_column":"Name","domain_field":"Title","transform":"Identity"},` +
+	`{"source_column":"Rating","domain_field":"Rating","transform":{"RatingScale":2.0}},` +
+	`{"source_column":"Date","domain_field":"WatchedAt","transform":{"DateFormat":"%d/%m/%Y"}},` +
+	`{"source_column":"Year","domain_field":"ReleaseYear","transform":"Identity"}]', '2024-03-01 00:00:00'),
+	('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbc', '` + lgBob + `', 'Broken', 'not json', '2024-03-03 00:00:00');
 INSERT INTO import_sessions (id, user_id, parsed_data, created_at, expires_at) VALUES
 	('cccccccc-cccc-4ccc-8ccc-cccccccccccc', '` + lgAlice + `', '[]', '2024-03-01 00:00:00', '2024-03-01 01:00:00');
 INSERT INTO refresh_sessions (id, user_id, token, expires_at, created_at) VALUES
@@ -403,19 +419,43 @@ func checkAdopted(t testing.TB, path string) {
 		seen[r[0]] = true
 	}
 
+	// Webhook tokens, watch events and import profiles, carried by migrations 0185–0187. The
+	// token hashes are the original's, so its tokens still authenticate.
+	wantRows(t, db, `SELECT id, user_id, provider, label, token_hash, auto_confirm_rating, created_at, last_used_at
+		FROM webhook_tokens ORDER BY id`,
+		[]string{"99999999-9999-4999-8999-999999999998", lgAlice, "plex", "<nil>", integration.HashToken("plex-" + lgWebhookSecret),
+			"<nil>", "1709337600000", "1709985600000"},
+		[]string{"99999999-9999-4999-8999-999999999999", lgBob, "jellyfin", "living room", integration.HashToken(lgWebhookSecret),
+			"<nil>", "1709251200000", "<nil>"})
+	// The pending events are the queue again; the dismissed one stays closed (closed_at is the
+	// original's created_at); an external id that is not tmdb:N or tt… is dropped and the key
+	// falls back to the title, folded in Go ("léon", not SQLite's ASCII-only "lÉon").
+	wantRows(t, db, `SELECT id, user_id, source, title, year, external_id, movie_id, dedup_key, status, review_id, watched_at,
+		closed_at FROM watch_events ORDER BY id`,
+		[]string{"aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", lgBob, "jellyfin", "The Matrix", "1999", "tmdb:603", lgMatrix, "tmdb:603",
+			"pending", "<nil>", "1709586000000", "<nil>"},
+		[]string{"aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaab", lgAlice, "plex", " LÉON\t", "1994", "<nil>", "<nil>", "title:léon|1994",
+			"pending", "<nil>", "1709935200000", "<nil>"},
+		[]string{"aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaac", lgBob, "plex", "Heat", "1995", "tt0113277", "<nil>", "tt0113277",
+			"dismissed", "<nil>", "1709409600000", "1709409605000"})
+	// The original's serde mappings become ours; a profile the original could not read keeps
+	// its name with no mappings.
+	wantRows(t, db, `SELECT id, user_id, name, mappings, created_at FROM import_profiles ORDER BY id`,
+		[]string{"bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", lgAlice, "Letterboxd",
+			`[{"source_column":"Name","domain_field":"title"},{"source_column":"Rating","domain_field":"rating","rating_scale":2.0},` +
+				`{"source_column":"Date","domain_field":"watched_at","date_format":"%d/%m/%Y"},` +
+				`{"source_column":"Year","domain_field":"release_year"}]`,
+			"2024-03-01T00:00:00.000Z"},
+		[]string{"bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbc", lgBob, "Broken", "[]", "2024-03-03T00:00:00.000Z"})
+
 	// What our schema has no place for yet stays, as plain copies; what was carried is gone.
 	wantRows(t, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'legacy%' ORDER BY name`,
 		[]string{"legacy__sqlx_migrations"}, []string{"legacy_ap_announces"}, []string{"legacy_ap_followers"},
 		[]string{"legacy_ap_following"}, []string{"legacy_ap_remote_actors"}, []string{"legacy_ap_remote_watchlist_entries"},
-		[]string{"legacy_import_profiles"}, []string{"legacy_remote_goals"}, []string{"legacy_watch_events"}, []string{"legacy_webhook_tokens"})
-	wantRows(t, db, `SELECT id, user_id, token_hash, provider, label, created_at, last_used_at FROM legacy_webhook_tokens`,
-		[]string{"99999999-9999-4999-8999-999999999999", lgBob, "c0ffee", "jellyfin", "living room", "2024-03-01 00:00:00", "<nil>"})
-	wantRows(t, db, `SELECT id, user_id, name, field_mappings, created_at FROM legacy_import_profiles`,
-		[]string{"bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", lgAlice, "Letterboxd", `{"title":"Name"}`, "2024-03-01 00:00:00"})
+		[]string{"legacy_remote_goals"})
 	wantRows(t, db, `SELECT local_user_id, remote_actor_url, follow_activity_id, status FROM legacy_ap_following ORDER BY created_at`,
 		[]string{lgAlice, lgRemote, lgBase + "/activities/f1", "accepted"}, []string{lgAlice, lgBase + "/users/" + lgBob, "", "accepted"},
 		[]string{lgBob, lgRemote2, lgBase + "/activities/f2", "rejected"})
-	wantRows(t, db, `SELECT count(*) FROM legacy_watch_events`, []string{"1"})
 	wantRows(t, db, `SELECT count(*) FROM legacy_ap_announces`, []string{"1"})
 	wantRows(t, db, `SELECT count(*) FROM legacy_remote_goals`, []string{"1"})
 	wantRows(t, db, `SELECT count(*) FROM legacy_ap_remote_watchlist_entries`, []string{"1"})
@@ -896,4 +936,148 @@ func TestAdoptedDataServesReads(t *testing.T) {
 			t.Errorf("search %q: %+v, %v; want The Matrix", text, hits, err)
 		}
 	}
+}
+
+// TestAdoptedWebhooksAndProfilesServe: what migrations 0185–0187 carried works through the
+// store as ours does: the token the original showed authenticates its provider's webhook (and
+// only that provider's), the pending events are the user's queue, a repeated report of an
+// adopted watch is recognised by the key our code computes (the external id; the title folded
+// in Unicode), and the converted profile decodes to the original's mappings.
+func TestAdoptedWebhooksAndProfilesServe(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	bob, alice := uuid.MustParse(lgBob), uuid.MustParse(lgAlice)
+	svc := integration.NewService(s, nil, nil)
+	tok, err := svc.Authenticate(ctx, domain.SourceJellyfin, lgWebhookSecret)
+	if err != nil || tok.UserID != bob || tok.Label == nil || *tok.Label != "living room" || tok.LastUsedAt == nil {
+		t.Fatalf("the original's token on the jellyfin webhook: %+v, %v; want bob's token, its use recorded", tok, err)
+	}
+	if _, err := svc.Authenticate(ctx, domain.SourcePlex, lgWebhookSecret); domain.KindOf(err) != domain.KindUnauthorized {
+		t.Errorf("bob's jellyfin token on the plex webhook: %v, want unauthorized", err)
+	}
+	if tok, err := svc.Authenticate(ctx, domain.SourcePlex, "plex-"+lgWebhookSecret); err != nil || tok.UserID != alice {
+		t.Errorf("alice's plex token: %+v, %v", tok, err)
+	}
+
+	queue, err := s.PendingWatches(ctx, bob)
+	if err != nil || len(queue) != 1 || queue[0].ID.String() != "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa" ||
+		queue[0].MovieID == nil || queue[0].MovieID.String() != lgMatrix {
+		t.Fatalf("bob's queue %+v, %v; want the pending Matrix event", queue, err)
+	}
+	matrix, y1994 := "tmdb:603", 1994
+	for _, ev := range []domain.WatchEvent{
+		{UserID: bob, Source: domain.SourceJellyfin, Title: "The Matrix", ExternalID: &matrix},
+		{UserID: alice, Source: domain.SourcePlex, Title: "léon", Year: &y1994},
+	} {
+		ev.ID, ev.Status = uuid.New(), domain.WatchPending
+		ev.WatchedAt = time.Date(2024, 3, 9, 0, 0, 0, 0, time.UTC)
+		saved, err := s.SaveWatch(ctx, ev, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), nil)
+		if err != nil || saved {
+			t.Errorf("a repeat of the adopted watch %q: saved %v, %v; want it recognised", ev.Title, saved, err)
+		}
+	}
+
+	p, err := s.ImportProfile(ctx, alice, uuid.MustParse("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[{Name title <nil> } {Rating rating 2 } {Date watched_at <nil> %d/%m/%Y} {Year release_year <nil> }]"
+	var got []string
+	for _, m := range p.Mappings {
+		scale := "<nil>"
+		if m.RatingScale != nil {
+			scale = fmt.Sprint(*m.RatingScale)
+		}
+		got = append(got, fmt.Sprintf("{%s %s %s %s}", m.SourceColumn, m.Field, scale, m.DateFormat))
+	}
+	if g := "[" + strings.Join(got, " ") + "]"; g != want || p.Name != "Letterboxd" {
+		t.Errorf("profile %q mappings %s, want %s", p.Name, g, want)
+	}
+	if ps, err := s.ImportProfiles(ctx, bob); err != nil || len(ps) != 1 || len(ps[0].Mappings) != 0 {
+		t.Errorf("bob's profiles %+v, %v; want the unreadable one, with no mappings", ps, err)
+	}
+}
+
+// TestCarryMigrationsOnAnOrdinaryDatabase: on a database that never was the original's,
+// migrations 0185–0187 carry nothing and leave no legacy table behind, and a second start
+// changes nothing.
+func TestCarryMigrationsOnAnOrdinaryDatabase(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "fresh.db")
+	ctx := context.Background()
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name LIKE 'legacy%'`, []string{"0"})
+	wantRows(t, db, `SELECT (SELECT count(*) FROM webhook_tokens) + (SELECT count(*) FROM watch_events) +
+		(SELECT count(*) FROM import_profiles)`, []string{"0"})
+	first := dumpDB(t, path)
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	if dumpDB(t, path) != first {
+		t.Error("a second start changed an ordinary database")
+	}
+}
+
+// TestAdoptedByAnEarlierBuild: a database a build from before 0185 adopted (brought to 0171,
+// its webhook tokens, watch events and import profiles still in legacy_* tables) gets them
+// carried at its next start, as a fresh adoption does.
+func TestAdoptedByAnEarlierBuild(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.adoptLegacy(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	migrateTo(t, s, 171)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name IN ('legacy_webhook_tokens', 'legacy_watch_events',
+		'legacy_import_profiles')`, []string{"3"})
+	db.Close()
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	checkAdopted(t, path)
+}
+
+// TestRekeyAfterAnInterruptedStart: when a start stopped after migration 0186 but before the
+// title keys were recomputed, the next start recomputes them.
+func TestRekeyAfterAnInterruptedStart(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	ctx := context.Background()
+	s := openStore(t, path)
+	if err := s.Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const id = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaab"
+	if _, err := db.Exec(`UPDATE watch_events SET dedup_key = 'title:' || lower(trim(title)) || '|' || year WHERE id = ?;
+		CREATE TABLE legacy_watch_dedup (id TEXT PRIMARY KEY); INSERT INTO legacy_watch_dedup VALUES (?)`, id, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatal(err)
+	}
+	wantRows(t, db, `SELECT dedup_key FROM watch_events WHERE id = '`+id+`'`, []string{"title:léon|1994"})
+	wantRows(t, db, `SELECT count(*) FROM sqlite_master WHERE name = 'legacy_watch_dedup'`, []string{"0"})
 }

@@ -47,6 +47,10 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	if err := migrateWithRetry(ctx, log, s.migrateOnce, sleep); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	// What migration 0186 carried from an adopted database but SQL could not key (adopt.go).
+	if err := s.rekeyAdoptedWatches(ctx, log); err != nil {
+		return fmt.Errorf("migrate: key adopted watch events: %w", err)
+	}
 	return nil
 }
 
