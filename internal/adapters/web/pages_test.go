@@ -301,7 +301,7 @@ func TestSettings(t *testing.T) {
 	ann := b.register("ann")
 	p := mustStatus(t, ann.get("/settings"), http.StatusOK)
 	contains(t, p, `<label for="display_name">`, `<label for="avatar">`, `enctype="multipart/form-data"`,
-		`name="reviews" checked`, "Webhook tokens")
+		`name="reviews" checked`, "Media server webhooks", "Watch queue")
 	mustStatus(t, ann.post("/settings/profile", url.Values{"display_name": {"Ann A."}, "bio": {"Films."}}), http.StatusSeeOther)
 	mustStatus(t, ann.post("/settings/federation", url.Values{"reviews": {"on"}}), http.StatusSeeOther)
 	mustStatus(t, ann.post("/settings/goals", url.Values{"year": {"2024"}, "target": {"50"}}), http.StatusSeeOther)

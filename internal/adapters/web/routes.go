@@ -55,6 +55,12 @@ func (s *Server) routes(r chi.Router) {
 	r.Post("/settings/profile", s.page(member, s.saveProfile))
 	r.Post("/settings/federation", s.page(member, s.saveFederation))
 	r.Post("/settings/goals", s.page(member, s.saveGoal))
+	if s.Integrations != nil {
+		r.Post("/settings/webhooks", s.page(member, s.createToken))
+		r.Post("/settings/webhooks/{id}/delete", s.page(member, s.deleteToken))
+		r.Post("/settings/queue/{id}/confirm", s.page(member, s.confirmWatch))
+		r.Post("/settings/queue/{id}/dismiss", s.page(member, s.dismissWatch))
+	}
 
 	r.Get("/admin/domains", s.page(member, s.domains))
 	r.Post("/admin/domains", s.page(member, s.domainAction))

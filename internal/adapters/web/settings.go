@@ -23,21 +23,43 @@ type settingsPage struct {
 	Federation domain.FederationSettings
 	Goals      []domain.GoalProgress
 	Year       int
+	// Tokens and Queue are the webhook tokens and the pending watches; NewToken is one just
+	// made, shown this once; Providers are the token form's choices.
+	Tokens    []domain.WebhookToken
+	Queue     []domain.WatchEvent
+	NewToken  *newToken
+	Providers []domain.WatchSource
+	// Imports offers the import form.
+	Imports bool
 }
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request, v visit) error {
 	return s.renderSettings(w, r, v, http.StatusOK, formState{})
 }
 
-func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+// renderSettings renders the settings page; with, when given, adds to its data (a token just
+// made).
+func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit, status int, f formState, with ...func(*settingsPage)) error {
 	ctx := r.Context()
-	d := settingsPage{formState: f, Profile: v.me.Profile, Year: time.Now().UTC().Year()}
+	d := settingsPage{formState: f, Profile: v.me.Profile, Year: time.Now().UTC().Year(), Providers: webhookProviders,
+		Imports: s.Imports != nil}
 	var err error
 	if d.Federation, err = s.Users.Settings(ctx, v.me.ID); err != nil {
 		return err
 	}
 	if d.Goals, err = s.Goals.List(ctx, v.me.ID); err != nil {
 		return err
+	}
+	if s.Integrations != nil {
+		if d.Tokens, err = s.Integrations.Tokens(ctx, v.me.ID); err != nil {
+			return err
+		}
+		if d.Queue, err = s.Integrations.Queue(ctx, v.me.ID); err != nil {
+			return err
+		}
+	}
+	for _, f := range with {
+		f(&d)
 	}
 	return s.render(w, r, v, status, "settings", "Settings", d)
 }

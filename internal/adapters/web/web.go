@@ -24,6 +24,8 @@ import (
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/importer"
+	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/profile"
@@ -61,6 +63,11 @@ type Deps struct {
 	Profiles   *profile.Service
 	Goals      *goal.Service
 	Moderation *moderation.Service
+	// Integrations are the webhook tokens and the watch queue; Imports the diary import (nil
+	// leaves its form out); Export the diary download.
+	Integrations *integration.Service
+	Imports      *importer.Service
+	Export       *review.Exporter
 
 	// RootToClient leaves "/" to next (WEB_CLIENT_DIR's single-page client); the pages keep
 	// their other paths.
