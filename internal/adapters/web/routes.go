@@ -53,6 +53,7 @@ func (s *Server) routes(r chi.Router) {
 
 	r.Get("/settings", s.page(member, s.settings))
 	r.Post("/settings/profile", s.page(member, s.saveProfile))
+	r.Post("/settings/fields", s.page(member, s.saveFields))
 	r.Post("/settings/federation", s.page(member, s.saveFederation))
 	r.Post("/settings/goals", s.page(member, s.saveGoal))
 	if s.Integrations != nil {

@@ -31,6 +31,8 @@ type settingsPage struct {
 	Providers []domain.WatchSource
 	// Imports offers the import form.
 	Imports bool
+	// FieldRows are the profile fields' form rows: the fields, then empty rows up to the limit.
+	FieldRows []domain.ProfileField
 }
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -58,6 +60,8 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit,
 			return err
 		}
 	}
+	d.FieldRows = make([]domain.ProfileField, domain.MaxProfileFields)
+	copy(d.FieldRows, v.me.Profile.Fields)
 	for _, f := range with {
 		f(&d)
 	}
@@ -99,7 +103,27 @@ func (s *Server) saveProfile(w http.ResponseWriter, r *http.Request, v visit) er
 	if c.Avatar, err = upload(r, "avatar"); err != nil {
 		return s.refusedSettings(w, r, v, err)
 	}
+	if c.Banner, err = upload(r, "banner"); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
 	if err := s.Profiles.Update(r.Context(), c); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
+	return redirect(w, r, "/settings?done=saved")
+}
+
+// saveFields replaces the profile fields with the form's rows (field-name-N, field-value-N);
+// a row left empty is dropped, one with a value and no name is refused by the use case.
+func (s *Server) saveFields(w http.ResponseWriter, r *http.Request, v visit) error {
+	var fields []domain.ProfileField
+	for i := range domain.MaxProfileFields {
+		f := domain.ProfileField{Name: r.PostFormValue("field-name-" + strconv.Itoa(i)),
+			Value: r.PostFormValue("field-value-" + strconv.Itoa(i))}
+		if strings.TrimSpace(f.Name) != "" || strings.TrimSpace(f.Value) != "" {
+			fields = append(fields, f)
+		}
+	}
+	if err := s.Profiles.SetFields(r.Context(), v.me.ID, fields); err != nil {
 		return s.refusedSettings(w, r, v, err)
 	}
 	return redirect(w, r, "/settings?done=saved")
