@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/endpoint"
@@ -17,6 +18,22 @@ const maxImportForm = importer.MaxFileBytes + 64<<10
 
 // importPreviewShown is how many preview rows the page lists; the counts cover every row.
 const importPreviewShown = 100
+
+// importDeadline bounds the reads and writes of the import pages and the export, as the API's
+// import routes do: a large file uploads, previews and confirms for longer than the server's
+// default timeouts.
+const importDeadline = 30 * time.Minute
+
+// longRequest extends the connection's deadlines before the form is read.
+func longRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		at := time.Now().Add(importDeadline)
+		_ = rc.SetReadDeadline(at)
+		_ = rc.SetWriteDeadline(at)
+		next.ServeHTTP(w, r)
+	})
+}
 
 // importFields are the review fields a column may be mapped onto, in the form's order.
 var importFields = []importer.Field{importer.FieldTitle, importer.FieldYear, importer.FieldDirector,

@@ -63,13 +63,14 @@ func (s *Server) routes(r chi.Router) {
 		r.Post("/settings/queue/{id}/dismiss", s.page(member, s.dismissWatch))
 	}
 	if s.Imports != nil {
+		r := r.With(longRequest)
 		r.Post("/settings/import", s.pageLimit(member, maxImportForm, s.uploadImport))
 		r.Get("/import/{id}", s.page(member, s.importSession))
 		r.Post("/import/{id}/mapping", s.page(member, s.mapImport))
 		r.Post("/import/{id}/confirm", s.page(member, s.confirmImport))
 	}
 	if s.Export != nil {
-		r.Get("/settings/export", s.page(member, s.exportDiary))
+		r.With(longRequest).Get("/settings/export", s.page(member, s.exportDiary))
 	}
 
 	r.Get("/admin/domains", s.page(member, s.domains))
