@@ -29,8 +29,8 @@ type settingsPage struct {
 	Queue     []domain.WatchEvent
 	NewToken  *newToken
 	Providers []domain.WatchSource
-	// Imports offers the import form.
-	Imports bool
+	// Imports and Export offer the import form and the download link.
+	Imports, Export bool
 	// FieldRows are the profile fields' form rows: the fields, then empty rows up to the limit.
 	FieldRows []domain.ProfileField
 }
@@ -44,7 +44,7 @@ func (s *Server) settings(w http.ResponseWriter, r *http.Request, v visit) error
 func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit, status int, f formState, with ...func(*settingsPage)) error {
 	ctx := r.Context()
 	d := settingsPage{formState: f, Profile: v.me.Profile, Year: time.Now().UTC().Year(), Providers: webhookProviders,
-		Imports: s.Imports != nil}
+		Imports: s.Imports != nil, Export: s.Export != nil}
 	var err error
 	if d.Federation, err = s.Users.Settings(ctx, v.me.ID); err != nil {
 		return err
