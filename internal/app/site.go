@@ -30,7 +30,8 @@ func NewSite(store *sqlite.Store, o Options) (*Site, error) {
 		AuthRateLimit: o.AuthRateLimit, TrustedProxies: o.TrustedProxies,
 		Auth: d.Auth, Reviews: d.Reviews, Movies: d.Movies, Watchlist: d.Watchlist, Social: d.Social,
 		WrapUps: d.WrapUps, Users: d.Users, Search: d.Search, Profiles: d.Profiles, Goals: d.Goals,
-		Moderation: d.Moderation, RootToClient: o.RootToClient, ActorPages: o.Federation == nil,
+		Moderation: d.Moderation, Integrations: d.Integrations, Imports: d.Imports, Export: d.Export,
+		RootToClient: o.RootToClient, ActorPages: o.Federation == nil,
 	})
 	if err != nil {
 		return nil, err

@@ -301,7 +301,7 @@ func TestSettings(t *testing.T) {
 	ann := b.register("ann")
 	p := mustStatus(t, ann.get("/settings"), http.StatusOK)
 	contains(t, p, `<label for="display_name">`, `<label for="avatar">`, `enctype="multipart/form-data"`,
-		`name="reviews" checked`, "Webhook tokens")
+		`name="reviews" checked`, "Media server webhooks", "Watch queue")
 	mustStatus(t, ann.post("/settings/profile", url.Values{"display_name": {"Ann A."}, "bio": {"Films."}}), http.StatusSeeOther)
 	mustStatus(t, ann.post("/settings/federation", url.Values{"reviews": {"on"}}), http.StatusSeeOther)
 	mustStatus(t, ann.post("/settings/goals", url.Values{"year": {"2024"}, "target": {"50"}}), http.StatusSeeOther)
@@ -608,4 +608,46 @@ func TestPagesOpenedTogetherShareOneRefresh(t *testing.T) {
 	// The rotated token still signs in: the family was not revoked.
 	refresh = rotated[0]
 	contains(t, open(), "Log out")
+}
+
+func TestBrowsersGetHTMLErrorPagesAndAPIClientsJSON(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	p := mustStatus(t, ann.get("/no/such/<page>", "Accept", browserAccept), http.StatusNotFound)
+	if ct := p.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	contains(t, p, "<!doctype html>", "There is no page here", "Log out", `href="/"`)
+	lacks(t, p, "<page>")
+	if p.header.Get("Content-Security-Policy") == "" {
+		t.Error("no Content-Security-Policy on the 404 page")
+	}
+	mustStatus(t, b.browser().get("/api/v1/nothing", "Accept", browserAccept), http.StatusNotFound)
+
+	// A page's path with another method, and an API route's, are 405 pages.
+	req, _ := http.NewRequest(http.MethodDelete, b.srv.URL+"/settings", nil)
+	req.Header.Set("Accept", browserAccept)
+	contains(t, mustStatus(t, ann.do(req), http.StatusMethodNotAllowed), "<!doctype html>", "cannot be used that way")
+	contains(t, mustStatus(t, ann.get("/logout", "Accept", browserAccept), http.StatusMethodNotAllowed), "<!doctype html>")
+
+	// API clients keep the JSON answers, and the API's own routes answer browsers as before.
+	for _, accept := range []string{"", "application/json", "*/*", "application/json, text/html;q=0.5"} {
+		p := mustStatus(t, b.browser().get("/no/such/page", "Accept", accept), http.StatusNotFound)
+		if !strings.HasPrefix(p.header.Get("Content-Type"), "application/json") || strings.Contains(p.body, "<html") {
+			t.Errorf("Accept %q: %q %q", accept, p.header.Get("Content-Type"), p.body)
+		}
+	}
+	req, _ = http.NewRequest(http.MethodDelete, b.srv.URL+"/settings", nil)
+	if p := mustStatus(t, ann.do(req), http.StatusMethodNotAllowed); strings.Contains(p.body, "<html") {
+		t.Errorf("an API client's 405: %q", p.body)
+	}
+	if p := mustStatus(t, b.browser().get("/health", "Accept", browserAccept), http.StatusOK); strings.Contains(p.body, "<html") {
+		t.Errorf("/health for a browser: %q", p.body)
+	}
+	p = b.browser().get("/api/v1/movies/00000000-0000-0000-0000-000000000000", "Accept", browserAccept)
+	if p.status < 400 || !strings.HasPrefix(p.header.Get("Content-Type"), "application/json") {
+		t.Errorf("a routed API refusal for a browser became %d %q", p.status, p.header.Get("Content-Type"))
+	}
 }

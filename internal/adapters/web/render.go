@@ -184,6 +184,9 @@ var notices = map[string]string{
 	"unblocked": "Unblocked.", "saved": "Settings saved.", "registered": "Account created. Welcome!",
 	"requested":      "Wrap-up requested: it appears here when the worker has built it.",
 	"domain-blocked": "Domain blocked.", "domain-unblocked": "Domain unblocked.",
+	"token-deleted": "Webhook token deleted.", "watch-confirmed": "Watch logged as a review.",
+	"watch-dismissed": "Watch dismissed.", "mapped": "Columns saved.",
+	"imported": "Import done.",
 }
 
 func noticeText(key string) string { return notices[key] }

@@ -53,8 +53,25 @@ func (s *Server) routes(r chi.Router) {
 
 	r.Get("/settings", s.page(member, s.settings))
 	r.Post("/settings/profile", s.page(member, s.saveProfile))
+	r.Post("/settings/fields", s.page(member, s.saveFields))
 	r.Post("/settings/federation", s.page(member, s.saveFederation))
 	r.Post("/settings/goals", s.page(member, s.saveGoal))
+	if s.Integrations != nil {
+		r.Post("/settings/webhooks", s.page(member, s.createToken))
+		r.Post("/settings/webhooks/{id}/delete", s.page(member, s.deleteToken))
+		r.Post("/settings/queue/{id}/confirm", s.page(member, s.confirmWatch))
+		r.Post("/settings/queue/{id}/dismiss", s.page(member, s.dismissWatch))
+	}
+	if s.Imports != nil {
+		r := r.With(longRequest)
+		r.Post("/settings/import", s.pageLimit(member, maxImportForm, s.uploadImport))
+		r.Get("/import/{id}", s.page(member, s.importSession))
+		r.Post("/import/{id}/mapping", s.page(member, s.mapImport))
+		r.Post("/import/{id}/confirm", s.page(member, s.confirmImport))
+	}
+	if s.Export != nil {
+		r.With(longRequest).Get("/settings/export", s.page(member, s.exportDiary))
+	}
 
 	r.Get("/admin/domains", s.page(member, s.domains))
 	r.Post("/admin/domains", s.page(member, s.domainAction))

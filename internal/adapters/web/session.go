@@ -172,6 +172,11 @@ const maxForm = 5 << 20
 // page wraps a page: it finds the viewer, sends visitors of member pages to log in, checks the
 // CSRF token of every POST and renders a failure as an error page.
 func (s *Server) page(who access, h pageFunc) http.HandlerFunc {
+	return s.pageLimit(who, maxForm, h)
+}
+
+// pageLimit is page with a form body of up to limit bytes (the import form's file).
+func (s *Server) pageLimit(who access, limit int64, h pageFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v := visit{}
 		var err error
@@ -181,7 +186,7 @@ func (s *Server) page(who access, h pageFunc) http.HandlerFunc {
 		}
 		v.csrf = s.csrfToken(w, r)
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 			if err := s.parseForm(r); err != nil {
 				s.fail(w, r, v, err)
 				return

@@ -23,21 +23,47 @@ type settingsPage struct {
 	Federation domain.FederationSettings
 	Goals      []domain.GoalProgress
 	Year       int
+	// Tokens and Queue are the webhook tokens and the pending watches; NewToken is one just
+	// made, shown this once; Providers are the token form's choices.
+	Tokens    []domain.WebhookToken
+	Queue     []domain.WatchEvent
+	NewToken  *newToken
+	Providers []domain.WatchSource
+	// Imports and Export offer the import form and the download link.
+	Imports, Export bool
+	// FieldRows are the profile fields' form rows: the fields, then empty rows up to the limit.
+	FieldRows []domain.ProfileField
 }
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request, v visit) error {
 	return s.renderSettings(w, r, v, http.StatusOK, formState{})
 }
 
-func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+// renderSettings renders the settings page; with, when given, adds to its data (a token just
+// made).
+func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit, status int, f formState, with ...func(*settingsPage)) error {
 	ctx := r.Context()
-	d := settingsPage{formState: f, Profile: v.me.Profile, Year: time.Now().UTC().Year()}
+	d := settingsPage{formState: f, Profile: v.me.Profile, Year: time.Now().UTC().Year(), Providers: webhookProviders,
+		Imports: s.Imports != nil, Export: s.Export != nil}
 	var err error
 	if d.Federation, err = s.Users.Settings(ctx, v.me.ID); err != nil {
 		return err
 	}
 	if d.Goals, err = s.Goals.List(ctx, v.me.ID); err != nil {
 		return err
+	}
+	if s.Integrations != nil {
+		if d.Tokens, err = s.Integrations.Tokens(ctx, v.me.ID); err != nil {
+			return err
+		}
+		if d.Queue, err = s.Integrations.Queue(ctx, v.me.ID); err != nil {
+			return err
+		}
+	}
+	d.FieldRows = make([]domain.ProfileField, domain.MaxProfileFields)
+	copy(d.FieldRows, v.me.Profile.Fields)
+	for _, f := range with {
+		f(&d)
 	}
 	return s.render(w, r, v, status, "settings", "Settings", d)
 }
@@ -77,7 +103,27 @@ func (s *Server) saveProfile(w http.ResponseWriter, r *http.Request, v visit) er
 	if c.Avatar, err = upload(r, "avatar"); err != nil {
 		return s.refusedSettings(w, r, v, err)
 	}
+	if c.Banner, err = upload(r, "banner"); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
 	if err := s.Profiles.Update(r.Context(), c); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
+	return redirect(w, r, "/settings?done=saved")
+}
+
+// saveFields replaces the profile fields with the form's rows (field-name-N, field-value-N);
+// a row left empty is dropped, one with a value and no name is refused by the use case.
+func (s *Server) saveFields(w http.ResponseWriter, r *http.Request, v visit) error {
+	var fields []domain.ProfileField
+	for i := range domain.MaxProfileFields {
+		f := domain.ProfileField{Name: r.PostFormValue("field-name-" + strconv.Itoa(i)),
+			Value: r.PostFormValue("field-value-" + strconv.Itoa(i))}
+		if strings.TrimSpace(f.Name) != "" || strings.TrimSpace(f.Value) != "" {
+			fields = append(fields, f)
+		}
+	}
+	if err := s.Profiles.SetFields(r.Context(), v.me.ID, fields); err != nil {
 		return s.refusedSettings(w, r, v, err)
 	}
 	return redirect(w, r, "/settings?done=saved")

@@ -24,6 +24,8 @@ import (
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
+	"moviesdiary/internal/usecase/importer"
+	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/moderation"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/profile"
@@ -61,6 +63,11 @@ type Deps struct {
 	Profiles   *profile.Service
 	Goals      *goal.Service
 	Moderation *moderation.Service
+	// Integrations are the webhook tokens and the watch queue; Imports the diary import (nil
+	// leaves its form out); Export the diary download.
+	Integrations *integration.Service
+	Imports      *importer.Service
+	Export       *review.Exporter
 
 	// RootToClient leaves "/" to next (WEB_CLIENT_DIR's single-page client); the pages keep
 	// their other paths.
@@ -100,11 +107,15 @@ func New(d Deps) (*Server, error) {
 	return s, nil
 }
 
-// Handler serves the pages and hands any other request to next.
+// Handler serves the pages and hands any other request to next, but a browser's request that
+// neither the pages nor next route gets an HTML 404 or 405 page (unmatched.go).
 func (s *Server) Handler(next http.Handler) http.Handler {
 	r := chi.NewRouter()
-	r.NotFound(next.ServeHTTP)
-	r.MethodNotAllowed(next.ServeHTTP)
+	// chi may call either for a path it does not have at all, so unmatched tells 404 from 405
+	// itself.
+	unmatched := s.unmatched(r, next)
+	r.NotFound(unmatched.ServeHTTP)
+	r.MethodNotAllowed(unmatched.ServeHTTP)
 	r.Get("/static/style.css", serveCSS)
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.RequestID, s.recoverer, s.headers)
