@@ -74,6 +74,60 @@ func TestRelayPublishesEachRowWithItsEventIDAndRecordsTheHandoff(t *testing.T) {
 	}
 }
 
+// TestRelayCarriesAForeignRowsRowID: two foreign writer's rows with equal payloads (no event
+// id) go out each with its own row id in a header, which is what a consumer's message carries
+// to its handlers: they key such a row by it, so the two stay two events.
+func TestRelayCarriesAForeignRowsRowID(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	setup(t, js, 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	for range 2 {
+		if _, err := db.Exec(foreignRow, "SearchReindexRequested", `{"type":"SearchReindexRequested"}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows []int64
+	r, err := db.Query(`SELECT id FROM event_queue ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var id int64
+		if err := r.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, id)
+	}
+	r.Close()
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+	deliverytest.Eventually(t, 10*time.Second, "both rows relayed", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 2
+	})
+	s, err := js.Stream(context.Background(), "EVENTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for seq := uint64(1); seq <= 2; seq++ {
+		m, err := s.GetMsg(context.Background(), seq)
+		if err != nil {
+			t.Fatalf("message %d: %v", seq, err)
+		}
+		if m.Header.Get(EventIDHeader) != "" || m.Header.Get(jetstream.MsgIDHeader) != "" {
+			t.Errorf("message %d: a foreign row got an event id header: %v", seq, m.Header)
+		}
+		got = append(got, rowID(m.Header))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, rows) {
+		t.Fatalf("row ids received %v, want %v", got, rows)
+	}
+}
+
 // crashingOutbox publishes normally but dies before any row is marked done.
 type crashingOutbox struct {
 	delivery.Source
