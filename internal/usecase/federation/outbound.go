@@ -46,6 +46,9 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 		}
 		return errors.Join(errs...)
 	case domain.ReviewDeleted:
+		if e.Quiet {
+			return nil // never announced: its followers have nothing to delete
+		}
 		object := s.urls.Review(e.ReviewID)
 		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{Tombstone: object}}, object)
 	case domain.WatchlistEntryAdded:
@@ -124,6 +127,9 @@ func (s *Service) publishReview(ctx context.Context, key, kind string, id uuid.U
 	}
 	if err != nil {
 		return err
+	}
+	if r.Quiet {
+		return nil // imported without federate: true, never announced: no Update of it either
 	}
 	on, err := s.flag(ctx, r.UserID, func(set domain.FederationSettings) bool { return set.Reviews })
 	if err != nil || !on {
