@@ -172,7 +172,7 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 	for _, r := range results {
 		m, ok := r.Msg.Ref.(jetstream.Msg)
 		if !ok {
-			c.log.Error("cannot settle a message this consumer did not fetch", "event_id", r.Msg.EventID)
+			c.log.Error("cannot settle a message this consumer did not fetch", rowFields(r.Msg)...)
 			continue
 		}
 		c.release(m)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,7 +228,7 @@ const pausedMsg = "relay paused: publishing failed; events deferred without spen
 
 func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 	t.Parallel()
-	log, _ := newLogger(t)
+	log, sink := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	setup(t, newJetStream(t, conn), 5, 0, log)
 	store := openStore(t)
@@ -249,6 +250,11 @@ func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 	}
 	if !strings.Contains(lastError, `no subject for event type "NoSuchEvent"`) {
 		t.Fatalf("last_error %q does not say why", lastError)
+	}
+	// The row has no event id: the dead-letter line names it by its row id.
+	row := strconv.Itoa(queryInt(t, db, `SELECT id FROM event_queue`))
+	if lines := sink.find("event dead-lettered: it can never be published"); len(lines) != 1 || lines[0]["row_id"] != row {
+		t.Errorf("dead-letter lines %v, want one with row_id %s", lines, row)
 	}
 }
 
