@@ -172,7 +172,7 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 			slog.Any("error", j.ledgerErr), slog.String("delay", r.Delay.String()))
 		return r
 	}
-	env := Envelope{EventID: j.Msg.EventID, Event: j.event, Attempt: j.Msg.Attempt}
+	env := Envelope{EventID: j.Msg.EventID, RowID: j.Msg.RowID, Event: j.event, Attempt: j.Msg.Attempt}
 	var failed, permanent error
 	var held time.Time
 	for i, h := range j.handlers {
@@ -260,8 +260,12 @@ func (e *Engine) logEvent(ctx context.Context, level slog.Level, msg string, m M
 	all = append(all, slog.String("event_id", m.EventID), slog.String("event_type", m.Type), slog.Int("attempt", m.Attempt))
 	// A foreign writer's row has no event id: its source's row id is what finds it
 	// (`worker events show <row id>`).
-	if r, ok := m.Ref.(interface{ RowID() int64 }); ok && m.EventID == "" {
-		all = append(all, slog.Int64("row_id", r.RowID()))
+	if m.EventID == "" {
+		if row := m.RowID; row != 0 {
+			all = append(all, slog.Int64("row_id", row))
+		} else if r, ok := m.Ref.(interface{ RowID() int64 }); ok {
+			all = append(all, slog.Int64("row_id", r.RowID()))
+		}
 	}
 	if handler != "" {
 		all = append(all, slog.String("handler", handler))

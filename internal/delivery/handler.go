@@ -18,7 +18,10 @@ type Handler struct {
 type Envelope struct {
 	// EventID is the outbox event id; empty for a row from a foreign writer (no dedup).
 	EventID string
-	Event   domain.Event
+	// RowID is the event's outbox row id, 0 when the source does not know it: what keys an
+	// id-less row, so two foreign rows with equal payloads stay two events.
+	RowID int64
+	Event domain.Event
 	// Attempt is this delivery's number, 1 for the first.
 	Attempt int
 }

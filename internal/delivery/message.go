@@ -5,6 +5,9 @@ import "time"
 // Message is one event as a Source delivers it.
 type Message struct {
 	EventID string
+	// RowID is the outbox row the message came from, when the source knows it (0 otherwise): a
+	// foreign writer's row has no event id, and its row id is what tells two such rows apart.
+	RowID   int64
 	Type    string
 	Payload []byte
 	// Attempt is this delivery's number, 1 for the first.

@@ -54,3 +54,27 @@ func TestForeignRowLogLinesCarryTheRowID(t *testing.T) {
 		t.Fatalf("no line for the foreign row:\n%s", buf.String())
 	}
 }
+
+// TestEnvelopeCarriesTheRowID: a handler sees the row id of the message it handles, so it can
+// key an id-less row by its row (two foreign rows with equal payloads are two events).
+func TestEnvelopeCarriesTheRowID(t *testing.T) {
+	t.Parallel()
+	var got []int64
+	e, err := delivery.NewEngine(delivery.Config{}, memLedger{},
+		delivery.Handler{Name: "rows", Types: []string{"ImageStored"}, Handle: func(_ context.Context, env delivery.Envelope) error {
+			got = append(got, env.RowID)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, b := message(t, "", domain.ImageStored{Key: "k"}, 1), message(t, "", domain.ImageStored{Key: "k"}, 1)
+	a.RowID, b.RowID = 41, 42
+	for _, j := range e.Prepare(ctx, []delivery.Message{a, b}) {
+		e.Run(ctx, j, nil)
+	}
+	if len(got) != 2 || got[0] != 41 || got[1] != 42 {
+		t.Errorf("handler saw row ids %v, want [41 42]", got)
+	}
+}

@@ -57,6 +57,10 @@ func (e ReviewUpdated) Validate() error {
 type ReviewDeleted struct {
 	ReviewID uuid.UUID `json:"review_id"`
 	UserID   uuid.UUID `json:"user_id"`
+	// Quiet is set when the review was quiet (imported without federate: true): its followers
+	// never got its Create, so federation sends no Delete. The row is gone when the event is
+	// handled, so the event carries the flag.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // EventType returns "ReviewDeleted".

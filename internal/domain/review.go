@@ -23,6 +23,9 @@ type Review struct {
 	RemoteActorURL *string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	// Quiet is set on a local review imported without federate: true: federation never
+	// announced it, so it sends no Update or Delete of it either.
+	Quiet bool
 }
 
 // Federated reports whether the review came from another instance.

@@ -18,6 +18,8 @@ func (f *Federation) encode(ctx context.Context, a federation.Activity) ([]byte,
 		object = f.urls.ReviewNote(*o.Review, o.Movie)
 	case o.Watchlist != nil:
 		object = f.urls.WatchlistNote(*o.Watchlist)
+	case o.Goal != nil:
+		object = f.urls.GoalNote(*o.Goal)
 	case o.Actor != nil:
 		_, pub, err := f.keys.ActorKey(ctx, o.Actor.ID)
 		if err != nil {

@@ -33,6 +33,7 @@ type Store interface {
 	federation.Accounts
 	federation.Blocks
 	federation.Reviews
+	federation.Goals
 	federation.Follows
 	federation.Publications
 	federation.Inbox
@@ -117,7 +118,7 @@ func New(store Store, cfg Config) (*Federation, error) {
 	}
 	f.limit = newHostLimiter(cmp.Or(cfg.InboxRate, InboxRateDefault), cmp.Or(cfg.InboxBurst, InboxBurstDefault), f.now)
 	f.fed, err = federation.New(federation.Deps{
-		Accounts: store, Blocks: store, Reviews: store, Follows: store, Publications: store, Inbox: store,
+		Accounts: store, Blocks: store, Reviews: store, Goals: store, Follows: store, Publications: store, Inbox: store,
 		Remote: f, Encode: f.encode,
 	}, federation.Config{BaseURL: base, Logger: f.log, Now: f.now})
 	if err != nil {

@@ -21,18 +21,20 @@ const (
 // Handlers are the worker's federation handlers, each a use-case call: outbound turns domain
 // events into activities and fans each out as one delivery per inbox; deliver POSTs one
 // delivery; inbound processes an activity an inbox stored; backfill sends a newly accepted
-// follower our recent reviews; import reads the outbox of an actor who accepted our follow.
+// follower our recent reviews; import reads the outbox of an actor who accepted our follow. A
+// foreign writer's row (no event id) is keyed by its row (federation.Key), so two such rows with
+// equal payloads cause two activities.
 func (f *Federation) Handlers() []delivery.Handler {
 	return []delivery.Handler{
 		{Name: OutboundHandler, Types: federation.OutboundTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
-			return f.fed.Outbound(ctx, env.EventID, env.Event)
+			return f.fed.Outbound(ctx, federation.Key(env.EventID, env.RowID), env.Event)
 		}},
 		{Name: DeliverHandler, Types: federation.DeliverTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
-			return f.fed.Deliver(ctx, env.EventID, env.Event)
+			return f.fed.Deliver(ctx, federation.Key(env.EventID, env.RowID), env.Event)
 		}},
 		{Name: InboundHandler, Types: federation.InboundTypes, Handle: f.inbound},
 		{Name: BackfillHandler, Types: federation.FollowTimeTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
-			return f.fed.Backfill(ctx, env.EventID, env.Event)
+			return f.fed.Backfill(ctx, federation.Key(env.EventID, env.RowID), env.Event)
 		}},
 		{Name: ImportHandler, Types: federation.FollowTimeTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
 			return f.fed.Import(ctx, env.Event)

@@ -30,6 +30,10 @@ func TestEveryActivityIDDerivesFromTheEvent(t *testing.T) {
 	review := a.logReview(alice, 4)
 	movie := domain.MovieIDFor("tt0133093")
 	ext := "tt0133093"
+	goal, err := a.store.CreateGoal(ctx, domain.Goal{ID: uuid.New(), UserID: alice.ID, Year: 2026, TargetCount: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		kind  string
 		event domain.Event
@@ -49,6 +53,9 @@ func TestEveryActivityIDDerivesFromTheEvent(t *testing.T) {
 		{"Undo", domain.ActorUnblocked{BlockerID: alice.ID, Target: domain.RemoteIdentity(eve)}},
 		{"Move", domain.UserAccountMoved{UserID: alice.ID, NewActorURL: "https://elsewhere.example/users/alice"}},
 		{"Update", domain.UserUpdated{UserID: alice.ID}},
+		{"Create", domain.GoalCreated{GoalID: goal.ID, UserID: alice.ID, Year: 2026, TargetCount: 50}},
+		{"Update", domain.GoalUpdated{GoalID: goal.ID, UserID: alice.ID, Year: 2026, TargetCount: 50}},
+		{"Delete", domain.GoalDeleted{GoalID: goal.ID, UserID: alice.ID, Year: 2026}},
 		{"Delete", domain.UserDeleted{UserID: alice.ID}},
 	}
 	for _, c := range cases {

@@ -208,6 +208,41 @@ func (u URLs) WatchlistNote(e domain.WatchlistEntryAdded) Object {
 	}
 }
 
+// GoalNote is a user's goal for a year as a Note: a readable content ("Goal for 2026: 50
+// movies", with the progress) for servers that show Notes (Mastodon), and the goal's numbers as
+// properties (goal, goalYear, goalTarget, goalCurrent, as the original sent) for ours. Its id
+// is the goal's URL, the same for every version of the goal.
+func (u URLs) GoalNote(g domain.GoalProgress) Object {
+	actor := u.Actor(g.UserID)
+	movies := "movies"
+	if g.TargetCount == 1 {
+		movies = "movie"
+	}
+	tags := []any{Object{"type": "Hashtag", "href": u.Base + "/tags/moviesdiary", "name": "#MoviesDiary"}}
+	note := Object{
+		"id":           u.Goal(g.UserID, g.Year),
+		"type":         "Note",
+		"attributedTo": actor,
+		"content": fmt.Sprintf("<p>🎯 Goal for %d: %d %s (%d watched so far)</p><p>%s</p>", g.Year, g.TargetCount, movies,
+			g.CurrentCount, tagLinks(tags)),
+		"goal":        true,
+		"goalYear":    g.Year,
+		"goalTarget":  g.TargetCount,
+		"goalCurrent": g.CurrentCount,
+		"tag":         tags,
+		"sensitive":   false,
+		"to":          []any{Public},
+		"cc":          []any{actor + "/followers"},
+	}
+	if !g.CreatedAt.IsZero() {
+		note["published"] = g.CreatedAt.UTC().Format(time.RFC3339)
+	}
+	if !g.UpdatedAt.IsZero() && g.UpdatedAt.After(g.CreatedAt) {
+		note["updated"] = g.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	return note
+}
+
 // movieLink is text (escaped) linked to the movie's IMDb or TMDb page when its external id
 // names one, else to its page in the web client (public pages anyone can open).
 func (u URLs) movieLink(m domain.Movie, text string) string {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/delivery"
@@ -236,5 +237,46 @@ func TestCrashBetweenFanOutAndDelivery(t *testing.T) {
 		if len(got) != 1 || got[0].Activity["id"] != want {
 			t.Errorf("%s received %d Creates, want exactly one with id %s", r.base, len(got), want)
 		}
+	}
+}
+
+// TestIdenticalForeignRowsSendTwoUpdates: two rows a foreign writer put in the outbox (no event
+// id) with equal payloads — the same edit made twice — are two events: each is keyed by its row,
+// so followers get two Updates with distinct ids, where a payload hash sent a single one.
+func TestIdenticalForeignRowsSendTwoUpdates(t *testing.T) {
+	t.Parallel()
+	a := newInstance(t, nil)
+	alice := a.user("alice")
+	srv := newRemote(t)
+	a.acceptRemoteFollower(alice, srv.addUser("bob"))
+	review := a.logReview(alice, 4)
+	a.startWorker()
+	eventually(t, "the Create and the backfill settle", a.settled)
+	payload, err := domain.Encode(domain.ReviewUpdated{ReviewID: review, MovieID: domain.MovieIDFor("tt0133093"), UserID: alice.ID,
+		Rating: 4, WatchedAt: domain.NewUnixTime(time.Date(2024, 3, 1, 20, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := a.db.Exec(`INSERT INTO event_queue (event_id, event_type, payload) VALUES (NULL, 'ReviewUpdated', ?)`, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			a.dump()
+		}
+	})
+	eventually(t, "both foreign rows are delivered", func() bool {
+		return a.settled() && a.count(`SELECT count(*) FROM event_queue WHERE event_type = 'ReviewUpdated' AND status = 'done'`) == 2 &&
+			a.count(`SELECT count(*) FROM event_queue WHERE event_type = 'FederationDeliveryRequested' AND status IN ('pending', 'processing')`) == 0
+	})
+	updates := srv.postsOf("Update")
+	if len(updates) != 2 || updates[0].Activity["id"] == updates[1].Activity["id"] {
+		ids := make([]any, len(updates))
+		for i, u := range updates {
+			ids[i] = u.Activity["id"]
+		}
+		t.Fatalf("Updates delivered %v, want two with distinct ids", ids)
 	}
 }

@@ -161,8 +161,8 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 			if c.cfg.OnDeadLetter != nil {
 				c.cfg.OnDeadLetter()
 			}
-			c.log.ErrorContext(ctx, "event dead-lettered: it exhausted max deliveries", "event_id", r.Msg.EventID,
-				"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "max_deliver", c.maxDeliver, "error", r.Err)
+			c.log.ErrorContext(ctx, "event dead-lettered: it exhausted max deliveries",
+				append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "max_deliver", c.maxDeliver, "error", r.Err)...)
 		}
 		outcomes[i] = rowOutcome(*r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
 	}
@@ -172,11 +172,11 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 	for _, r := range results {
 		m, ok := r.Msg.Ref.(jetstream.Msg)
 		if !ok {
-			c.log.Error("cannot settle a message this consumer did not fetch", "event_id", r.Msg.EventID)
+			c.log.Error("cannot settle a message this consumer did not fetch", rowFields(r.Msg)...)
 			continue
 		}
 		c.release(m)
-		log := c.log.With("event_id", r.Msg.EventID, "event_type", r.Msg.Type, "attempt", r.Msg.Attempt)
+		log := c.log.With(append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt)...)
 		if (r.Kind == delivery.Defer || r.Kind == delivery.Return) && c.lastDelivery(r.Msg) {
 			log.WarnContext(ctx, "event ran out of deliveries while deferred or returned: handed back to the relay, which publishes it again",
 				"outcome", r.Kind.String(), "max_deliver", c.maxDeliver)
@@ -239,6 +239,7 @@ func (c *Consumer) message(m jetstream.Msg) delivery.Message {
 	}
 	return delivery.Message{
 		EventID:  eventID(m.Headers()),
+		RowID:    rowID(m.Headers()),
 		Handoffs: round(m.Headers()),
 		Type:     eventType(c.cfg.Prefix, m.Subject()),
 		Payload:  m.Data(),

@@ -88,6 +88,7 @@ func SubscribeCore(conn *Conn, outbox Outbox, cfg CoreConfig) (*CoreConsumer, er
 	sub, err := conn.NATS().QueueSubscribe(Wildcard(cfg.Prefix), cfg.Group, func(m *natsgo.Msg) {
 		msg := delivery.Message{
 			EventID:  eventID(m.Header),
+			RowID:    rowID(m.Header),
 			Handoffs: round(m.Header),
 			Type:     eventType(cfg.Prefix, m.Subject),
 			Payload:  m.Data,
@@ -162,7 +163,7 @@ func (c *CoreConsumer) Settle(ctx context.Context, results []delivery.Result) er
 	}
 	for _, r := range results {
 		m := r.Msg
-		log := c.log.With("event_id", m.EventID, "event_type", m.Type, "attempt", m.Attempt)
+		log := c.log.With(append(rowFields(m), "event_type", m.Type, "attempt", m.Attempt)...)
 		switch r.Kind {
 		case delivery.Retry:
 			m.Attempt++
@@ -183,8 +184,8 @@ func (c *CoreConsumer) redeliver(m delivery.Message, after time.Duration) {
 	defer c.mu.Unlock()
 	select {
 	case <-c.closed: // settled after Run ended: nothing will claim it again
-		c.log.Warn("in-process retry dropped at shutdown; the relay publishes the event again after its horizon", "event_id", m.EventID,
-			"event_type", m.Type, "attempt", m.Attempt)
+		c.log.Warn("in-process retry dropped at shutdown; the relay publishes the event again after its horizon",
+			append(rowFields(m), "event_type", m.Type, "attempt", m.Attempt)...)
 		return
 	default:
 	}
@@ -218,8 +219,8 @@ func (c *CoreConsumer) Run(ctx context.Context) error {
 	close(c.closed)
 	for t, r := range c.retries {
 		t.Stop()
-		c.log.Warn("in-process retry dropped at shutdown; the relay publishes the event again after its horizon", "event_id", r.msg.EventID,
-			"event_type", r.msg.Type, "attempt", r.msg.Attempt)
+		c.log.Warn("in-process retry dropped at shutdown; the relay publishes the event again after its horizon",
+			append(rowFields(r.msg), "event_type", r.msg.Type, "attempt", r.msg.Attempt)...)
 	}
 	clear(c.retries)
 	c.mu.Unlock()

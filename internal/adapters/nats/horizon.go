@@ -16,6 +16,11 @@ import (
 // fall back to Nats-Msg-Id for messages relayed before it existed.
 const EventIDHeader = "Moviesdiary-Event-Id"
 
+// RowIDHeader carries the outbox row id of a foreign writer's row, which has no event id: the
+// consumer's handlers key such a row by it, so two rows with equal payloads stay two events,
+// and delivery log lines name the row by it.
+const RowIDHeader = "Moviesdiary-Row-Id"
+
 // Horizon is how long the relay waits for a consumer to record an event's outcome in its outbox
 // row before it publishes the event again: JetStream's whole redelivery schedule for one
 // message — maxDeliver deliveries, each nak'd on the shared backoff (domain.ScaledBackoff) —
@@ -67,4 +72,22 @@ func eventID(h interface{ Get(string) string }) string {
 		return id
 	}
 	return h.Get(jetstream.MsgIDHeader)
+}
+
+// rowID is the outbox row id a received message carries (0 when it has none).
+func rowID(h interface{ Get(string) string }) int64 {
+	n, err := strconv.ParseInt(h.Get(RowIDHeader), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// rowFields are the fields naming a message's row in a log line: its event id, and for a
+// foreign writer's row its row id, as the delivery engine's lines do.
+func rowFields(m delivery.Message) []any {
+	if m.EventID == "" && m.RowID != 0 {
+		return []any{"event_id", m.EventID, "row_id", m.RowID}
+	}
+	return []any{"event_id", m.EventID}
 }

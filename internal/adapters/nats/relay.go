@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
@@ -166,9 +167,12 @@ func (r *publisher) message(m delivery.Message) (*natsgo.Msg, error) {
 	}
 	nm := natsgo.NewMsg(subject)
 	nm.Data = m.Payload
-	if m.EventID != "" { // a foreign writer's row has no id: no dedup, no headers
+	switch {
+	case m.EventID != "":
 		nm.Header.Set(EventIDHeader, m.EventID)
 		nm.Header.Set(jetstream.MsgIDHeader, msgID(m))
+	case m.RowID != 0: // a foreign writer's row has no id: no dedup, only its row to key it by
+		nm.Header.Set(RowIDHeader, strconv.FormatInt(m.RowID, 10))
 	}
 	return nm, nil
 }
@@ -242,15 +246,15 @@ func (r *publisher) outcomes(ctx context.Context, msgs []delivery.Message, errs 
 			if r.cfg.OnDeadLetter != nil {
 				r.cfg.OnDeadLetter()
 			}
-			r.log.ErrorContext(ctx, "event dead-lettered: it can never be published", "event_id", m.EventID,
-				"event_type", m.Type, "attempt", m.Attempt, "error", err)
+			r.log.ErrorContext(ctx, "event dead-lettered: it can never be published",
+				append(rowFields(m), "event_type", m.Type, "attempt", m.Attempt, "error", err)...)
 		case isRejection(err):
 			// The stream refused this message (not the transport): spend an attempt, so a
 			// message the stream will never take ends dead-lettered with the reason kept.
 			res.Kind, res.Err = delivery.Retry, fmt.Errorf("relay: stream rejected the message: %w", err)
 			res.Delay = domain.ScaledBackoff(r.cfg.BackoffBase, m.Attempt)
-			r.log.WarnContext(ctx, "relay: stream rejected an event", "event_id", m.EventID,
-				"event_type", m.Type, "attempt", m.Attempt, "error", err, "delay", res.Delay.String())
+			r.log.WarnContext(ctx, "relay: stream rejected an event",
+				append(rowFields(m), "event_type", m.Type, "attempt", m.Attempt, "error", err, "delay", res.Delay.String())...)
 		default:
 			res.Kind = delivery.Defer
 			transport = cmp.Or(transport, err)

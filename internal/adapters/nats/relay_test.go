@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -71,6 +72,60 @@ func TestRelayPublishesEachRowWithItsEventIDAndRecordsTheHandoff(t *testing.T) {
 	}
 	if n := streamMsgs(t, js); n != 4 {
 		t.Fatalf("stream holds %d messages, want 4", n)
+	}
+}
+
+// TestRelayCarriesAForeignRowsRowID: two foreign writer's rows with equal payloads (no event
+// id) go out each with its own row id in a header, which is what a consumer's message carries
+// to its handlers: they key such a row by it, so the two stay two events.
+func TestRelayCarriesAForeignRowsRowID(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	js := newJetStream(t, conn)
+	setup(t, js, 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	for range 2 {
+		if _, err := db.Exec(foreignRow, "SearchReindexRequested", `{"type":"SearchReindexRequested"}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows []int64
+	r, err := db.Query(`SELECT id FROM event_queue ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var id int64
+		if err := r.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, id)
+	}
+	r.Close()
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+	deliverytest.Eventually(t, 10*time.Second, "both rows relayed", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == 2
+	})
+	s, err := js.Stream(context.Background(), "EVENTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for seq := uint64(1); seq <= 2; seq++ {
+		m, err := s.GetMsg(context.Background(), seq)
+		if err != nil {
+			t.Fatalf("message %d: %v", seq, err)
+		}
+		if m.Header.Get(EventIDHeader) != "" || m.Header.Get(jetstream.MsgIDHeader) != "" {
+			t.Errorf("message %d: a foreign row got an event id header: %v", seq, m.Header)
+		}
+		got = append(got, rowID(m.Header))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, rows) {
+		t.Fatalf("row ids received %v, want %v", got, rows)
 	}
 }
 
@@ -173,7 +228,7 @@ const pausedMsg = "relay paused: publishing failed; events deferred without spen
 
 func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 	t.Parallel()
-	log, _ := newLogger(t)
+	log, sink := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	setup(t, newJetStream(t, conn), 5, 0, log)
 	store := openStore(t)
@@ -195,6 +250,11 @@ func TestRelayDeadLettersARowNoSubjectCanCarry(t *testing.T) {
 	}
 	if !strings.Contains(lastError, `no subject for event type "NoSuchEvent"`) {
 		t.Fatalf("last_error %q does not say why", lastError)
+	}
+	// The row has no event id: the dead-letter line names it by its row id.
+	row := strconv.Itoa(queryInt(t, db, `SELECT id FROM event_queue`))
+	if lines := sink.find("event dead-lettered: it can never be published"); len(lines) != 1 || lines[0]["row_id"] != row {
+		t.Errorf("dead-letter lines %v, want one with row_id %s", lines, row)
 	}
 }
 

@@ -105,3 +105,49 @@ func TestActorProfileShowsTheEditedProfile(t *testing.T) {
 		t.Fatalf("actor profile = %+v, want the edited profile %+v", got, want)
 	}
 }
+
+// TestQuietReviewIsReadQuietAndDeletedQuietly: federation's read of a quiet review (imported
+// without federate: true) says so, and its deletion's ReviewDeleted carries the flag, the row
+// being gone when federation handles it; a federated review's does not.
+func TestQuietReviewIsReadQuietAndDeletedQuietly(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	u := newUser(t, s, "alice")
+	ext := "tt0133093"
+	m := domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: &ext, Title: "The Matrix", ReleaseYear: 1999}
+	quiet := domain.Review{ID: uuid.New(), UserID: u, Rating: 5, WatchedAt: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	loud := domain.Review{ID: uuid.New(), UserID: u, Rating: 4, WatchedAt: time.Now().Add(-48 * time.Hour), CreatedAt: time.Now(),
+		UpdatedAt: time.Now()}
+	for _, r := range []domain.Review{quiet, loud} {
+		if _, err := s.LogReview(ctx, r, m, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.write.Exec(`UPDATE reviews SET quiet = 1 WHERE id = ?`, quiet.ID.String()); err != nil { // as an import writes it
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		r    domain.Review
+		want bool
+	}{{quiet, true}, {loud, false}} {
+		got, _, err := s.FederatedReview(ctx, c.r.ID)
+		if err != nil || got.Quiet != c.want {
+			t.Errorf("FederatedReview(%s): quiet %v (%v), want %v", c.r.ID, got.Quiet, err, c.want)
+		}
+		if err := s.DeleteReview(ctx, c.r.ID, func(domain.Review) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		var payload []byte
+		if err := s.read.Get(&payload, `SELECT payload FROM event_queue WHERE event_type = 'ReviewDeleted' ORDER BY id DESC LIMIT 1`); err != nil {
+			t.Fatal(err)
+		}
+		e, err := domain.Decode("ReviewDeleted", payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := e.(domain.ReviewDeleted); d.ReviewID != c.r.ID || d.Quiet != c.want {
+			t.Errorf("ReviewDeleted %+v, want review %s quiet %v", d, c.r.ID, c.want)
+		}
+	}
+}

@@ -144,6 +144,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 				return err
 			}
 			m.EventID = eventID.String
+			m.RowID = id
 			m.Attempt = attempts + 1
 			m.Ref = &rowRef{id: id, token: now}
 			msgs = append(msgs, m)
@@ -160,8 +161,8 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	}
 	q.mu.Unlock()
 	for _, d := range dead {
-		q.log.Error("event dead-lettered: its worker died or stalled during its last attempt", "event_id", d.EventID.String,
-			"event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)
+		q.log.Error("event dead-lettered: its worker died or stalled during its last attempt",
+			append(rowFields(d.EventID.String, d.ID), "event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)...)
 	}
 	if reclaimed > 0 {
 		q.log.Warn("reclaiming events whose claim outlived the lease (a claimer died); the abandoned delivery counts as an attempt",
@@ -176,6 +177,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 
 // deadRow is a row Claim dead-lettered.
 type deadRow struct {
+	ID        int64          `db:"id"`
 	EventID   sql.NullString `db:"event_id"`
 	EventType string         `db:"event_type"`
 	Attempts  int            `db:"attempts"`
@@ -193,7 +195,7 @@ func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, now, stale
 			status = 'dead_lettered'
 		WHERE ((status = 'processing' AND claimed_at <= ?1) OR (status = 'relayed' AND next_attempt_at <= ?4))
 			AND attempts + 1 >= ?2
-		RETURNING event_id, event_type, attempts`, stale, q.maxAttempts, q.lease.String(), now)
+		RETURNING id, event_id, event_type, attempts`, stale, q.maxAttempts, q.lease.String(), now)
 	if err != nil {
 		return nil, fmt.Errorf("dead-letter abandoned events: %w", err)
 	}
@@ -357,8 +359,8 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 				if q.onDead != nil {
 					q.onDead()
 				}
-				q.log.Error("event dead-lettered: max attempts reached", "event_id", r.Msg.EventID,
-					"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "error", r.Err)
+				q.log.Error("event dead-lettered: max attempts reached", append(rowFields(r.Msg.EventID, ref.id),
+					"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "error", r.Err)...)
 			}
 		default:
 			err = fmt.Errorf("unknown outcome %v", r.Kind)

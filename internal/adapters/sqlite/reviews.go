@@ -181,7 +181,7 @@ func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domai
 			return fmt.Errorf("delete review: %w", err)
 		}
 		events, err := deleteMovieIfOrphan(ctx, tx, r.MovieID,
-			[]domain.Event{domain.ReviewDeleted{ReviewID: r.ID, UserID: r.UserID}})
+			[]domain.Event{domain.ReviewDeleted{ReviewID: r.ID, UserID: r.UserID, Quiet: r.Quiet}})
 		if err != nil {
 			return err
 		}

@@ -61,7 +61,7 @@ func (r movieRow) movie() (domain.Movie, error) {
 
 // reviewColumns are the columns of reviewRow, for a reviews table aliased r.
 const reviewColumns = `r.id, r.user_id, r.movie_id, r.rating, r.comment, r.watched_at, r.watch_medium,
-	r.remote_actor_url, r.created_at, r.updated_at`
+	r.remote_actor_url, r.created_at, r.updated_at, r.quiet`
 
 // reviewRow is a reviews row.
 type reviewRow struct {
@@ -75,12 +75,13 @@ type reviewRow struct {
 	RemoteActorURL sql.Null[string] `db:"remote_actor_url"`
 	CreatedAt      string           `db:"created_at"`
 	UpdatedAt      string           `db:"updated_at"`
+	Quiet          bool             `db:"quiet"`
 }
 
 func (r reviewRow) review() (domain.Review, error) {
 	rv := domain.Review{
 		ID: r.ID, UserID: r.UserID, MovieID: r.MovieID, Rating: r.Rating, Comment: ptr(r.Comment),
-		RemoteActorURL: ptr(r.RemoteActorURL),
+		RemoteActorURL: ptr(r.RemoteActorURL), Quiet: r.Quiet,
 	}
 	if r.WatchMedium.Valid {
 		rv.WatchMedium = ref(domain.WatchMedium(r.WatchMedium.V))

@@ -32,6 +32,8 @@ type Object struct {
 	Movie  domain.Movie
 	// Watchlist is a movie added to a watchlist, sent as a Note.
 	Watchlist *domain.WatchlistEntryAdded
+	// Goal is a user's goal for a year with its progress, sent as a Note.
+	Goal *domain.GoalProgress
 	// Actor is a local user whose actor document is sent (the actor's Update).
 	Actor *domain.User
 	// Activity is an embedded activity: the Follow or Block an Undo, Accept or Reject refers to

@@ -20,7 +20,8 @@ var FollowTimeTypes = []string{"FollowAccepted"}
 
 // Backfill sends a newly accepted remote follower the owner's recent reviews (an incoming
 // FollowAccepted: the owner accepted the follower), when the owner federates reviews, one Create each, to the follower's own inbox. The Create ids derive from
-// the event and the review, so a redelivery writes no second delivery.
+// the event and the review, so a redelivery writes no second delivery. Quiet reviews are not
+// sent: no follower gets their Create, so none misses their Update or Delete.
 func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Event) error {
 	e, ok := event.(domain.FollowAccepted)
 	if !ok || e.Outgoing() || e.Requester.Kind != domain.IdentityRemote {
@@ -45,6 +46,9 @@ func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Eve
 	key := eventKey(eventID, event)
 	var errs []error
 	for i := len(reviews) - 1; i >= 0; i-- { // oldest first, as they were written
+		if reviews[i].Quiet {
+			continue // imported without federate: true: never announced, to anyone (no Update or Delete follows it)
+		}
 		create := Activity{ID: ActivityID(s.urls.Base, key, "Create/"+reviews[i].ID.String()), Type: "Create", Actor: e.OwnerID,
 			Object: Object{Review: &reviews[i], Movie: movies[i]}}
 		errs = append(errs, s.publish(ctx, create, s.urls.Review(reviews[i].ID), []string{follower.Inbox}, nil))

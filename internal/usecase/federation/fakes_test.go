@@ -32,6 +32,7 @@ type store struct {
 	userBlocks     map[string]bool // "user actor" pairs a user blocked
 	reviews        map[uuid.UUID]domain.Review
 	movies         map[uuid.UUID]domain.Movie
+	goals          map[uuid.UUID]domain.GoalProgress
 	followerInbox  map[uuid.UUID][]string
 	followStatus   map[string]string // "follower target" → status
 	relations      map[string]domain.Relation
@@ -49,6 +50,7 @@ type store struct {
 func newStore(t *testing.T) *store {
 	return &store{t: t, users: map[uuid.UUID]domain.User{}, settings: map[uuid.UUID]domain.FederationSettings{},
 		userBlocks: map[string]bool{}, reviews: map[uuid.UUID]domain.Review{}, movies: map[uuid.UUID]domain.Movie{},
+		goals:         map[uuid.UUID]domain.GoalProgress{},
 		followerInbox: map[uuid.UUID][]string{}, followStatus: map[string]string{}, relations: map[string]domain.Relation{},
 		created: map[string]string{}, receivedBefore: map[string]bool{}}
 }
@@ -100,6 +102,14 @@ func (s *store) FederatedReview(_ context.Context, id uuid.UUID) (domain.Review,
 		return domain.Review{}, domain.Movie{}, domain.NotFound("Entity not found: review")
 	}
 	return r, s.movies[id], nil
+}
+
+func (s *store) GoalByID(_ context.Context, id uuid.UUID) (domain.GoalProgress, error) {
+	g, ok := s.goals[id]
+	if !ok {
+		return domain.GoalProgress{}, domain.NotFound("Entity not found: goal")
+	}
+	return g, nil
 }
 
 func (s *store) LocalReviewsOfMovie(context.Context, uuid.UUID) ([]uuid.UUID, error) {
@@ -248,7 +258,7 @@ type bundle struct {
 func setup(t *testing.T) bundle {
 	t.Helper()
 	st, rm := newStore(t), &remote{actors: map[string]domain.RemoteActor{}, pages: map[string]federation.OutboxPage{}}
-	svc, err := federation.New(federation.Deps{Accounts: st, Blocks: st, Reviews: st, Follows: st, Publications: st,
+	svc, err := federation.New(federation.Deps{Accounts: st, Blocks: st, Reviews: st, Goals: st, Follows: st, Publications: st,
 		Inbox: st, Remote: rm, Encode: encode}, federation.Config{BaseURL: base, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }})
 	if err != nil {

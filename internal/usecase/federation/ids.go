@@ -36,6 +36,16 @@ func RemoteUserID(actorURL string) uuid.UUID {
 // sent a single Update.
 func RowKey(row int64) string { return "row/" + strconv.FormatInt(row, 10) }
 
+// Key is the event id a handler passes for an outbox event: its event id, or RowKey of its row
+// when it has none (a foreign writer's row) and the source knows the row (row > 0); empty when
+// neither is known, and eventKey then falls back to a hash of the payload.
+func Key(eventID string, row int64) string {
+	if eventID == "" && row > 0 {
+		return RowKey(row)
+	}
+	return eventID
+}
+
 // eventKey is what activity ids derive from: the event id (or RowKey of an id-less row); with
 // neither, a hash of the payload, so those ids still repeat on a replay.
 func eventKey(eventID string, e domain.Event) string {

@@ -3,6 +3,7 @@ package federation
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -12,6 +13,7 @@ import (
 // OutboundTypes are the events Outbound turns into activities.
 var OutboundTypes = []string{
 	"ReviewLogged", "ReviewUpdated", "ReviewDeleted", "PosterSynced", "WatchlistEntryAdded", "WatchlistEntryRemoved",
+	"GoalCreated", "GoalUpdated", "GoalDeleted",
 	"FollowRequested", "Unfollowed", "FollowAccepted", "FollowRejected", "FollowerRemoved",
 	"ActorBlocked", "ActorUnblocked", "UserAccountMoved", "UserUpdated", "UserDeleted",
 }
@@ -19,7 +21,8 @@ var OutboundTypes = []string{
 // Outbound turns a local event into the activity it causes and publishes it with one delivery
 // per inbox: reviews and watchlist entries (when their author federates them) and account
 // changes to the author's followers, follows, blocks and their undoing to the remote actor,
-// answers to a follow request to the requester. The activity id derives from eventID, so a
+// answers to a follow request to the requester. Goals go out (Create, Update, Delete) only while
+// their user federates goals. The activity id derives from eventID, so a
 // replay writes the same rows again.
 func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Event) error {
 	key := eventKey(eventID, event)
@@ -43,6 +46,9 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 		}
 		return errors.Join(errs...)
 	case domain.ReviewDeleted:
+		if e.Quiet {
+			return nil // never announced: its followers have nothing to delete
+		}
 		object := s.urls.Review(e.ReviewID)
 		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{Tombstone: object}}, object)
 	case domain.WatchlistEntryAdded:
@@ -57,6 +63,17 @@ func (s *Service) Outbound(ctx context.Context, eventID string, event domain.Eve
 			s.urls.WatchlistEntry(e.UserID, e.MovieID))
 	case domain.WatchlistEntryRemoved:
 		object := s.urls.WatchlistEntry(e.UserID, e.MovieID)
+		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{Tombstone: object}}, object)
+	case domain.GoalCreated:
+		return s.publishGoal(ctx, id("Create"), "Create", e.UserID, e.GoalID)
+	case domain.GoalUpdated:
+		return s.publishGoal(ctx, id("Update"), "Update", e.UserID, e.GoalID)
+	case domain.GoalDeleted:
+		on, err := s.flag(ctx, e.UserID, func(set domain.FederationSettings) bool { return set.Goals })
+		if err != nil || !on {
+			return err
+		}
+		object := s.urls.Goal(e.UserID, int(e.Year))
 		return s.toFollowers(ctx, Activity{ID: id("Delete"), Type: "Delete", Actor: e.UserID, Object: Object{Tombstone: object}}, object)
 	case domain.UserAccountMoved:
 		actor := s.urls.Actor(e.UserID)
@@ -110,6 +127,9 @@ func (s *Service) publishReview(ctx context.Context, key, kind string, id uuid.U
 	}
 	if err != nil {
 		return err
+	}
+	if r.Quiet {
+		return nil // imported without federate: true, never announced: no Update of it either
 	}
 	on, err := s.flag(ctx, r.UserID, func(set domain.FederationSettings) bool { return set.Reviews })
 	if err != nil || !on {
@@ -200,4 +220,21 @@ func (s *Service) answer(ctx context.Context, key, kind string, owner uuid.UUID,
 	}
 	return s.publish(ctx, Activity{ID: ActivityID(s.urls.Base, key, kind), Type: kind, Actor: owner,
 		Object: Object{Activity: &follow}, To: []string{follower.ID}}, follower.ID, []string{actor.Inbox}, nil)
+}
+
+// publishGoal sends a goal as it is now (its target and progress) to its user's followers, when
+// the user federates goals; a goal deleted since has nothing to send (its GoalDeleted follows).
+func (s *Service) publishGoal(ctx context.Context, activityID, kind string, user, goal uuid.UUID) error {
+	on, err := s.flag(ctx, user, func(set domain.FederationSettings) bool { return set.Goals })
+	if err != nil || !on {
+		return err
+	}
+	g, err := s.ports.Goals.GoalByID(ctx, goal)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read goal: %w", err)
+	}
+	return s.toFollowers(ctx, Activity{ID: activityID, Type: kind, Actor: g.UserID, Object: Object{Goal: &g}}, s.urls.Goal(g.UserID, g.Year))
 }

@@ -33,6 +33,11 @@ type Reviews interface {
 	ReactionCounts(ctx context.Context, review uuid.UUID) (domain.ReactionCounts, error)
 }
 
+// Goals reads the local yearly goals federation publishes, with their progress.
+type Goals interface {
+	GoalByID(ctx context.Context, id uuid.UUID) (domain.GoalProgress, error)
+}
+
 // Follows reads and records who follows whom across instances. Each write commits its events
 // in the same transaction.
 type Follows interface {

@@ -22,6 +22,7 @@ type Deps struct {
 	Accounts     Accounts
 	Blocks       Blocks
 	Reviews      Reviews
+	Goals        Goals
 	Follows      Follows
 	Publications Publications
 	Inbox        Inbox
@@ -56,7 +57,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("federation: base URL %q must be an absolute http(s) URL", cfg.BaseURL)
 	}
-	if d.Accounts == nil || d.Blocks == nil || d.Reviews == nil || d.Follows == nil || d.Publications == nil ||
+	if d.Accounts == nil || d.Blocks == nil || d.Reviews == nil || d.Goals == nil || d.Follows == nil || d.Publications == nil ||
 		d.Inbox == nil || d.Remote == nil || d.Encode == nil {
 		return nil, errors.New("federation: every port is required")
 	}

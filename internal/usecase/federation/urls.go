@@ -2,6 +2,7 @@ package federation
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -30,6 +31,12 @@ func (u URLs) Review(id uuid.UUID) string { return u.Base + "/reviews/" + id.Str
 // WatchlistEntry is the object id of a movie on a user's watchlist.
 func (u URLs) WatchlistEntry(user, movie uuid.UUID) string {
 	return u.Actor(user) + "/watchlist/" + movie.String()
+}
+
+// Goal is the object id of a user's goal for a year (a user has one goal a year, so the year
+// names it, as the original's ids did).
+func (u URLs) Goal(user uuid.UUID, year int) string {
+	return u.Actor(user) + "/goals/" + strconv.Itoa(year)
 }
 
 // LocalUser returns the local user an actor URL of ours names.
