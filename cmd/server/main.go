@@ -146,7 +146,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	// returned.
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return httpserve.Serve(gctx, srv, ln, cfg.ShutdownGrace, log) })
-	metricsSrv := metricsServer{addr: cfg.ServerMetricsAddr, handler: serverMetrics.Handler(), log: log}
+	metricsSrv := httpserve.Metrics{Addr: cfg.ServerMetricsAddr, Env: "SERVER_METRICS_ADDR", Handler: serverMetrics.Handler(), Log: log}
 	g.Go(func() error { return metricsSrv.Run(gctx) })
 	pruner := maintenance.NewRunner(maintenance.RunnerConfig{Interval: time.Hour, Logger: log, Now: now},
 		maintenance.NewSessionPruner(store, maintenance.JobConfig{Logger: log, Now: now}),

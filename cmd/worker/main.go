@@ -19,6 +19,7 @@ import (
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/httpserve"
 )
 
 const usage = `usage: worker [command]
@@ -134,7 +135,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	// From here every long-lived part runs in w's group; w.stop joins them all before the
 	// deferred closes above run.
 	w := startWorker(ctx, cfg, log, now, engine,
-		metricsServer{addr: cfg.WorkerMetricsAddr, handler: obs.Handler(), log: log}.Run,
+		httpserve.Metrics{Addr: cfg.WorkerMetricsAddr, Env: "WORKER_METRICS_ADDR", Handler: obs.Handler(), Log: log}.Run,
 		newMaintenance(cfg, store, log, now).Run,
 	)
 	if cfg.EventBusBackend == "nats" {

@@ -1,8 +1,7 @@
 package endpoint
 
-// The per-IP limit of the authentication forms and routes, shared by the HTTP adapters. (The
-// REST API still carries its own copy in adapters/httpapi/ratelimit.go; it can switch to this
-// one.)
+// The per-IP limit of the authentication forms and routes and of the webhooks, shared by the
+// HTTP adapters (the REST API and the web pages).
 
 import (
 	"net"

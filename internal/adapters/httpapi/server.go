@@ -104,9 +104,9 @@ type Deps struct {
 type Server struct {
 	Deps
 	log     *slog.Logger
-	limiter *ipLimiter
+	limiter *endpoint.IPLimiter
 	// webhookLimiter is the webhooks' own budget.
-	webhookLimiter *ipLimiter
+	webhookLimiter *endpoint.IPLimiter
 	docCache
 	// cache serves the hot public documents until the next commit (cache.go); nil without
 	// Deps.DataVersion.
@@ -120,8 +120,8 @@ func New(d Deps) *Server {
 	d.Log = cmp.Or(d.Log, slog.Default())
 	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
 	authLimit := cmp.Or(d.AuthRateLimit, AuthRateLimitDefault)
-	return &Server{Deps: d, log: d.Log, limiter: newIPLimiter(authLimit),
-		webhookLimiter: newIPLimiter(cmp.Or(d.WebhookRateLimit, webhookRateLimitDefault(authLimit))),
+	return &Server{Deps: d, log: d.Log, limiter: endpoint.NewIPLimiter(authLimit),
+		webhookLimiter: endpoint.NewIPLimiter(cmp.Or(d.WebhookRateLimit, webhookRateLimitDefault(authLimit))),
 		cache:          newResponseCache(d.DataVersion), admit: newAdmission(readSlots())}
 }
 
@@ -129,7 +129,7 @@ func New(d Deps) *Server {
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	// The client address is the TCP peer: X-Forwarded-For is trusted only from TrustedProxies
-	// (clientIP), so it cannot be forged to dodge the per-IP rate limit.
+	// (endpoint.ClientIP), so it cannot be forged to dodge the per-IP rate limit.
 	// GetHead answers HEAD with the GET route (HEAD /health for load balancers).
 	r.Use(middleware.RequestID, s.accessLog, s.recoverer, limitBody, middleware.GetHead)
 	r.Use(s.securityHeaders) // headers.go
@@ -147,7 +147,7 @@ func (s *Server) Handler() http.Handler {
 // endpoint wraps a route's handler with its rate limit and authentication, and writes its error.
 func (s *Server) endpoint(rt route) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rt.limited && !s.limiter.allow(clientIP(r, s.TrustedProxies)) {
+		if rt.limited && !s.limiter.Allow(endpoint.ClientIP(r, s.TrustedProxies)) {
 			writeError(w, http.StatusTooManyRequests, "too many requests")
 			return
 		}

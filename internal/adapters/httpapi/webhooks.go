@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/integration"
 )
 
@@ -27,7 +28,7 @@ type webhookReader func(r *http.Request) (rep integration.Report, ok bool, err e
 // retries failures, and those are not failures.
 func (s *Server) webhook(source domain.WatchSource, read webhookReader) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if !s.webhookLimiter.allow(clientIP(r, s.TrustedProxies)) {
+		if !s.webhookLimiter.Allow(endpoint.ClientIP(r, s.TrustedProxies)) {
 			return &httpError{Status: http.StatusTooManyRequests, Message: "too many requests"}
 		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
