@@ -13,7 +13,7 @@ import (
 	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/app"
-	"moviesdiary/internal/usecase/mediatest"
+	"moviesdiary/internal/app/mediatest"
 )
 
 // imageServer is the API with an image directory; dir is that directory.

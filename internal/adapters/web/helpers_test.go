@@ -16,8 +16,8 @@ import (
 
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/app"
+	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/usecase/auth"
-	"moviesdiary/internal/usecase/mediatest"
 )
 
 var testSecret = []byte("web test secret, thirty-two bytes")

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"moviesdiary/internal/adapters/tmdb"
+	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/usecase/enrichment"
-	"moviesdiary/internal/usecase/mediatest"
 )
 
 // BenchmarkMovieEnrichment is one full enrichment of Blade Runner against the fake TMDb over

@@ -12,9 +12,9 @@ import (
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb"
+	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/enrichment"
-	"moviesdiary/internal/usecase/mediatest"
 )
 
 var (

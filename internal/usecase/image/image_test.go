@@ -10,9 +10,9 @@ import (
 	"moviesdiary/internal/adapters/imaging"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
+	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/image"
-	"moviesdiary/internal/usecase/mediatest"
 )
 
 var _ image.Refs = (*sqlite.Store)(nil)

@@ -13,8 +13,8 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
+	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/domain"
-	"moviesdiary/internal/usecase/mediatest"
 	"moviesdiary/internal/usecase/poster"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/domain"
-	"moviesdiary/internal/usecase/mediatest"
 	"moviesdiary/internal/usecase/search"
 )
 

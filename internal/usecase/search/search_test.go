@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/domain"
-	"moviesdiary/internal/usecase/mediatest"
 	"moviesdiary/internal/usecase/search"
 )
 
