@@ -15,8 +15,8 @@ import (
 // alone (owner, watched_at, review id: migration 0202 keeps it), and only the page's reviews are
 // then read with their movie and author.
 const followingPage = entrySelect + ` FROM (SELECT f.review_id AS rid FROM following_feed f WHERE f.owner_id = ?
-	ORDER BY f.watched_at DESC, f.review_id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)) page
-	CROSS JOIN reviews r ON r.id = page.rid JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id
+	ORDER BY f.watched_at DESC, f.review_id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)
+	) page CROSS JOIN reviews r ON r.id = page.rid JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id
 	ORDER BY r.watched_at DESC, r.id DESC`
 
 // FollowingFeed returns a page of the reviews by the people owner follows (accepted follows:
