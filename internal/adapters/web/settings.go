@@ -238,7 +238,11 @@ func (s *Server) renderWrapUps(w http.ResponseWriter, r *http.Request, v visit, 
 		return err
 	}
 	for _, wu := range list {
-		d.WrapUps = append(d.WrapUps, wrapUpItem{WrapUp: wu, Share: shareLink(wu)})
+		item := wrapUpItem{WrapUp: wu}
+		if wu.Status != domain.WrapUpFailed { // the address names the live one
+			item.Share = shareLink(wu)
+		}
+		d.WrapUps = append(d.WrapUps, item)
 	}
 	return s.render(w, r, v, status, "wrapups", "Wrap-ups", d)
 }
