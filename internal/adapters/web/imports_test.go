@@ -1,8 +1,8 @@
 package web_test
 
 import (
-	"encoding/json"
 	"bytes"
+	"encoding/json"
 	"mime/multipart"
 	"net/http"
 	"net/url"

@@ -285,7 +285,8 @@ type wrapUpPage struct {
 	Report    *wrapup.Report
 	Owner     string
 	OwnerLink string
-	Share     string
+	// Share is its stable address, ShareURL the same in full (BASE_URL), to copy.
+	Share, ShareURL string
 }
 
 // wrapUp is a wrap-up by id: the viewer's, the instance's, or any for an admin.
@@ -330,6 +331,9 @@ func (s *Server) sharedWrapUp(w http.ResponseWriter, r *http.Request, v visit) e
 
 func (s *Server) renderWrapUp(w http.ResponseWriter, r *http.Request, v visit, wu domain.WrapUp) error {
 	d := wrapUpPage{WrapUp: wu, Owner: "the whole instance", Share: shareLink(wu)}
+	if d.Share != "" {
+		d.ShareURL = s.BaseURL + d.Share
+	}
 	if wu.UserID != nil {
 		u, err := s.Profiles.Get(r.Context(), *wu.UserID)
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {

@@ -29,7 +29,7 @@ func TestSharedWrapUpPages(t *testing.T) {
 		contains(t, p, "<h1>Wrap-up 2024</h1>", "<strong>1</strong> movies", "&lt;b onmouseover=alert(3)&gt;Ann&lt;/b&gt;",
 			`href="/u/`+annID+`"`)
 		lacks(t, p, "<b onmouseover")
-		contains(t, p, "Address to share", `href="/wrapups"`)
+		contains(t, p, "Address to share", `>http://diary.test`+share+`</a>`, `href="/wrapups"`)
 	}
 	// Private: 404 to others, the same page as a wrap-up that does not exist.
 	missing := mustStatus(t, visitor.get("/u/"+carlID+"/wrapup/2024"), http.StatusNotFound)
