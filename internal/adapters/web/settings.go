@@ -287,6 +287,8 @@ type wrapUpPage struct {
 	OwnerLink string
 	// Share is its stable address, ShareURL the same in full (BASE_URL), to copy.
 	Share, ShareURL string
+	// Private tells its owner that nobody else may read it yet.
+	Private bool
 }
 
 // wrapUp is a wrap-up by id: the viewer's, the instance's, or any for an admin.
@@ -340,6 +342,13 @@ func (s *Server) renderWrapUp(w http.ResponseWriter, r *http.Request, v visit, w
 			return err
 		}
 		d.Owner, d.OwnerLink = displayName(u), "/u/"+wu.UserID.String()
+		if v.signedIn() && v.me.ID == *wu.UserID {
+			public, err := s.WrapUps.Public(r.Context(), v.me.ID)
+			if err != nil {
+				return err
+			}
+			d.Private = !public
+		}
 	}
 	if wu.Status == domain.WrapUpReady && len(wu.Report) > 0 {
 		var rep wrapup.Report

@@ -31,6 +31,8 @@ func TestSharedWrapUpPages(t *testing.T) {
 		lacks(t, p, "<b onmouseover")
 		contains(t, p, "Address to share", `>http://diary.test`+share+`</a>`, `href="/wrapups"`)
 	}
+	contains(t, mustStatus(t, ann.get(share), http.StatusOK), "Private: only you and the admins")
+	lacks(t, mustStatus(t, admin.get(share), http.StatusOK), "Private: only you")
 	// Private: 404 to others, the same page as a wrap-up that does not exist.
 	missing := mustStatus(t, visitor.get("/u/"+carlID+"/wrapup/2024"), http.StatusNotFound)
 	for name, br := range map[string]*browser{"another user": carl, "a visitor": visitor} {
@@ -52,6 +54,7 @@ func TestSharedWrapUpPages(t *testing.T) {
 	mustStatus(t, carl.get(share), http.StatusNotFound)
 	mustStatus(t, ann.post("/settings/wrapups", url.Values{"public": {"on"}}), http.StatusSeeOther)
 	contains(t, mustStatus(t, ann.get("/settings"), http.StatusOK), `<input type="checkbox" name="public" checked>`)
+	lacks(t, mustStatus(t, ann.get(share), http.StatusOK), "Private: only you")
 	for _, br := range []*browser{carl, visitor} {
 		p := mustStatus(t, br.get(share), http.StatusOK)
 		contains(t, p, "<strong>1</strong> movies", "&lt;b onmouseover")
