@@ -250,8 +250,8 @@ func (s *Server) renderWrapUps(w http.ResponseWriter, r *http.Request, v visit, 
 // shareLink is the stable address of a wrap-up of a calendar year (/u/{id}/wrapup/{year}, or
 // /wrapup/{year} for the instance's), "" for another range.
 func shareLink(wu domain.WrapUp) string {
-	year := wu.StartDate.Time().Year()
-	if wu.StartDate != domain.NewDate(year, time.January, 1) || wu.EndDate != domain.NewDate(year, time.December, 31) {
+	year, ok := wrapup.CalendarYear(wu)
+	if !ok {
 		return ""
 	}
 	if wu.UserID == nil {

@@ -33,6 +33,10 @@ func TestSharedWrapUpPages(t *testing.T) {
 	}
 	contains(t, mustStatus(t, ann.get(share), http.StatusOK), "Private: only you and the admins")
 	lacks(t, mustStatus(t, admin.get(share), http.StatusOK), "Private: only you")
+	// Her page links it for her, for nobody else while private.
+	contains(t, mustStatus(t, ann.get("/u/"+annID), http.StatusOK), `<h2>Wrap-ups</h2>`, `href="`+share+`"`)
+	lacks(t, mustStatus(t, carl.get("/u/"+annID), http.StatusOK), `<h2>Wrap-ups</h2>`, share)
+	lacks(t, mustStatus(t, visitor.get("/u/"+annID), http.StatusOK), share)
 	// Private: 404 to others, the same page as a wrap-up that does not exist.
 	missing := mustStatus(t, visitor.get("/u/"+carlID+"/wrapup/2024"), http.StatusNotFound)
 	for name, br := range map[string]*browser{"another user": carl, "a visitor": visitor} {
@@ -61,6 +65,7 @@ func TestSharedWrapUpPages(t *testing.T) {
 		contains(t, p, "Address to share")
 		lacks(t, p, "<b onmouseover")
 	}
+	contains(t, mustStatus(t, visitor.get("/u/"+annID), http.StatusOK), `href="`+share+`"`)
 	// Her choice opens hers only.
 	mustStatus(t, visitor.get("/u/"+carlID+"/wrapup/2024"), http.StatusNotFound)
 	// Unticked, private again.

@@ -3,6 +3,7 @@ package wrapup
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -83,4 +84,32 @@ func (s *Service) mayRead(ctx context.Context, viewer *uuid.UUID, owner uuid.UUI
 		return true, nil
 	}
 	return s.store.WrapUpsPublic(ctx, owner)
+}
+
+// SharedYears lists the years whose wrap-up of owner the viewer may read at its stable address
+// (see Shared), newest first: none when the viewer may not read owner's wrap-ups at all.
+func (s *Service) SharedYears(ctx context.Context, viewer *uuid.UUID, owner uuid.UUID) ([]int, error) {
+	ok, err := s.mayRead(ctx, viewer, owner)
+	if err != nil || !ok {
+		return nil, err
+	}
+	list, err := s.store.WrapUps(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	var years []int
+	for _, w := range list {
+		if y, ok := CalendarYear(w); ok && w.UserID != nil && *w.UserID == owner && w.Status != domain.WrapUpFailed {
+			years = append(years, y)
+		}
+	}
+	slices.Sort(years)
+	slices.Reverse(years)
+	return slices.Compact(years), nil
+}
+
+// CalendarYear is the year a wrap-up covers when its range is exactly one calendar year.
+func CalendarYear(w domain.WrapUp) (int, bool) {
+	y := w.StartDate.Time().Year()
+	return y, w.StartDate == domain.NewDate(y, time.January, 1) && w.EndDate == domain.NewDate(y, time.December, 31)
 }

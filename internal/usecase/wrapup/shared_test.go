@@ -46,6 +46,12 @@ func TestSharedVisibility(t *testing.T) {
 	check("private, an admin", &admin, &owner, 2024, true)
 	check("private, another user", &other, &owner, 2024, false)
 	check("private, anonymous", nil, &owner, 2024, false)
+	if y, err := s.SharedYears(ctx, &other, owner); err != nil || len(y) != 0 {
+		t.Errorf("years of a private owner for another user: %v, %v", y, err)
+	}
+	if y, err := s.SharedYears(ctx, &owner, owner); err != nil || len(y) != 1 || y[0] != 2024 {
+		t.Errorf("years for the owner: %v, %v", y, err)
+	}
 	check("no wrap-up that year, its owner", &owner, &owner, 2023, false)
 	check("unknown user", &owner, &nobody, 2024, false)
 	check("out of range year", &owner, &owner, 0, false)
@@ -67,6 +73,17 @@ func TestSharedVisibility(t *testing.T) {
 	}
 	if pub, err := s.Public(ctx, owner); err != nil || !pub {
 		t.Fatalf("after SetPublic(true): public %v, %v", pub, err)
+	}
+	years := func(viewer *uuid.UUID) []int {
+		t.Helper()
+		y, err := s.SharedYears(ctx, viewer, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return y
+	}
+	if y := years(nil); len(y) != 1 || y[0] != 2024 {
+		t.Errorf("years of a public owner for a visitor: %v", y)
 	}
 	check("public, another user", &other, &owner, 2024, true)
 	check("public, anonymous", nil, &owner, 2024, true)
