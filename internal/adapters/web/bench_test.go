@@ -56,7 +56,7 @@ func benchPages(b *bundle) map[string]string {
 		"home": "/", "diary": "/diary", "diary-rating-p10": "/diary?sort=rating_desc&page=10", "movie": "/movie/" + popular,
 		"profile": "/u/" + ann, "profile-trends": "/u/" + ann + "?view=trends", "watchlist": "/watchlist",
 		"search": "/search?q=movie", "people": "/people", "wrapups": "/wrapups", "settings": "/settings",
-		"log": "/log?q=number",
+		"log":       "/log?q=number",
 		"following": "/?tab=following", "following-p10": "/?tab=following&page=10",
 		"wrapup-shared": "/u/" + ann + "/wrapup/2021", "wrapup-instance": "/wrapup/2021",
 		"edit": "/review/" + b.String(`SELECT id FROM reviews WHERE user_id = ? LIMIT 1`, ann) + "/edit",
