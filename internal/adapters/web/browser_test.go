@@ -251,6 +251,10 @@ func TestBrowserFlows(t *testing.T) {
 	bob.waitText(".stats", "1")
 	bob.shot("wrapup-public", 1100)
 	bob.shot("wrapup-public-360", 360)
+	// ann's page now links it for bob.
+	bob.open("/u/" + b.userID("ann").String())
+	bob.do(chromedp.Click(chromedp.CSS(`a[href="` + share + `"]`)))
+	bob.waitText("h1", "Wrap-up")
 
 	// The home feed and the movie page, desktop and phone.
 	ann.open("/")
