@@ -246,6 +246,7 @@ func TestBrowserFlows(t *testing.T) {
 	ann.open("/settings")
 	ann.do(chromedp.Click(chromedp.CSS(`form[action="/settings/wrapups"] input[name=public]`)))
 	ann.submit(`form[action="/settings/wrapups"] button`, "Settings saved.")
+	ann.shot("settings", 1100)
 	bob.open(share)
 	bob.waitText("main", "Ready")
 	bob.waitText(".stats", "1")

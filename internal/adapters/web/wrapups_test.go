@@ -55,6 +55,7 @@ func TestSharedWrapUpPages(t *testing.T) {
 	set := mustStatus(t, ann.get("/settings"), http.StatusOK)
 	contains(t, set, `action="/settings/wrapups"`, `<input type="checkbox" name="public">`)
 	mustStatus(t, ann.postRaw("/settings/wrapups", url.Values{"public": {"on"}}), http.StatusForbidden)
+	contains(t, mustStatus(t, visitor.post("/settings/wrapups", url.Values{"public": {"on"}}), http.StatusUnauthorized), "Sign in")
 	mustStatus(t, carl.get(share), http.StatusNotFound)
 	mustStatus(t, ann.post("/settings/wrapups", url.Values{"public": {"on"}}), http.StatusSeeOther)
 	contains(t, mustStatus(t, ann.get("/settings"), http.StatusOK), `<input type="checkbox" name="public" checked>`)
