@@ -6,17 +6,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/go-chi/chi/v5/middleware"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
-
-// exportHeader is the CSV export's header, the same as GET /api/v1/diary/export?format=csv (the
-// original's, byte for byte).
-var exportHeader = []string{"title", "year", "director", "rating", "comment", "watched_at", "external_metadata_id"}
 
 // exportDiary streams the viewer's whole diary as a CSV (?format=csv, the default) or JSON
 // (?format=json) attachment through the exporter the API uses, in the API's shapes. The API's
@@ -66,7 +61,7 @@ func (x *exportStream) start() error {
 		return x.buf.WriteByte('[')
 	}
 	x.csv = csv.NewWriter(x.buf)
-	return x.csv.Write(exportHeader)
+	return x.csv.Write(review.ExportHeader)
 }
 
 func (x *exportStream) write(e review.Entry) error {
@@ -82,9 +77,9 @@ func (x *exportStream) write(e review.Entry) error {
 				return err
 			}
 		}
-		err = x.enc.Encode(exportJSON(e))
+		err = x.enc.Encode(review.NewExportRow(e))
 	} else {
-		err = x.csv.Write(exportRecord(e))
+		err = x.csv.Write(review.NewExportRow(e).Record())
 	}
 	if err != nil {
 		return err
@@ -118,38 +113,4 @@ func (x *exportStream) flush() error {
 		}
 	}
 	return x.buf.Flush()
-}
-
-// exportEntry is one review of the JSON export, the API's shape (GET
-// /api/v1/diary/export?format=json): watched_at is the date.
-type exportEntry struct {
-	Title              string  `json:"title"`
-	Year               int     `json:"year"`
-	Director           *string `json:"director"`
-	Rating             int     `json:"rating"`
-	Comment            *string `json:"comment"`
-	WatchedAt          string  `json:"watched_at"`
-	ExternalMetadataID *string `json:"external_metadata_id"`
-}
-
-func exportJSON(e review.Entry) exportEntry {
-	return exportEntry{Title: e.Movie.Title, Year: e.Movie.ReleaseYear, Director: e.Movie.Director, Rating: e.Review.Rating,
-		Comment: e.Review.Comment, WatchedAt: e.Review.WatchedAt.UTC().Format("2006-01-02"), ExternalMetadataID: e.Movie.ExternalID}
-}
-
-// exportRecord is one review as a CSV row: the date watched, the year empty when unknown.
-func exportRecord(e review.Entry) []string {
-	year := ""
-	if e.Movie.ReleaseYear > 0 {
-		year = strconv.Itoa(e.Movie.ReleaseYear)
-	}
-	return []string{e.Movie.Title, year, deref(e.Movie.Director), strconv.Itoa(e.Review.Rating), deref(e.Review.Comment),
-		e.Review.WatchedAt.UTC().Format("2006-01-02"), deref(e.Movie.ExternalID)}
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
