@@ -162,4 +162,3 @@ func TestSchemaMirrorsSQLite(t *testing.T) {
 		}
 	}
 }
-
