@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"moviesdiary/internal/adapters/postgres/pgtest"
+	"moviesdiary/internal/delivery/deliverytest"
+	"moviesdiary/internal/domain"
+)
+
+// TestNotifyWakesAWaitingClaimer: a queue waiting for work wakes when another connection commits
+// events, long before its poll would: the enqueue's pg_notify reaches the LISTEN connection.
+func TestNotifyWakesAWaitingClaimer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.FromTemplate(t, "migrated", func(ctx context.Context, url string) error {
+		s, err := OpenMigrated(ctx, url, slog.New(slog.DiscardHandler))
+		if err != nil {
+			return err
+		}
+		return s.Close()
+	})
+	const poll = time.Hour
+	worker, err := Open(ctx, url, WithNotifyPoll(poll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer worker.Close()
+	server, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	q := worker.Queue(QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	// Listening: the connection counts itself once.
+	deliverytest.Eventually(t, 20*time.Second, "the notifier listening", func() bool { return q.notify.current() > 0 })
+	for range 3 {
+		if msgs, err := q.Claim(ctx, 10); err != nil || len(msgs) != 0 {
+			t.Fatalf("claim before the commit: %d, %v", len(msgs), err)
+		}
+		woke := make(chan struct{})
+		go func() {
+			q.Wait(ctx)
+			close(woke)
+		}()
+		if err := server.Enqueue(ctx, domain.SearchReindexRequested{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-woke:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the waiting claimer did not wake on the commit (its poll is an hour)")
+		}
+		msgs, err := q.Claim(ctx, 10)
+		if err != nil || len(msgs) != 1 {
+			t.Fatalf("claim after the wake-up: %d, %v", len(msgs), err)
+		}
+	}
+}
