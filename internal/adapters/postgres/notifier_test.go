@@ -16,6 +16,7 @@ import (
 func TestNotifyWakesAWaitingClaimer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	// The template postgrestest.Template (which this package's own tests cannot import).
 	url := pgtest.FromTemplate(t, "migrated", func(ctx context.Context, url string) error {
 		s, err := OpenMigrated(ctx, url, slog.New(slog.DiscardHandler))
 		if err != nil {
