@@ -128,6 +128,7 @@ func start(ctx context.Context) (c *cluster, err error) {
 			return nil, fmt.Errorf("hand the cluster directory to uid %d: %w", cred.Uid, err)
 		}
 	}
+	c.watchdog()
 	// C collation (byte order, as SQLite's BINARY), but UTF-8 character classes, so text search
 	// and lower() know non-ASCII letters.
 	if out, err := c.run(ctx, initdb, "-D", c.data, "-U", "postgres", "--auth=trust", "--encoding=UTF8",
@@ -147,7 +148,6 @@ func start(ctx context.Context) (c *cluster, err error) {
 		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 		return nil, fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, log)
 	}
-	c.watchdog()
 	if c.admin, err = sql.Open("pgx", c.url("postgres")); err != nil {
 		return nil, err
 	}
@@ -168,18 +168,23 @@ func (c *cluster) run(ctx context.Context, bin string, args ...string) ([]byte, 
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "PGTZ=UTC")
-	if c.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
-	}
+	// Killed with this process, so a killed test leaves no initdb writing into a directory its
+	// watchdog is removing.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGKILL}
 	return cmd.CombinedOutput()
 }
 
 // watchdog starts a shell that stops the cluster and removes its directory once this process is
 // gone: a test binary killed by its timeout or a signal never reaches stop, and its server would
-// otherwise run on. Its output goes nowhere, so go test does not wait for it.
+// otherwise run on. It starts before initdb, so no moment leaves a directory behind. Its output
+// goes nowhere, so go test does not wait for it.
 func (c *cluster) watchdog() {
-	script := fmt.Sprintf(`while [ -d /proc/%d ]; do sleep 1; done; %q stop -D %q -m immediate; rm -rf %q`,
-		os.Getpid(), c.pgCtl, c.data, c.dir)
+	// The postmaster may still be removing its socket after pg_ctl returns, so the removal is
+	// tried again while the directory is not yet empty.
+	script := fmt.Sprintf(`while [ -d /proc/%d ]; do sleep 1; done
+		[ -f %q/postmaster.pid ] && %q stop -D %q -m immediate
+		for i in 1 2 3 4 5; do rm -rf %q && break; sleep 1; done`,
+		os.Getpid(), c.data, c.pgCtl, c.data, c.dir)
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = "/"
 	attr := &syscall.SysProcAttr{Setpgid: true}
@@ -210,8 +215,20 @@ func (c *cluster) stop() error {
 			errs = append(errs, fmt.Errorf("pg_ctl stop: %w\n%s", err, out))
 		}
 	}
-	errs = append(errs, os.RemoveAll(c.dir))
+	errs = append(errs, removeAll(c.dir))
 	return errors.Join(errs...)
+}
+
+// removeAll removes dir, trying again for a while: the stopped postmaster may still be removing
+// its socket files, so the first try can find the directory not yet empty.
+func removeAll(dir string) error {
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if err = os.RemoveAll(dir); err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // url is the connection URL of database name on the cluster's socket.
