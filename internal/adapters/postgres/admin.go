@@ -1,0 +1,240 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Operator tooling over the outbox: what `worker events …` shows and changes, as on SQLite.
+// Every change is a single transaction conditioned on the row's status, so it is safe while
+// workers run.
+
+// ErrEventNotFound is returned when no row has the given id.
+var ErrEventNotFound = errors.New("postgres: event not found")
+
+// QueueStats summarises event_queue.
+type QueueStats struct {
+	ByStatus         map[string]int            `json:"by_status"`
+	ByType           map[string]map[string]int `json:"by_type"`
+	OldestPendingAge *time.Duration            `json:"-"`
+	OldestPendingSec *float64                  `json:"oldest_pending_age_seconds"`
+}
+
+// EventRow is one outbox row as operators see it.
+type EventRow struct {
+	ID            int64      `json:"id"`
+	EventID       string     `json:"event_id,omitempty"`
+	EventType     string     `json:"event_type"`
+	Status        string     `json:"status"`
+	Attempts      int        `json:"attempts"`
+	CreatedAt     time.Time  `json:"created_at"`
+	NextAttemptAt time.Time  `json:"next_attempt_at"`
+	ClaimedAt     *time.Time `json:"claimed_at,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+	Payload       string     `json:"payload,omitempty"`
+}
+
+// LedgerEntry is one processed_events row.
+type LedgerEntry struct {
+	Handler     string     `json:"handler"`
+	Status      string     `json:"status"`
+	StartedAt   time.Time  `json:"started_at"`
+	ProcessedAt *time.Time `json:"processed_at,omitempty"`
+	Takeovers   int        `json:"takeovers"`
+}
+
+// Stats counts rows by status and by type, and the age of the oldest pending row.
+func (s *Store) Stats(ctx context.Context) (QueueStats, error) {
+	st := QueueStats{ByStatus: map[string]int{}, ByType: map[string]map[string]int{}}
+	var counts []struct {
+		EventType string `db:"event_type"`
+		Status    string `db:"status"`
+		N         int    `db:"n"`
+	}
+	if err := s.db.SelectContext(ctx, &counts, `SELECT event_type, status, count(*) AS n FROM event_queue GROUP BY event_type, status`); err != nil {
+		return st, fmt.Errorf("queue stats: %w", err)
+	}
+	for _, c := range counts {
+		st.ByStatus[c.Status] += c.N
+		if st.ByType[c.EventType] == nil {
+			st.ByType[c.EventType] = map[string]int{}
+		}
+		st.ByType[c.EventType][c.Status] = c.N
+	}
+	var oldest sql.NullInt64
+	if err := s.db.GetContext(ctx, &oldest, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`); err != nil {
+		return st, fmt.Errorf("queue stats: %w", err)
+	}
+	if oldest.Valid {
+		age := s.now().Sub(time.UnixMilli(oldest.Int64))
+		sec := age.Seconds()
+		st.OldestPendingAge, st.OldestPendingSec = &age, &sec
+	}
+	return st, nil
+}
+
+// eventRow is an event_queue row as the operators' reads select it.
+type eventRow struct {
+	ID            int64          `db:"id"`
+	EventID       sql.NullString `db:"event_id"`
+	EventType     string         `db:"event_type"`
+	Status        string         `db:"status"`
+	Attempts      int            `db:"attempts"`
+	CreatedAt     int64          `db:"created_at"`
+	NextAttemptAt int64          `db:"next_attempt_at"`
+	ClaimedAt     sql.NullInt64  `db:"claimed_at"`
+	LastError     sql.NullString `db:"last_error"`
+	Payload       string         `db:"payload"`
+}
+
+const eventColumns = `id, event_id, event_type, status, attempts, created_at, next_attempt_at, claimed_at, last_error`
+
+func (r eventRow) event() EventRow {
+	return EventRow{
+		ID: r.ID, EventID: r.EventID.String, EventType: r.EventType, Status: r.Status, Attempts: r.Attempts,
+		CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), NextAttemptAt: time.UnixMilli(r.NextAttemptAt).UTC(),
+		ClaimedAt: utcMillis(r.ClaimedAt), LastError: r.LastError.String, Payload: r.Payload,
+	}
+}
+
+// ledgerRow is a processed_events row.
+type ledgerRow struct {
+	Handler     string        `db:"handler"`
+	Status      string        `db:"status"`
+	StartedAt   int64         `db:"started_at"`
+	ProcessedAt sql.NullInt64 `db:"processed_at"`
+	Takeovers   int           `db:"takeovers"`
+}
+
+func (r ledgerRow) entry() LedgerEntry {
+	return LedgerEntry{Handler: r.Handler, Status: r.Status, StartedAt: time.UnixMilli(r.StartedAt).UTC(),
+		ProcessedAt: utcMillis(r.ProcessedAt), Takeovers: r.Takeovers}
+}
+
+// utcMillis is a nullable Unix-ms column as a time, nil when NULL.
+func utcMillis(ms sql.NullInt64) *time.Time {
+	if !ms.Valid {
+		return nil
+	}
+	t := time.UnixMilli(ms.Int64).UTC()
+	return &t
+}
+
+// ListEvents returns up to limit rows with the status (all if empty) and type (all if empty),
+// newest first, without payloads.
+func (s *Store) ListEvents(ctx context.Context, status, eventType string, limit int) ([]EventRow, error) {
+	var rows []eventRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+eventColumns+`, '' AS payload
+		FROM event_queue WHERE ($1 = '' OR status = $1) AND ($2 = '' OR event_type = $2) ORDER BY id DESC LIMIT $3`,
+		status, eventType, limit); err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	var out []EventRow
+	for _, r := range rows {
+		out = append(out, r.event())
+	}
+	return out, nil
+}
+
+// ShowEvent returns one row, with payload, and its ledger entries. id is an event id or a row id.
+func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEntry, error) {
+	where, arg := eventWhere(id)
+	var row eventRow
+	err := s.db.GetContext(ctx, &row, `SELECT `+eventColumns+`, payload FROM event_queue WHERE `+where, arg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return EventRow{}, nil, fmt.Errorf("%w: %s", ErrEventNotFound, id)
+	}
+	if err != nil {
+		return EventRow{}, nil, fmt.Errorf("show event: %w", err)
+	}
+	r := row.event()
+	if r.EventID == "" {
+		return r, nil, nil
+	}
+	var rows []ledgerRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT handler, status, started_at, processed_at, takeovers
+		FROM processed_events WHERE event_id = $1 ORDER BY handler`, r.EventID); err != nil {
+		return r, nil, fmt.Errorf("show event ledger: %w", err)
+	}
+	var ledger []LedgerEntry
+	for _, l := range rows {
+		ledger = append(ledger, l.entry())
+	}
+	return r, ledger, nil
+}
+
+// RetryEvents puts dead-lettered rows back to pending, due now, with attempts reset, and wakes
+// the claimers. The event id is kept, so the ledger still skips handlers that already succeeded.
+// ids select rows (event ids or row ids); with none, every dead-lettered row of eventType (all
+// types if empty) is retried. It returns the rows retried; ids that are not dead-lettered are
+// left alone.
+func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string) (int64, error) {
+	const set = `UPDATE event_queue SET status = 'pending', attempts = 0, next_attempt_at = $1, claimed_at = NULL
+		WHERE status = 'dead_lettered' AND `
+	query, args := set+`($2 = '' OR event_type = $2)`, []any{millis(s.now()), eventType}
+	if len(ids) > 0 {
+		rowIDs, eventIDs := []int64{}, []string{}
+		for _, id := range ids {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				rowIDs = append(rowIDs, n)
+			} else {
+				eventIDs = append(eventIDs, strings.ToLower(id))
+			}
+		}
+		query, args = set+`(id = ANY($2) OR event_id = ANY($3))`, []any{args[0], rowIDs, eventIDs}
+	}
+	var n int64
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `SELECT pg_notify('`+notifyChannel+`', '')`)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("retry events: %w", err)
+	}
+	return n, nil
+}
+
+// PurgeDone deletes done rows created more than olderThan before now and returns how many, in
+// chunks so no transaction holds many row locks. (PostgreSQL's identity never reuses an id, so
+// unlike SQLite the newest row need not be kept.)
+func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
+	cutoff := millis(now.Add(-olderThan))
+	var total int64
+	for {
+		res, err := s.db.ExecContext(ctx, `DELETE FROM event_queue WHERE id IN (
+			SELECT id FROM event_queue WHERE status = 'done' AND created_at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)`, cutoff)
+		if err != nil {
+			return total, fmt.Errorf("purge events: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("purge events: %w", err)
+		}
+		total += n
+		if n == 0 {
+			return total, nil
+		}
+	}
+}
+
+// eventWhere matches a row by row id (digits) or event id.
+func eventWhere(id string) (string, any) {
+	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+		return "id = $1", n
+	}
+	return "event_id = $1", strings.ToLower(id)
+}

@@ -1,0 +1,110 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/golang-migrate/migrate/v4"
+	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+
+	pgmigrations "moviesdiary/migrations/postgres"
+)
+
+// migrationsTable is golang-migrate's version table, named as on SQLite.
+const migrationsTable = "schema_migrations"
+
+// Migrate applies every embedded PostgreSQL migration not yet applied. Servers and workers all
+// call it at start-up, often at the same moment: golang-migrate's PostgreSQL driver holds a
+// session advisory lock (pg_advisory_lock) for the whole run, so the others wait for it and then
+// find the work done, whichever host they run on.
+func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
+	if err := s.migrateOnce(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	v, dirty, err := s.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	log.Debug("database migrated", "version", v, "dirty", dirty)
+	return nil
+}
+
+func (s *Store) migrateOnce(ctx context.Context) error {
+	src, err := iofs.New(pgmigrations.FS, ".")
+	if err != nil {
+		return fmt.Errorf("read embedded migrations: %w", err)
+	}
+	// A pool of its own: golang-migrate closes what it is given, and holds its lock on one
+	// connection for the whole run.
+	db, err := sql.Open(driverName, s.url)
+	if err != nil {
+		return err
+	}
+	db.SetMaxOpenConns(2)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return fmt.Errorf("connect: %w", err)
+	}
+	drv, err := mpgx.WithInstance(db, &mpgx.Config{MigrationsTable: migrationsTable})
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("open migration driver: %w", err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "pgx5", drv)
+	if err != nil {
+		drv.Close()
+		return fmt.Errorf("set up migrations: %w", err)
+	}
+	defer m.Close()
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return err
+	}
+	return nil
+}
+
+// Version is the applied schema version and whether a failed migration left it dirty.
+func (s *Store) Version(ctx context.Context) (version uint, dirty bool, err error) {
+	row := s.db.QueryRowContext(ctx, "SELECT version, dirty FROM "+migrationsTable+" LIMIT 1")
+	if err := row.Scan(&version, &dirty); err != nil {
+		return 0, false, fmt.Errorf("read schema version: %w", err)
+	}
+	return version, dirty, nil
+}
+
+// LatestVersion is the newest embedded PostgreSQL migration.
+func LatestVersion() (uint, error) {
+	src, err := iofs.New(pgmigrations.FS, ".")
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	v, err := src.First()
+	if err != nil {
+		return 0, err
+	}
+	for {
+		next, err := src.Next(v)
+		if err != nil {
+			return v, nil
+		}
+		v = next
+	}
+}
+
+// OpenMigrated opens the database at url and applies every pending migration: what each process
+// does at start-up.
+func OpenMigrated(ctx context.Context, url string, log *slog.Logger, opts ...Option) (*Store, error) {
+	s, err := Open(ctx, url, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx, log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}

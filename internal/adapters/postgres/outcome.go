@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/delivery"
+)
+
+// Record writes a broker-fed consumer's settle in one transaction: the ledger marks, and each
+// event's outcome in its outbox row (docs/adr/0002-outbox-outcomes.md), with the SQLite store's
+// rules. A row the consumer does not find (a legacy stream message, a foreign writer's row
+// without an event id) is left alone.
+//
+//   - Ack: the row is done; attempts becomes the failed deliveries, those of this copy included.
+//   - DeadLetter: the row is dead-lettered with the error and the delivery count.
+//   - Return: the row goes back to pending at At, for the relay to publish again without
+//     spending an attempt.
+//   - Retry: the broker still delivers it; the row's re-relay horizon moves to At (never
+//     earlier) and last_error keeps the failure.
+//
+// Each also moves relays past the delivered copy's round, so the next publish of the row gets a
+// message id the duplicate window has not seen. Done rows never change.
+func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error {
+	if len(marks) == 0 && len(outcomes) == 0 {
+		return nil
+	}
+	return l.s.write(ctx, func(tx *sqlx.Tx) error {
+		if err := settleLedger(ctx, tx, now, marks); err != nil {
+			return err
+		}
+		return recordOutcomes(ctx, tx, outcomes)
+	})
+}
+
+func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOutcome) error {
+	var doneIDs []string
+	var doneFailed, doneRound []int64
+	returned := false
+	for _, o := range outcomes {
+		if o.EventID == "" {
+			continue
+		}
+		var err error
+		switch o.Kind {
+		case delivery.Ack:
+			doneIDs = append(doneIDs, o.EventID)
+			doneFailed, doneRound = append(doneFailed, int64(max(o.Deliveries-1, 0))), append(doneRound, int64(o.Round+1))
+		case delivery.DeadLetter:
+			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
+				attempts = attempts + $1, last_error = $2, relays = greatest(relays, $3) WHERE event_id = $4 AND status <> 'done'`,
+				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
+		case delivery.Return:
+			var res sql.Result
+			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', next_attempt_at = $1, relays = greatest(relays, $2)
+				WHERE event_id = $3 AND status = 'relayed'`, millis(o.At), o.Round+1, o.EventID)
+			if n, _ := rowsAffected(res); n > 0 {
+				returned = true
+			}
+		case delivery.Retry:
+			var last sql.NullString // a defer is no failure: it keeps the last one's error
+			if o.Err != nil {
+				last = sql.NullString{String: errorText(o.Err), Valid: true}
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET next_attempt_at = greatest(next_attempt_at, $1),
+				last_error = coalesce($2, last_error), relays = greatest(relays, $3) WHERE event_id = $4 AND status = 'relayed'`,
+				millis(o.At), last, o.Round+1, o.EventID)
+		default:
+			err = fmt.Errorf("unknown outcome %v", o.Kind)
+		}
+		if err != nil {
+			return fmt.Errorf("record outcome of %s: %w", o.EventID, err)
+		}
+	}
+	if len(doneIDs) > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE event_queue e SET status = 'done', claimed_at = NULL, last_error = NULL,
+				attempts = e.attempts + v.failed, relays = greatest(e.relays, v.round)
+			FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS v (event_id, failed, round)
+			WHERE e.event_id = v.event_id AND e.status <> 'done'`, doneIDs, doneFailed, doneRound); err != nil {
+			return fmt.Errorf("record outcomes: mark done: %w", err)
+		}
+	}
+	// Rows handed back are for the relay to publish again: wake it at the commit.
+	if returned {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_notify('`+notifyChannel+`', '')`); err != nil {
+			return fmt.Errorf("record outcomes: notify: %w", err)
+		}
+	}
+	return nil
+}
+
+func rowsAffected(res sql.Result) (int64, error) {
+	if res == nil {
+		return 0, nil
+	}
+	return res.RowsAffected()
+}

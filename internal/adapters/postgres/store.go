@@ -1,0 +1,159 @@
+// Package postgres is moviesdiary's PostgreSQL adapter, the store for instances that run several
+// servers and workers on several hosts: the store and its connection pool, migrations, the
+// outbox insert path, the event queue the worker consumes (claims with FOR UPDATE SKIP LOCKED),
+// the processed-event ledger and the commit notifier (LISTEN/NOTIFY). It keeps the SQLite
+// adapter's tables, encodings and delivery rules; only the SQL differs.
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/jmoiron/sqlx"
+)
+
+// driverName is pgx's database/sql driver; sqlx knows it binds $1, $2, ….
+const driverName = "pgx"
+
+// Pool sizes when Open is given none: enough for a server's concurrent requests or a worker's
+// handlers without exhausting max_connections (100 by default) across a few processes.
+const (
+	MaxConnsDefault     = 20
+	MaxIdleConnsDefault = 10
+)
+
+// Store is one process's handle on the PostgreSQL database: a pool of connections (PostgreSQL
+// handles concurrent writers itself, so there is no single writer connection and no group
+// commit), and the commit notifier its queues wait on.
+type Store struct {
+	url    string
+	db     *sqlx.DB
+	now    func() time.Time
+	insert EnqueueFunc
+
+	// notify is the LISTEN connection, started by the first Queue and stopped by Close.
+	notifyOnce sync.Once
+	notify     *notifier
+	stop       context.CancelFunc
+	bg         sync.WaitGroup
+	// notifyPoll is the notifier's fallback poll (WithNotifyPoll, tests).
+	notifyPoll time.Duration
+}
+
+// Option configures a Store at Open.
+type Option func(*options)
+
+type options struct {
+	now      func() time.Time
+	enqueue  EnqueueFunc
+	maxConns int
+	maxIdle  int
+	poll     time.Duration
+}
+
+// WithClock sets the clock of every time the store writes or compares: outbox stamps, claims,
+// leases (default time.Now). Tests pass a fake one to move past leases and backoffs.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+// WithEnqueue replaces how the store's writes insert their events, for tests and benchmarks
+// only, as the SQLite store's option of the same name. nil keeps EnqueueEvents.
+func WithEnqueue(f EnqueueFunc) Option {
+	return func(o *options) { o.enqueue = f }
+}
+
+// WithPool sets the pool's size: at most maxConns open connections, maxIdle of them kept idle
+// (zero: MaxConnsDefault, MaxIdleConnsDefault). The commit notifier's connection is not counted.
+func WithPool(maxConns, maxIdle int) Option {
+	return func(o *options) { o.maxConns, o.maxIdle = maxConns, maxIdle }
+}
+
+// WithNotifyPoll sets how long a queue waits for a commit notification before it looks anyway
+// (default NotifyPollDefault): the fallback that catches due retries and a lost LISTEN
+// connection.
+func WithNotifyPoll(d time.Duration) Option {
+	return func(o *options) { o.poll = d }
+}
+
+// IsURL reports whether s names a PostgreSQL database (a postgres:// or postgresql:// URL), as
+// DATABASE_URL does to select this store.
+func IsURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql")
+}
+
+// Open connects to the database at rawURL (postgres://… or postgresql://…) and checks that it
+// answers. It does not migrate; call Migrate.
+func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
+	o := options{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if !IsURL(rawURL) {
+		return nil, errors.New("postgres: the database URL must start with postgres:// or postgresql://")
+	}
+	if o.maxConns < 0 || o.maxIdle < 0 {
+		return nil, fmt.Errorf("postgres: pool sizes must not be negative (max %d, idle %d)", o.maxConns, o.maxIdle)
+	}
+	db, err := sqlx.Open(driverName, rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	maxConns := cmp.Or(o.maxConns, MaxConnsDefault)
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(min(cmp.Or(o.maxIdle, MaxIdleConnsDefault), maxConns))
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s := &Store{url: rawURL, db: db, now: o.now, insert: o.enqueue, notifyPoll: cmp.Or(o.poll, NotifyPollDefault)}
+	if o.now == nil {
+		s.now = time.Now
+	}
+	if s.insert == nil {
+		s.insert = EnqueueEvents
+	}
+	if err := s.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	return s, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Close stops the commit notifier and closes the pool: no goroutine of the store outlives it.
+func (s *Store) Close() error {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.bg.Wait()
+	return s.db.Close()
+}
+
+// write runs fn in a transaction and commits it if fn returns nil. A failure for want of space
+// comes back as a *domain.StorageFullError.
+func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return storageFull(fmt.Errorf("begin: %w", err))
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return storageFull(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return storageFull(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
