@@ -92,7 +92,10 @@ func workerChild(args []string) int {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	memReport(os.Stderr, "at start")
+	writeHeapProfile()
 	res := drainInProcess(*path, o)
+	memReport(os.Stderr, "after the drain")
 	json.NewEncoder(os.Stdout).Encode(res)
 	return 0
 }
@@ -105,6 +108,7 @@ func drainInProcess(path string, o options) workerResult {
 		return workerResult{Error: err.Error()}
 	}
 	defer s.Close()
+	memReport(os.Stderr, "store open")
 	rec := newRecorder()
 	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, s.Ledger(), rec.handlers(o.handlers, false)...)
 	if err != nil {
