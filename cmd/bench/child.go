@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -90,6 +91,13 @@ func workerChild(args []string) int {
 		if f, err := os.Create(file); err == nil {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
+		}
+	}
+	// BENCH_WORKER_TRACE=file writes an execution trace of the drain (go tool trace).
+	if file := os.Getenv("BENCH_WORKER_TRACE"); file != "" {
+		if f, err := os.Create(file); err == nil {
+			trace.Start(f)
+			defer trace.Stop()
 		}
 	}
 	memReport(os.Stderr, "at start")
