@@ -24,9 +24,9 @@ type Hasher struct {
 var DefaultHasher = Hasher{Memory: 19 * 1024, Time: 2, Threads: 1}
 
 // dummyHash is verified against when a login names no user, to keep the timing equal. It is
-// computed on first use, not at package initialisation: one argon2id hash allocates its 19 MiB of
-// memory, which every binary importing this package (the worker's tools, the benchmark) would
-// otherwise carry in its heap from the start.
+// computed once a Service exists (New starts it), not at package initialisation: one argon2id
+// hash allocates its 19 MiB of memory, which every binary importing this package (the benchmark's
+// worker child, for one) would otherwise carry in its heap from the start.
 var dummyHash = sync.OnceValue(func() string {
 	h, _ := DefaultHasher.Hash("not a password of anyone")
 	return h
