@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -92,7 +93,17 @@ func workerChild(args []string) int {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	// BENCH_WORKER_TRACE=file writes an execution trace of the drain (go tool trace).
+	if file := os.Getenv("BENCH_WORKER_TRACE"); file != "" {
+		if f, err := os.Create(file); err == nil {
+			trace.Start(f)
+			defer trace.Stop()
+		}
+	}
+	memReport(os.Stderr, "at start")
+	writeHeapProfile()
 	res := drainInProcess(*path, o)
+	memReport(os.Stderr, "after the drain")
 	json.NewEncoder(os.Stdout).Encode(res)
 	return 0
 }
@@ -105,6 +116,7 @@ func drainInProcess(path string, o options) workerResult {
 		return workerResult{Error: err.Error()}
 	}
 	defer s.Close()
+	memReport(os.Stderr, "store open")
 	rec := newRecorder()
 	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, s.Ledger(), rec.handlers(o.handlers, false)...)
 	if err != nil {

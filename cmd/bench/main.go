@@ -52,6 +52,8 @@ type options struct {
 	syncs []sqlite.Synchronous
 	// sync is the setting of this measurement (and of a worker child).
 	sync sqlite.Synchronous
+	// workerBin is the production worker binary the worker scenario drains a backlog with.
+	workerBin string
 }
 
 // row is one line of the result table.
@@ -77,7 +79,8 @@ func main() {
 	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
 	flag.IntVar(&o.relayN, "relay-events", 20_000, "backlog size for the relay fsync scenario")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,nats,relay,latency,idle,write,mixed (default all)")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,mixed (default all)")
+	flag.StringVar(&o.workerBin, "worker", "bin/worker", "the worker binary the worker scenario measures (make bench builds it)")
 	mixedSizes := flag.String("mixed-reviews", "1000,100000", "comma-separated database sizes (reviews) of the mixed load")
 	mixedClients := flag.String("mixed-clients", "8,32,128", "comma-separated client counts of the mixed load")
 	flag.StringVar(&o.figures, "figures", "", "write the figures make bench-peers compares with River to this JSON file")
@@ -185,6 +188,19 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		add(fmt.Sprintf("db: steady %d events/s offered", o.steadyRate), "%.0f events/s handled%s; commit→handler %s",
 			s.handled, frac(s.handled, limitFull), percentiles(s.latencies))
+	}
+	if _, err := os.Stat(o.workerBin); o.wants("worker") && err != nil {
+		add("worker binary: peak RSS", "not measured: %v (make bench builds bin/worker)", err)
+	} else if o.wants("worker") {
+		o := o
+		o.sync = o.syncs[0]
+		r, err := workerBinaryDrain(ctx, dir, o.workerBin, o, log)
+		if err != nil {
+			return fmt.Errorf("worker binary: %w", err)
+		}
+		add(fmt.Sprintf("worker binary: peak RSS draining %d events", o.events),
+			"%.1f MiB (at the end %.1f MiB anonymous + %.1f MiB file-backed); %.0f events/s with the image conversion handler, start-up included",
+			float64(r.peakRSS)/1024, float64(r.rssAnon)/1024, float64(r.rssFile)/1024, float64(o.events)/r.elapsed.Seconds())
 	}
 	if o.wants("nats") {
 		b, err := drainBacklog(ctx, dir, "nats-backlog", o, log, newNATSPipeline)

@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -484,6 +485,13 @@ func serverChildMain(args []string) int {
 		if f, err := os.Create(fmt.Sprintf("%s-%d", prefix, os.Getpid())); err == nil {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
+		}
+	}
+	// BENCH_SERVER_TRACE=prefix writes an execution trace of each server child to prefix-<pid>.
+	if prefix := os.Getenv("BENCH_SERVER_TRACE"); prefix != "" {
+		if f, err := os.Create(fmt.Sprintf("%s-%d", prefix, os.Getpid())); err == nil {
+			trace.Start(f)
+			defer trace.Stop()
 		}
 	}
 	sig := make(chan os.Signal, 1)

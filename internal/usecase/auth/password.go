@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -22,11 +23,14 @@ type Hasher struct {
 // DefaultHasher uses OWASP's argon2id minimum (19 MiB, 2 passes, 1 thread).
 var DefaultHasher = Hasher{Memory: 19 * 1024, Time: 2, Threads: 1}
 
-// dummyHash is verified against when a login names no user, to keep the timing equal.
-var dummyHash = func() string {
+// dummyHash is verified against when a login names no user, to keep the timing equal. It is
+// computed once a Service exists (New starts it), not at package initialisation: one argon2id
+// hash allocates its 19 MiB of memory, which every binary importing this package (the benchmark's
+// worker child, for one) would otherwise carry in its heap from the start.
+var dummyHash = sync.OnceValue(func() string {
 	h, _ := DefaultHasher.Hash("not a password of anyone")
 	return h
-}()
+})
 
 const (
 	saltLen = 16
