@@ -37,7 +37,7 @@ func main() {
 }
 
 // newAPI wires the site (web pages in front of the API) over the store from the configuration.
-func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*app.Site, error) {
+func newAPI(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*app.Site, error) {
 	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -53,10 +53,16 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	}
 	serverMetrics.CountEnqueued(store, log)
 	serverMetrics.WatchDisk(cfg.DataDir, log)
-	// The image directory lives as long as the process; the worker writes it, the server reads it.
-	images, err := storage.OpenLocal(cfg.ImageDir())
+	// The image store (directory or bucket) lives as long as the process; the worker writes it,
+	// the server serves it and stores uploads in it. A bucket that is missing or refuses the
+	// credentials stops the start here.
+	imageConfig := cfg.ImageStorageConfig()
+	images, err := storage.Open(ctx, imageConfig)
 	if err != nil {
 		return nil, err
+	}
+	if imageConfig.Kind == storage.KindS3 {
+		log.Info("images are kept in S3", "endpoint", imageConfig.S3.Endpoint, "bucket", imageConfig.S3.Bucket)
 	}
 	federation, err := newFederation(cfg, store, log)
 	if err != nil {
@@ -118,7 +124,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		return nil
 	}
 	serverMetrics := metrics.NewServer()
-	api, err := newAPI(cfg, store, log, ready, serverMetrics)
+	api, err := newAPI(ctx, cfg, store, log, ready, serverMetrics)
 	if err != nil {
 		return err
 	}

@@ -286,7 +286,7 @@ func TestWithoutTMDbKeyPostersAndEnrichmentAreOff(t *testing.T) {
 	store := sqlitetest.Open(t, data+"/x.db")
 	var logs bytes.Buffer
 	cfg := config.Config{DataDir: data, Media: config.Media{JobInterval: time.Hour, EnrichmentBatch: 1}}
-	hs, err := mediaHandlers(cfg, store, slog.New(slog.NewTextHandler(&logs, nil)))
+	hs, err := mediaHandlers(context.Background(), cfg, store, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
