@@ -44,6 +44,10 @@ type Server struct {
 	Endpoint string
 	// Dir is the gateway's root: each bucket a directory, each object a file.
 	Dir  string
+	bin  string
+	meta string
+	logs string
+	port string
 	cmd  *exec.Cmd
 	done chan error
 }
@@ -52,45 +56,61 @@ type Server struct {
 // clean-up stops it.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary(t)
 	dir := t.TempDir()
-	root, meta := filepath.Join(dir, "root"), filepath.Join(dir, "meta")
-	for _, d := range []string{root, meta} {
+	s := &Server{bin: Binary(t), Dir: filepath.Join(dir, "root"), meta: filepath.Join(dir, "meta"), logs: dir}
+	for _, d := range []string{s.Dir, s.meta} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The port is free when chosen; another process may take it before the gateway binds it,
 	// so a gateway that exits at once is started again on another.
-	var lastErr error
+	var err error
 	for range 3 {
-		port, err := freePort()
-		if err != nil {
+		if s.port, err = freePort(); err != nil {
 			t.Fatal(err)
 		}
-		s := &Server{Endpoint: "http://127.0.0.1:" + port, Dir: root, done: make(chan error, 1)}
-		log, err := os.Create(filepath.Join(dir, "gateway-"+port+".log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The metadata (Content-Type, ETag) goes to a sidecar directory rather than xattrs,
-		// so the temp dir's file system need not support them.
-		s.cmd = exec.Command(bin, "--port", "127.0.0.1:"+port, "--access", AccessKey, "--secret", SecretKey,
-			"--region", Region, "--quiet", "posix", "--sidecar", meta, root)
-		s.cmd.Stdout, s.cmd.Stderr = log, log
-		if err := s.cmd.Start(); err != nil {
-			t.Fatalf("s3test: start %s: %v", bin, err)
-		}
-		go func() { s.done <- s.cmd.Wait(); log.Close() }()
-		if lastErr = s.waitReady(); lastErr == nil {
+		if err = s.start(); err == nil {
 			t.Cleanup(s.Stop)
 			return s
 		}
+	}
+	t.Fatalf("s3test: the gateway did not start: %v", err)
+	return nil
+}
+
+// Restart starts a stopped gateway again, on the same port and directory (its buckets and
+// objects are still there).
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	if err := s.start(); err != nil {
+		t.Fatalf("s3test: restart: %v", err)
+	}
+}
+
+// start runs the gateway on s.port and waits until it answers.
+func (s *Server) start() error {
+	s.Endpoint = "http://127.0.0.1:" + s.port
+	s.done = make(chan error, 1)
+	log, err := os.OpenFile(filepath.Join(s.logs, "gateway-"+s.port+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	// The metadata (Content-Type, ETag) goes to a sidecar directory rather than xattrs, so the
+	// temp dir's file system need not support them.
+	s.cmd = exec.Command(s.bin, "--port", "127.0.0.1:"+s.port, "--access", AccessKey, "--secret", SecretKey,
+		"--region", Region, "--quiet", "posix", "--sidecar", s.meta, s.Dir)
+	s.cmd.Stdout, s.cmd.Stderr = log, log
+	if err := s.cmd.Start(); err != nil {
+		log.Close()
+		return fmt.Errorf("start %s: %w", s.bin, err)
+	}
+	go func() { s.done <- s.cmd.Wait(); log.Close() }()
+	if err := s.waitReady(); err != nil {
 		s.Stop()
 		out, _ := os.ReadFile(log.Name())
-		lastErr = fmt.Errorf("%w; its output: %s", lastErr, out)
+		return fmt.Errorf("%w; its output: %s", err, out)
 	}
-	t.Fatalf("s3test: the gateway did not start: %v", lastErr)
 	return nil
 }
 
