@@ -56,7 +56,7 @@ func mediaHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, 
 
 // openImages opens the image store IMAGE_STORAGE names and says which it is.
 func openImages(ctx context.Context, cfg config.Config, log *slog.Logger) (storage.Store, error) {
-	c := cfg.ImageStorageConfig()
+	c := imageStorage(cfg)
 	images, err := storage.Open(ctx, c)
 	if err != nil {
 		return nil, err
@@ -67,6 +67,14 @@ func openImages(ctx context.Context, cfg config.Config, log *slog.Logger) (stora
 		log.Info("images are kept in a directory", "dir", c.Dir)
 	}
 	return images, nil
+}
+
+// imageStorage copies the image store's settings into the storage adapter's configuration.
+func imageStorage(cfg config.Config) storage.Config {
+	return storage.Config{Kind: cfg.ImageStorage, Dir: cfg.ImageDir(), S3: storage.S3Config{
+		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region, AccessKey: cfg.S3AccessKey,
+		SecretKey: cfg.S3SecretKey, PathStyle: cfg.S3PathStyle, Timeout: cfg.S3Timeout,
+	}}
 }
 
 // handler adapts a use-case handler (it sees the event only) to the delivery engine.

@@ -83,7 +83,7 @@ func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
 	path, _ := cfg.DatabasePath()
 	log := testLog(t)
 	store := sqlitetest.Open(t, path)
-	images, err := storage.Open(context.Background(), cfg.ImageStorageConfig()) // the server's, as cmd/server opens it
+	images, err := storage.Open(context.Background(), imageStorage(cfg)) // the server's, as cmd/server opens it
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,11 @@ import (
 	"net/url"
 	"regexp"
 	"time"
-
-	"moviesdiary/internal/adapters/storage"
 )
 
 // ImageStore chooses where images are kept: a local directory (IMAGE_STORAGE_PATH, one host)
-// or a bucket of an S3-compatible object store (servers and workers on several hosts).
+// or a bucket of an S3-compatible object store (servers and workers on several hosts). The
+// values are storage.Config's (each binary copies them there); config imports no adapter.
 type ImageStore struct {
 	// ImageStorage is "local" (the default) or "s3".
 	ImageStorage string `envconfig:"IMAGE_STORAGE" default:"local"`
@@ -33,19 +32,11 @@ type ImageStore struct {
 // with a letter or digit.
 var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`)
 
-// ImageStorageConfig is the image store's configuration, for storage.Open.
-func (c Config) ImageStorageConfig() storage.Config {
-	return storage.Config{Kind: c.ImageStorage, Dir: c.ImageDir(), S3: storage.S3Config{
-		Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, Region: c.S3Region, AccessKey: c.S3AccessKey,
-		SecretKey: c.S3SecretKey, PathStyle: c.S3PathStyle, Timeout: c.S3Timeout,
-	}}
-}
-
 // validateImageStore refuses a store that cannot work, and a combination that says one thing
 // and does another (S3 settings while images stay local, a directory while they go to S3).
 func (c Config) validateImageStore() error {
 	switch c.ImageStorage {
-	case storage.KindLocal:
+	case "local":
 		for name, v := range map[string]string{"IMAGE_S3_ENDPOINT": c.S3Endpoint, "IMAGE_S3_BUCKET": c.S3Bucket,
 			"IMAGE_S3_ACCESS_KEY": c.S3AccessKey, "IMAGE_S3_SECRET_KEY": c.S3SecretKey} {
 			if v != "" {
@@ -54,7 +45,7 @@ func (c Config) validateImageStore() error {
 			}
 		}
 		return nil
-	case storage.KindS3:
+	case "s3":
 	default:
 		return fmt.Errorf("IMAGE_STORAGE: %q is not an image store (local or s3)", c.ImageStorage)
 	}
@@ -74,7 +65,7 @@ func (c Config) validateImageStore() error {
 		return fmt.Errorf("IMAGE_S3_ACCESS_KEY: IMAGE_S3_ACCESS_KEY and IMAGE_S3_SECRET_KEY must both be set with IMAGE_STORAGE=s3")
 	case c.S3Region == "":
 		return fmt.Errorf("IMAGE_S3_REGION: must not be empty (most self-hosted servers accept us-east-1)")
-	case c.S3PathStyle != storage.PathStyleAuto && c.S3PathStyle != storage.PathStyleOn && c.S3PathStyle != storage.PathStyleOff:
+	case c.S3PathStyle != "auto" && c.S3PathStyle != "true" && c.S3PathStyle != "false":
 		return fmt.Errorf("IMAGE_S3_PATH_STYLE: %q is not auto, true or false", c.S3PathStyle)
 	case c.S3Timeout < 100*time.Millisecond:
 		return fmt.Errorf("IMAGE_S3_TIMEOUT: %s must be at least 100ms", c.S3Timeout)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"moviesdiary/internal/adapters/storage"
 )
 
 var imageStoreVars = []string{"IMAGE_STORAGE", "IMAGE_S3_ENDPOINT", "IMAGE_S3_BUCKET", "IMAGE_S3_REGION",
@@ -35,10 +33,9 @@ func TestImageStoreDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := c.ImageStorageConfig()
-	if got.Kind != storage.KindLocal || got.Dir != "/srv/md/images" || c.S3Region != "us-east-1" ||
+	if c.ImageStorage != "local" || c.ImageDir() != "/srv/md/images" || c.S3Region != "us-east-1" ||
 		c.S3PathStyle != "auto" || c.S3Timeout != 30*time.Second {
-		t.Fatalf("image store defaults: %+v", got)
+		t.Fatalf("image store defaults: %+v", c.ImageStore)
 	}
 }
 
@@ -52,10 +49,10 @@ func TestImageStoreS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := storage.S3Config{Endpoint: "http://minio:9000", Bucket: "diary-images", Region: "garage", AccessKey: "ak",
-		SecretKey: "sk", PathStyle: storage.PathStyleOn, Timeout: 5 * time.Second}
-	if got := c.ImageStorageConfig(); got.Kind != storage.KindS3 || got.S3 != want {
-		t.Fatalf("S3 config: %+v, want %+v", got, want)
+	want := ImageStore{ImageStorage: "s3", S3Endpoint: "http://minio:9000", S3Bucket: "diary-images", S3Region: "garage",
+		S3AccessKey: "ak", S3SecretKey: "sk", S3PathStyle: "true", S3Timeout: 5 * time.Second}
+	if c.ImageStore != want {
+		t.Fatalf("S3 config: %+v, want %+v", c.ImageStore, want)
 	}
 }
 

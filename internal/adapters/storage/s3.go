@@ -67,6 +67,8 @@ type S3 struct {
 	bucket  string
 	where   string // endpoint and bucket, for messages
 	timeout time.Duration
+	// transport is closed by Close when it can be (its idle connections).
+	transport http.RoundTripper
 }
 
 // OpenS3 connects to the endpoint and checks the bucket exists and the credentials may read
@@ -106,8 +108,9 @@ func OpenS3(ctx context.Context, c S3Config) (*S3, error) {
 		return nil, fmt.Errorf("storage: s3 client for %s: %w", c.Endpoint, err)
 	}
 	s := &S3{core: minio.Core{Client: client}, bucket: c.Bucket, where: c.Endpoint + " bucket " + c.Bucket,
-		timeout: cmp.Or(c.Timeout, S3TimeoutDefault)}
+		timeout: cmp.Or(c.Timeout, S3TimeoutDefault), transport: transport}
 	if err := s.probe(ctx); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -131,8 +134,13 @@ func (s *S3) probe(ctx context.Context) error {
 	return nil
 }
 
-// Close releases nothing: the client holds only idle connections.
-func (s *S3) Close() error { return nil }
+// Close closes the idle connections; the store is not used after it.
+func (s *S3) Close() error {
+	if t, ok := s.transport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+	return nil
+}
 
 // notFound reports whether err is S3's answer for a missing object.
 func notFound(err error) bool { return minio.ToErrorResponse(err).Code == minio.NoSuchKey }
