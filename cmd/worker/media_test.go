@@ -379,3 +379,22 @@ func TestS3OutageIsRetried(t *testing.T) {
 		t.Errorf("/images/%s is %s", poster, http.DetectContentType(img))
 	}
 }
+
+// TestWorkerStopsOnAMissingBucket: IMAGE_STORAGE=s3 with a bucket the (running) S3 server does
+// not have stops the worker at start-up, naming the bucket.
+func TestWorkerStopsOnAMissingBucket(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("DATA_DIR", t.TempDir())
+	t.Setenv("WORKER_METRICS_ADDR", "")
+	for k, v := range s3Env(srv, "no-such-bucket") {
+		t.Setenv(k, v)
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), cfg, testLog(t), time.Now)
+	if err == nil || !strings.Contains(err.Error(), `bucket "no-such-bucket" does not exist`) {
+		t.Fatalf("run = %v, want the missing bucket named", err)
+	}
+}
