@@ -50,7 +50,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Metadata resolves unknown external ids (TMDb); nil for none.
 	Metadata movie.Metadata
-	// Images is the image directory GET /images/{key} serves; nil for none.
+	// Images is the image store (directory or S3 bucket) GET /images/{key} serves and profile
+	// uploads go to; nil for none.
 	Images httpapi.ImageStore
 	// Hasher hashes passwords; zero for auth.DefaultHasher.
 	Hasher auth.Hasher
