@@ -142,7 +142,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 // openTabular reads an import upload with the tabular parser.
 func openTabular(r io.Reader, format string) (importer.File, error) { return tabular.Open(r, format) }
 
-// imageObjects is the image directory as the profile uploads' storage, nil when there is none
+// imageObjects is the image store as the profile uploads' storage, nil when there is none
 // (uploads are then refused) or it cannot be written.
 func imageObjects(images httpapi.ImageStore) profile.Objects {
 	if o, ok := images.(profile.Objects); ok {

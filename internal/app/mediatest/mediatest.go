@@ -35,9 +35,9 @@ var ErrInjected = errors.New("injected failure")
 
 // Env is one test's world.
 type Env struct {
-	T       testing.TB
-	Store   *sqlite.Store
-	DB      *sql.DB // DB reads and seeds the file directly
+	T     testing.TB
+	Store *sqlite.Store
+	DB    *sql.DB // DB reads and seeds the file directly
 	// Images is the image store, unspied: Local, or the S3 store with OnS3.
 	Images storage.Store
 	// Local is the directory store; nil with OnS3.
