@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -181,8 +182,10 @@ func Open(t testing.TB) (*storage.S3, *Server) {
 // Binary returns the path of the gateway binary, building it on first use.
 func Binary(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	module := filepath.Join(filepath.Dir(file), "versitygw")
+	module, err := gatewayModule()
+	if err != nil {
+		t.Fatalf("s3test: the gateway module: %v", err)
+	}
 	sum, err := os.ReadFile(filepath.Join(module, "go.sum"))
 	if err != nil {
 		t.Fatalf("s3test: the gateway module: %v", err)
@@ -228,6 +231,24 @@ func Binary(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// gatewayModule is the directory of the gateway's module: beside this file, found from the
+// main module's go.mod when the test was built with -trimpath.
+func gatewayModule() (string, error) {
+	_, file, _, _ := runtime.Caller(0)
+	if filepath.IsAbs(file) {
+		return filepath.Join(filepath.Dir(file), "versitygw"), nil
+	}
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the moviesdiary module")
+	}
+	return filepath.Join(filepath.Dir(gomod), "internal", "adapters", "storage", "s3test", "versitygw"), nil
 }
 
 // freePort returns a loopback TCP port free at the moment.
