@@ -58,17 +58,21 @@ func backupCommand(ctx context.Context, cfg config.Config, args []string, stdout
 	// Images are copied before and after the snapshot: an image stored meanwhile is in the
 	// second pass, and one the snapshot references but the worker replaced afterwards (a WebP
 	// conversion) is in the first.
-	imagesDir := filepath.Join(dir, backupImages)
-	before, err := copyTree(cfg.ImageDir(), imagesDir)
-	if err != nil {
-		return fmt.Errorf("copy images: %w", err)
+	// Images in an S3 bucket are not copied: the object store has its own tools for that.
+	imagesDir, localImages := filepath.Join(dir, backupImages), cfg.ImageStorage != "s3"
+	before, after := 0, 0
+	if localImages {
+		if before, err = copyTree(cfg.ImageDir(), imagesDir); err != nil {
+			return fmt.Errorf("copy images: %w", err)
+		}
 	}
 	if err := sqlite.Backup(ctx, path, filepath.Join(dir, backupDB)); err != nil {
 		return err
 	}
-	after, err := copyTree(cfg.ImageDir(), imagesDir)
-	if err != nil {
-		return fmt.Errorf("copy images: %w", err)
+	if localImages {
+		if after, err = copyTree(cfg.ImageDir(), imagesDir); err != nil {
+			return fmt.Errorf("copy images: %w", err)
+		}
 	}
 	m := manifest{CreatedAt: time.Now().UTC(), Version: buildinfo.Version(), Images: before + after}
 	if m.SchemaVersion, err = sqlite.SchemaVersion(ctx, filepath.Join(dir, backupDB)); err != nil {
@@ -92,6 +96,10 @@ func backupCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		fmt.Fprintf(stdout, "; JWT_SECRET is set in the environment: keep it with the backup")
 	}
 	fmt.Fprintf(stdout, " to %s\n", dir)
+	if !localImages {
+		fmt.Fprintf(stdout, "images are in S3 bucket %s at %s and are not in this backup: copy the bucket with the "+
+			"object store's tools (e.g. mc mirror or rclone sync)\n", cfg.S3Bucket, cfg.S3Endpoint)
+	}
 	return nil
 }
 
@@ -144,9 +152,14 @@ func restoreCommand(ctx context.Context, cfg config.Config, args []string, stdou
 	if err := sqlite.IntegrityCheck(ctx, path); err != nil {
 		return err
 	}
-	images, err := copyTree(filepath.Join(dir, backupImages), cfg.ImageDir())
-	if err != nil {
-		return fmt.Errorf("restore images: %w", err)
+	images := 0
+	if cfg.ImageStorage != "s3" {
+		if images, err = copyTree(filepath.Join(dir, backupImages), cfg.ImageDir()); err != nil {
+			return fmt.Errorf("restore images: %w", err)
+		}
+	} else if _, err := os.Stat(filepath.Join(dir, backupImages)); err == nil {
+		fmt.Fprintf(stdout, "the backup's images were not restored: images are in S3 bucket %s; copy %s into it "+
+			"(e.g. mc mirror or rclone copy)\n", cfg.S3Bucket, filepath.Join(dir, backupImages))
 	}
 	restoredSecret := false
 	switch _, err := copyFile(filepath.Join(dir, secretFile), filepath.Join(cfg.DataDir, secretFile), 0o600); {

@@ -204,3 +204,39 @@ func TestBackupDirHoldsOnlyTheSnapshot(t *testing.T) {
 		t.Errorf("restore of an empty directory: exit %d %q", code, stderr)
 	}
 }
+
+// TestBackupWithImagesInS3: with IMAGE_STORAGE=s3 the backup copies no images (nor looks for
+// a directory) and says where they are; a restore leaves the backup's images out and says how to
+// copy them into the bucket.
+func TestBackupWithImagesInS3(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	t.Setenv("DATA_DIR", src)
+	for k, v := range map[string]string{"IMAGE_STORAGE": "s3", "IMAGE_S3_ENDPOINT": "http://127.0.0.1:1",
+		"IMAGE_S3_BUCKET": "diary-images", "IMAGE_S3_ACCESS_KEY": "ak", "IMAGE_S3_SECRET_KEY": "sk"} {
+		t.Setenv(k, v)
+	}
+	store, err := sqlite.OpenMigrated(ctx, filepath.Join(src, "moviesdiary.db"), testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	backup := filepath.Join(t.TempDir(), "b")
+	code, stdout, stderr := runCLI(t, "", "backup", backup)
+	if code != 0 || !strings.Contains(stdout, "images are in S3 bucket diary-images") {
+		t.Fatalf("backup: exit %d %q %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(backup, "images")); err == nil {
+		t.Error("the backup has an images directory")
+	}
+	if err := os.MkdirAll(filepath.Join(backup, "images", "posters"), 0o755); err != nil { // as a local backup has
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, "", "restore", backup, "--yes")
+	if code != 0 || !strings.Contains(stdout, "the backup's images were not restored") {
+		t.Fatalf("restore: exit %d %q %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(src, "images")); err == nil {
+		t.Error("restore made an images directory in DATA_DIR with IMAGE_STORAGE=s3")
+	}
+}

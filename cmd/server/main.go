@@ -37,7 +37,7 @@ func main() {
 }
 
 // newAPI wires the site (web pages in front of the API) over the store from the configuration.
-func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*app.Site, error) {
+func newAPI(cfg config.Config, store *sqlite.Store, images storage.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*app.Site, error) {
 	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -53,11 +53,6 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 	}
 	serverMetrics.CountEnqueued(store, log)
 	serverMetrics.WatchDisk(cfg.DataDir, log)
-	// The image directory lives as long as the process; the worker writes it, the server reads it.
-	images, err := storage.OpenLocal(cfg.ImageDir())
-	if err != nil {
-		return nil, err
-	}
 	federation, err := newFederation(cfg, store, log)
 	if err != nil {
 		return nil, err
@@ -82,6 +77,24 @@ func newAPI(cfg config.Config, store *sqlite.Store, log *slog.Logger, ready http
 		// A hosted client (WEB_CLIENT_DIR) takes "/"; otherwise the web pages' home page answers it.
 		RootToClient: cfg.WebClientDir != "",
 	})
+}
+
+// openImages opens the image store IMAGE_STORAGE names. It lives as long as the process; the
+// worker writes it, the server serves it and stores uploads in it. A bucket that is missing or
+// refuses the credentials stops the start here.
+func openImages(ctx context.Context, cfg config.Config, log *slog.Logger) (storage.Store, error) {
+	c := storage.Config{Kind: cfg.ImageStorage, Dir: cfg.ImageDir(), S3: storage.S3Config{
+		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region, AccessKey: cfg.S3AccessKey,
+		SecretKey: cfg.S3SecretKey, PathStyle: cfg.S3PathStyle, Timeout: cfg.S3Timeout,
+	}}
+	images, err := storage.Open(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if c.Kind == storage.KindS3 {
+		log.Info("images are kept in S3", "endpoint", c.S3.Endpoint, "bucket", c.S3.Bucket)
+	}
+	return images, nil
 }
 
 // run serves until ctx ends or a part fails, and returns once every part has stopped, with the
@@ -118,7 +131,12 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		return nil
 	}
 	serverMetrics := metrics.NewServer()
-	api, err := newAPI(cfg, store, log, ready, serverMetrics)
+	images, err := openImages(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer images.Close()
+	api, err := newAPI(cfg, store, images, log, ready, serverMetrics)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // file so the areas do not tangle. register adds an area's own metrics to the worker's.
 func productionHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger,
 	register func(prometheus.Collector) error) ([]delivery.Handler, error) {
-	media, err := mediaHandlers(cfg, store, log)
+	media, err := mediaHandlers(ctx, cfg, store, log)
 	if err != nil {
 		return nil, err
 	}

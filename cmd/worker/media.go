@@ -21,9 +21,9 @@ import (
 // mediaHandlers are the posters, images, search, enrichment and wrap-up handlers. Without
 // TMDB_API_KEY the poster sync and the enrichments are not registered (said once here); without
 // IMAGE_CONVERSION_ENABLED the conversion is not. (Their periodic jobs are in maintenance.go.)
-func mediaHandlers(cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
-	// The image directory is open for the process's life, like the store.
-	images, err := storage.OpenLocal(cfg.ImageDir())
+func mediaHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
+	// The image store (directory or bucket) is open for the process's life, like the database.
+	images, err := openImages(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +52,29 @@ func mediaHandlers(cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]
 		hs = append(hs, handler(image.ConversionName, image.ConversionTypes, image.NewConversion(store, images, enc.Encode, log).Handle))
 	}
 	return hs, nil
+}
+
+// openImages opens the image store IMAGE_STORAGE names and says which it is.
+func openImages(ctx context.Context, cfg config.Config, log *slog.Logger) (storage.Store, error) {
+	c := imageStorage(cfg)
+	images, err := storage.Open(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if c.Kind == storage.KindS3 {
+		log.Info("images are kept in S3", "endpoint", c.S3.Endpoint, "bucket", c.S3.Bucket)
+	} else {
+		log.Info("images are kept in a directory", "dir", c.Dir)
+	}
+	return images, nil
+}
+
+// imageStorage copies the image store's settings into the storage adapter's configuration.
+func imageStorage(cfg config.Config) storage.Config {
+	return storage.Config{Kind: cfg.ImageStorage, Dir: cfg.ImageDir(), S3: storage.S3Config{
+		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region, AccessKey: cfg.S3AccessKey,
+		SecretKey: cfg.S3SecretKey, PathStyle: cfg.S3PathStyle, Timeout: cfg.S3Timeout,
+	}}
 }
 
 // handler adapts a use-case handler (it sees the event only) to the delivery engine.

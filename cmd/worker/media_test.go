@@ -5,11 +5,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"moviesdiary/internal/delivery/deliverytest"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +22,7 @@ import (
 
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/adapters/storage"
+	"moviesdiary/internal/adapters/storage/s3test"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/app"
@@ -47,6 +52,8 @@ type mediaWorld struct {
 	done   chan error
 	cancel context.CancelFunc
 	token  string
+	// dataDir is DATA_DIR; poster the stored poster's key, once known.
+	dataDir, poster string
 }
 
 func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
@@ -67,6 +74,7 @@ func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.dataDir = cfg.DataDir
 	// A test scale of the retry schedule: set on the struct, since the environment may not move
 	// it (EVENT_QUEUE_BACKOFF_BASE is refused outside the chaos harness).
 	cfg.BackoffBase = 10 * time.Millisecond
@@ -75,7 +83,7 @@ func newMediaWorld(t *testing.T, extra map[string]string) *mediaWorld {
 	path, _ := cfg.DatabasePath()
 	log := testLog(t)
 	store := sqlitetest.Open(t, path)
-	images, err := storage.OpenLocal(cfg.ImageDir())
+	images, err := storage.Open(context.Background(), imageStorage(cfg)) // the server's, as cmd/server opens it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +160,32 @@ func (w *mediaWorld) logReview(t *testing.T) string {
 // TestMediaEndToEnd: a review of tt0083658 logged through the API, with the worker running on
 // the same database and the fake TMDb: the poster is fetched and converted to WebP, the movie
 // and its cast are enriched and indexed, search finds it and its profile has the cast.
-func TestMediaEndToEnd(t *testing.T) {
-	w := newMediaWorld(t, nil)
+func TestMediaEndToEnd(t *testing.T) { testMediaEndToEnd(t, nil) }
+
+// TestMediaEndToEndOnS3: the same with the images in a bucket of a real S3 server (versitygw on
+// loopback): the worker stores the poster and its conversion there and deletes the original, the
+// server streams the conversion from there, and nothing is written to the data directory.
+func TestMediaEndToEndOnS3(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Bucket(t, "diary-images")
+	w := testMediaEndToEnd(t, s3Env(srv, "diary-images"))
+	if _, err := os.Stat(filepath.Join(w.dataDir, "images")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the data directory has an images directory (%v): images went to disk, not to S3", err)
+	}
+	if got := srv.ContentType(t, "diary-images", w.poster); got != "image/webp" {
+		t.Errorf("the bucket's %s has Content-Type %q, want image/webp", w.poster, got)
+	}
+}
+
+// s3Env is the environment of an image store in bucket on srv.
+func s3Env(srv *s3test.Server, bucket string) map[string]string {
+	return map[string]string{"IMAGE_STORAGE": "s3", "IMAGE_S3_ENDPOINT": srv.Endpoint, "IMAGE_S3_BUCKET": bucket,
+		"IMAGE_S3_ACCESS_KEY": s3test.AccessKey, "IMAGE_S3_SECRET_KEY": s3test.SecretKey, "IMAGE_S3_REGION": s3test.Region,
+		"IMAGE_S3_PATH_STYLE": "true", "IMAGE_S3_TIMEOUT": "5s"}
+}
+
+func testMediaEndToEnd(t *testing.T, extra map[string]string) *mediaWorld {
+	w := newMediaWorld(t, extra)
 	fake, db := w.fake, w.db
 	movie := w.logReview(t)
 	poster := "posters/" + movie + ".webp"
@@ -216,6 +248,8 @@ func TestMediaEndToEnd(t *testing.T) {
 	if n := fake.Count("/t/p/w500/63N9uy8nd9j7Eog2axPQ8lbr3Wj.jpg"); n != 1 {
 		t.Errorf("poster downloaded %d times, want once", n)
 	}
+	w.poster = poster
+	return w
 }
 
 // TestBadUpstreamIsRetriedOrDeadLettered: a poster that is not an image dead-letters the event at
@@ -286,7 +320,7 @@ func TestWithoutTMDbKeyPostersAndEnrichmentAreOff(t *testing.T) {
 	store := sqlitetest.Open(t, data+"/x.db")
 	var logs bytes.Buffer
 	cfg := config.Config{DataDir: data, Media: config.Media{JobInterval: time.Hour, EnrichmentBatch: 1}}
-	hs, err := mediaHandlers(cfg, store, slog.New(slog.NewTextHandler(&logs, nil)))
+	hs, err := mediaHandlers(context.Background(), cfg, store, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,5 +340,61 @@ func TestWithoutTMDbKeyPostersAndEnrichmentAreOff(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "TMDB_API_KEY is not set"); n != 1 {
 		t.Errorf("said %d times that TMDb is off, want once:\n%s", n, logs.String())
+	}
+}
+
+// TestS3OutageIsRetried: with the S3 server down, the poster sync fails as a transient error
+// (the event is retried, its error kept, nothing dead-lettered); once the server is back, a
+// retry stores the poster and the server serves it.
+func TestS3OutageIsRetried(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Bucket(t, "diary-images")
+	env := s3Env(srv, "diary-images")
+	env["IMAGE_S3_TIMEOUT"] = "1s"
+	env["EVENT_QUEUE_MAX_ATTEMPTS"] = "10000" // the test's backoff is milliseconds: attempts come fast
+	env["IMAGE_CONVERSION_ENABLED"] = "false"
+	w := newMediaWorld(t, env)
+	srv.Stop()
+	movie := w.logReview(t)
+	deliverytest.Eventually(t, waitLimit, "the poster sync failed on the S3 outage and is pending a retry", func() bool {
+		var n int
+		_ = w.db.QueryRow(`SELECT count(*) FROM event_queue WHERE event_type IN ('MovieDiscovered', 'MovieEnrichmentRequested')
+			AND status = 'pending' AND attempts >= 2 AND last_error LIKE '%storage: s3%'`).Scan(&n)
+		return n > 0
+	})
+	var dead int
+	_ = w.db.QueryRow(`SELECT count(*) FROM event_queue WHERE status = 'dead_lettered'`).Scan(&dead)
+	if dead != 0 {
+		t.Fatalf("%d events dead-lettered by an S3 outage, want none", dead)
+	}
+	srv.Restart(t)
+	poster := "posters/" + movie
+	deliverytest.Eventually(t, waitLimit, "the poster stored once S3 is back", func() bool {
+		var p sql.Null[string]
+		_ = w.db.QueryRow(`SELECT poster_path FROM movies WHERE id = ?`, movie).Scan(&p)
+		return p.V == poster
+	})
+	img := w.call(t, "GET", "/images/"+poster, "", 200)
+	if http.DetectContentType(img) != "image/jpeg" {
+		t.Errorf("/images/%s is %s", poster, http.DetectContentType(img))
+	}
+}
+
+// TestWorkerStopsOnAMissingBucket: IMAGE_STORAGE=s3 with a bucket the (running) S3 server does
+// not have stops the worker at start-up, naming the bucket.
+func TestWorkerStopsOnAMissingBucket(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("DATA_DIR", t.TempDir())
+	t.Setenv("WORKER_METRICS_ADDR", "")
+	for k, v := range s3Env(srv, "no-such-bucket") {
+		t.Setenv(k, v)
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), cfg, testLog(t), time.Now)
+	if err == nil || !strings.Contains(err.Error(), `bucket "no-such-bucket" does not exist`) {
+		t.Fatalf("run = %v, want the missing bucket named", err)
 	}
 }

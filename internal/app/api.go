@@ -50,7 +50,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Metadata resolves unknown external ids (TMDb); nil for none.
 	Metadata movie.Metadata
-	// Images is the image directory GET /images/{key} serves; nil for none.
+	// Images is the image store (directory or S3 bucket) GET /images/{key} serves and profile
+	// uploads go to; nil for none.
 	Images httpapi.ImageStore
 	// Hasher hashes passwords; zero for auth.DefaultHasher.
 	Hasher auth.Hasher
@@ -141,7 +142,7 @@ func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
 // openTabular reads an import upload with the tabular parser.
 func openTabular(r io.Reader, format string) (importer.File, error) { return tabular.Open(r, format) }
 
-// imageObjects is the image directory as the profile uploads' storage, nil when there is none
+// imageObjects is the image store as the profile uploads' storage, nil when there is none
 // (uploads are then refused) or it cannot be written.
 func imageObjects(images httpapi.ImageStore) profile.Objects {
 	if o, ok := images.(profile.Objects); ok {

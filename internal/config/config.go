@@ -83,7 +83,8 @@ type Config struct {
 	FederationInboxRate  float64 `envconfig:"FEDERATION_INBOX_RATE" default:"50"`
 	FederationInboxBurst int     `envconfig:"FEDERATION_INBOX_BURST" default:"500"`
 
-	Media // posters, images, enrichment (media.go)
+	Media      // posters, images, enrichment (media.go)
+	ImageStore // local directory or S3 bucket (images.go)
 
 	Hardening // durability and client addresses (hardening.go)
 	Web       // hosted web client, CORS (web.go)
@@ -148,6 +149,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateMedia(); err != nil {
+		return err
+	}
+	if err := c.validateImageStore(); err != nil {
 		return err
 	}
 	if err := c.validateHardening(); err != nil {

@@ -1,16 +1,20 @@
 package httpapi
 
 import (
+	"context"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
-	"os"
 	"strings"
 )
 
-// ImageStore opens stored images by key; a malformed key is KindInvalid and a missing one
-// KindNotFound. The store itself confines keys to its directory.
+// ImageStore opens stored images by key for streaming; a malformed key is KindInvalid and a
+// missing one KindNotFound. The store itself confines keys (to its directory or bucket). The
+// file it returns must also seek (an *os.File, an S3 object), and its Stat gives the size and
+// modification time; ctx bounds the whole read.
 type ImageStore interface {
-	Open(key string) (*os.File, error)
+	Open(ctx context.Context, key string) (fs.File, error)
 }
 
 // servedImageTypes are the only types GET /images/{key} answers with: whatever else a file
@@ -24,12 +28,16 @@ func (s *Server) image(w http.ResponseWriter, r *http.Request) error {
 	if s.Images == nil {
 		return &httpError{Status: http.StatusNotFound, Message: "not found"}
 	}
-	f, err := s.Images.Open(key)
+	file, err := s.Images.Open(r.Context(), key)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	defer file.Close()
+	f, ok := file.(io.ReadSeeker)
+	if !ok {
+		return fmt.Errorf("image store: %T does not seek", file)
+	}
+	st, err := file.Stat()
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"moviesdiary/internal/adapters/storage"
+	"moviesdiary/internal/adapters/storage/s3test"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/app/mediatest"
@@ -94,6 +96,74 @@ func TestImagesRefusesTraversalAndNonImages(t *testing.T) {
 		}
 		if resp.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("GET %s: Content-Type %q, want the JSON error envelope", path, resp.Header.Get("Content-Type"))
+		}
+	}
+}
+
+// TestImagesServedFromS3: with the images in a bucket of a real S3 server, GET /images/{key}
+// streams the object with its sniffed type and caching headers, answers conditional and range
+// requests, and refuses missing keys, non-images and every spelling of a path outside.
+func TestImagesServedFromS3(t *testing.T) {
+	t.Parallel()
+	env := mediatest.New(t)
+	images, _ := s3test.Open(t)
+	api, err := app.NewAPI(env.Store, app.Options{Log: env.Log, BaseURL: "http://diary.test", Secret: testSecret,
+		Hasher: fastHasher, Images: images})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	poster := tmdbtest.PosterJPEG()
+	if err := images.Put(ctx, "posters/6f1e6f9a-0000-5000-8000-000000000001", poster); err != nil {
+		t.Fatal(err)
+	}
+	if err := images.Put(ctx, "page.html", []byte("<html><script>alert(1)</script></html>")); err != nil {
+		t.Fatal(err)
+	}
+	url := srv.URL + "/images/posters/6f1e6f9a-0000-5000-8000-000000000001"
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(body, poster) || resp.Header.Get("Content-Type") != "image/jpeg" ||
+		resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cache-Control") != "public, max-age=86400" ||
+		resp.Header.Get("Last-Modified") == "" || resp.Header.Get("Content-Length") != strconv.Itoa(len(poster)) {
+		t.Fatalf("GET poster = %d %s, %d bytes", resp.StatusCode, resp.Header, len(body))
+	}
+	r, _ := http.NewRequest("GET", url, nil)
+	r.Header.Set("If-Modified-Since", resp.Header.Get("Last-Modified"))
+	if resp, err := http.DefaultClient.Do(r); err != nil || resp.StatusCode != http.StatusNotModified {
+		t.Errorf("conditional GET = %v, %v; want 304", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	r, _ = http.NewRequest("GET", url, nil)
+	r.Header.Set("Range", "bytes=600-699")
+	if resp, err := http.DefaultClient.Do(r); err != nil {
+		t.Fatal(err)
+	} else {
+		part, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(part, poster[600:700]) {
+			t.Errorf("range GET = %d, %d bytes; want 206 with bytes 600-699", resp.StatusCode, len(part))
+		}
+	}
+	for _, path := range []string{"/images/missing", "/images/posters/missing", "/images/page.html", "/images/../page.html",
+		"/images/%2e%2e/page.html", "/images/posters/..%2fpage.html", "/images/a/b/c/d", "/images/%00"} {
+		req, _ := http.NewRequest("GET", srv.URL+"/x", nil)
+		req.URL.Opaque = path
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if (resp.StatusCode != 400 && resp.StatusCode != 404) || bytes.Contains(body, []byte("<script>")) {
+			t.Errorf("GET %s = %d %q, want 400 or 404 without the object", path, resp.StatusCode, body)
 		}
 	}
 }

@@ -1,5 +1,3 @@
-// Package storage is moviesdiary's object storage for images: a local directory shared by the
-// server (which serves GET /images/{key}) and the worker (which writes posters and conversions).
 package storage
 
 import (
@@ -11,21 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
-	"strings"
 
 	"moviesdiary/internal/domain"
 )
-
-// keyPattern is what an object key may look like: one to three slash-separated segments of
-// letters, digits, '.', '_' and '-', each starting with a letter or digit. No segment can be "."
-// or "..", no key is absolute, and the temp files of Put (".tmp-…") are not keys.
-var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}(/[A-Za-z0-9][A-Za-z0-9._-]{0,127}){0,2}$`)
-
-// ValidKey reports whether key can name an object.
-func ValidKey(key string) bool {
-	return keyPattern.MatchString(key) && !strings.Contains(key, "..")
-}
 
 // Local keeps objects as files under a directory. Every access goes through an os.Root, so even
 // a key that slipped past ValidKey cannot reach outside the directory (no "..", no symlink out).
@@ -53,13 +39,6 @@ func (l *Local) Close() error { return l.root.Close() }
 
 // Dir is the directory.
 func (l *Local) Dir() string { return l.root.Name() }
-
-func checkKey(key string) error {
-	if !ValidKey(key) {
-		return domain.Permanent(domain.Invalid("storage: invalid object key %q", key))
-	}
-	return nil
-}
 
 // Put stores data under key atomically: it writes a temp file beside the object, syncs it and
 // renames it over the key, so a reader (or a crash) sees the old object or the whole new one,
@@ -106,8 +85,12 @@ func (l *Local) Put(ctx context.Context, key string, data []byte) error {
 	return nil
 }
 
-// Open opens the object for reading; a missing one is KindNotFound.
-func (l *Local) Open(key string) (*os.File, error) {
+// Open opens the object for reading (an *os.File); a missing one is KindNotFound.
+func (l *Local) Open(_ context.Context, key string) (fs.File, error) {
+	return l.open(key)
+}
+
+func (l *Local) open(key string) (*os.File, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
@@ -135,7 +118,7 @@ func (l *Local) Open(key string) (*os.File, error) {
 
 // Get reads the whole object; a missing one is KindNotFound.
 func (l *Local) Get(_ context.Context, key string) ([]byte, error) {
-	f, err := l.Open(key)
+	f, err := l.open(key)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 // Package mediatest is the worker media handlers' test bench: a real SQLite file and a real image
-// directory in t.TempDir(), the fake TMDb, a spy on the image storage that counts writes and can
-// fail any step, and helpers to seed rows and count outbox events.
+// store (a directory in t.TempDir(), or with OnS3 a bucket of a real S3 server on loopback), the
+// fake TMDb, a spy on the image storage that counts writes and can fail any step, and helpers to
+// seed rows and count outbox events.
 package mediatest
 
 import (
@@ -21,6 +22,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/adapters/storage"
+	"moviesdiary/internal/adapters/storage/s3test"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/domain"
 )
@@ -33,9 +35,12 @@ var ErrInjected = errors.New("injected failure")
 
 // Env is one test's world.
 type Env struct {
-	T       testing.TB
-	Store   *sqlite.Store
-	DB      *sql.DB // DB reads and seeds the file directly
+	T     testing.TB
+	Store *sqlite.Store
+	DB    *sql.DB // DB reads and seeds the file directly
+	// Images is the image store, unspied: Local, or the S3 store with OnS3.
+	Images storage.Store
+	// Local is the directory store; nil with OnS3.
 	Local   *storage.Local
 	Objects *Objects
 	TMDb    *tmdbtest.Server
@@ -45,9 +50,25 @@ type Env struct {
 	FailEnqueue atomic.Bool
 }
 
+// Option changes how New builds an Env.
+type Option func(*options)
+
+type options struct{ s3 bool }
+
+// OnS3 keeps the images in a bucket of a real S3 server (versitygw, started for the test)
+// instead of a directory.
+func OnS3() Option { return func(o *options) { o.s3 = true } }
+
+// Stores are the image stores a test runs against with t.Run: "local" and "s3".
+var Stores = map[string][]Option{"local": nil, "s3": {OnS3()}}
+
 // New builds an Env.
-func New(t testing.TB) *Env {
+func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "test.db")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -63,12 +84,17 @@ func New(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	local, err := storage.OpenLocal(filepath.Join(dir, "images"))
-	if err != nil {
-		t.Fatal(err)
+	if o.s3 {
+		env.Images, _ = s3test.Open(t)
+	} else {
+		local, err := storage.OpenLocal(filepath.Join(dir, "images"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { local.Close() })
+		env.Images, env.Local = local, local
 	}
-	t.Cleanup(func() { local.Close() })
-	env.DB, env.Local, env.Objects, env.TMDb = db, local, &Objects{Local: local, puts: map[string]int{}}, tmdbtest.New(t)
+	env.DB, env.Objects, env.TMDb = db, &Objects{Store: env.Images, puts: map[string]int{}}, tmdbtest.New(t)
 	return env
 }
 
@@ -133,7 +159,7 @@ func (e *Env) AddReview(user, movie uuid.UUID, rating int, watchedAt string, med
 // Objects is the real image storage with a spy: it counts puts per key and fails the operation
 // FailAt names ("exists", "get", "put", "delete") while FailAt is set.
 type Objects struct {
-	*storage.Local
+	storage.Store
 	mu     sync.Mutex
 	puts   map[string]int
 	failAt string
@@ -162,23 +188,23 @@ func (o *Objects) Puts(key string) int {
 	return o.puts[key]
 }
 
-// Exists is storage.Local.Exists, or the injected failure.
+// Exists is the store's Exists, or the injected failure.
 func (o *Objects) Exists(ctx context.Context, key string) (bool, error) {
 	if err := o.fail("exists"); err != nil {
 		return false, err
 	}
-	return o.Local.Exists(ctx, key)
+	return o.Store.Exists(ctx, key)
 }
 
-// Get is storage.Local.Get, or the injected failure.
+// Get is the store's Get, or the injected failure.
 func (o *Objects) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := o.fail("get"); err != nil {
 		return nil, err
 	}
-	return o.Local.Get(ctx, key)
+	return o.Store.Get(ctx, key)
 }
 
-// Put counts and is storage.Local.Put, or the injected failure (after the write when FailAt is
+// Put counts and is the store's Put, or the injected failure (after the write when FailAt is
 // "after-put": the object is stored and the caller sees a crash).
 func (o *Objects) Put(ctx context.Context, key string, data []byte) error {
 	if err := o.fail("put"); err != nil {
@@ -187,16 +213,16 @@ func (o *Objects) Put(ctx context.Context, key string, data []byte) error {
 	o.mu.Lock()
 	o.puts[key]++
 	o.mu.Unlock()
-	if err := o.Local.Put(ctx, key, data); err != nil {
+	if err := o.Store.Put(ctx, key, data); err != nil {
 		return err
 	}
 	return o.fail("after-put")
 }
 
-// Delete is storage.Local.Delete, or the injected failure.
+// Delete is the store's Delete, or the injected failure.
 func (o *Objects) Delete(ctx context.Context, key string) error {
 	if err := o.fail("delete"); err != nil {
 		return err
 	}
-	return o.Local.Delete(ctx, key)
+	return o.Store.Delete(ctx, key)
 }

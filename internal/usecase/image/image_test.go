@@ -27,16 +27,16 @@ type bundle struct {
 }
 
 // setup stores a movie whose poster (a JPEG) is stored under its key, as poster sync leaves it.
-func setup(t *testing.T) *bundle {
+func setup(t *testing.T, opts ...mediatest.Option) *bundle {
 	t.Helper()
-	env := mediatest.New(t)
+	env := mediatest.New(t, opts...)
 	b := &bundle{Env: env}
 	enc := func(src []byte) ([]byte, error) { b.encodes++; return imaging.WebP{}.Encode(src) }
 	b.conv = image.NewConversion(env.Store, env.Objects, enc, env.Log)
 	b.cleanup = image.NewCleanup(env.Store, env.Objects, env.Log)
 	b.movie = env.AddMovie(mediatest.BladeRunner, "Blade Runner", 1982)
 	b.key = domain.PosterKey(b.movie)
-	if err := env.Local.Put(context.Background(), b.key, tmdbtest.PosterJPEG()); err != nil {
+	if err := env.Images.Put(context.Background(), b.key, tmdbtest.PosterJPEG()); err != nil {
 		t.Fatal(err)
 	}
 	env.Exec(`UPDATE movies SET poster_path = ?`, b.key)
@@ -44,7 +44,7 @@ func setup(t *testing.T) *bundle {
 }
 
 func (b *bundle) exists(key string) bool {
-	ok, err := b.Local.Exists(context.Background(), key)
+	ok, err := b.Images.Exists(context.Background(), key)
 	if err != nil {
 		b.T.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func (b *bundle) converted(t *testing.T, encodes int) {
 	if b.exists(b.key) {
 		t.Error("original still stored")
 	}
-	data, err := b.Local.Get(context.Background(), target)
+	data, err := b.Images.Get(context.Background(), target)
 	if err != nil || http.DetectContentType(data) != "image/webp" {
 		t.Errorf("converted object: %d bytes of %s, %v", len(data), http.DetectContentType(data), err)
 	}
@@ -89,9 +89,19 @@ func TestConversionTwice(t *testing.T) {
 	}
 }
 
-// TestConversionKilledBetweenSteps fails each step once and re-runs until done.
+// TestConversionKilledBetweenSteps fails each step once and re-runs until done, on both image
+// stores: the directory and a real S3 bucket.
 func TestConversionKilledBetweenSteps(t *testing.T) {
 	t.Parallel()
+	for name, opts := range mediatest.Stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testConversionKilledBetweenSteps(t, opts)
+		})
+	}
+}
+
+func testConversionKilledBetweenSteps(t *testing.T, opts []mediatest.Option) {
 	for _, st := range []struct {
 		name    string
 		failAt  string // Objects operation to fail
@@ -107,7 +117,7 @@ func TestConversionKilledBetweenSteps(t *testing.T) {
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t)
+			b := setup(t, opts...)
 			ctx := context.Background()
 			if st.swap {
 				b.Exec(`CREATE TRIGGER fail_swap BEFORE UPDATE OF poster_path ON movies BEGIN SELECT RAISE(ABORT, 'injected'); END`)
@@ -136,7 +146,7 @@ func TestConversionOfAMissingOriginal(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.Exec(`DELETE FROM movies`)
-	if err := b.Local.Delete(context.Background(), b.key); err != nil {
+	if err := b.Images.Delete(context.Background(), b.key); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.conv.Handle(context.Background(), domain.ImageStored{Key: b.key}); err != nil || b.encodes != 0 {
@@ -152,7 +162,7 @@ func TestConversionOfAMissingOriginal(t *testing.T) {
 func TestConversionOfGarbageIsPermanent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	if err := b.Local.Put(context.Background(), b.key, []byte("<html>not an image</html>")); err != nil {
+	if err := b.Images.Put(context.Background(), b.key, []byte("<html>not an image</html>")); err != nil {
 		t.Fatal(err)
 	}
 	err := b.conv.Handle(context.Background(), domain.ImageStored{Key: b.key})
@@ -164,26 +174,33 @@ func TestConversionOfGarbageIsPermanent(t *testing.T) {
 	}
 }
 
+// TestCleanupDeletesEveryVariantTwice: the clean-up deletes the poster and its conversion, and
+// running it again (every object already gone) succeeds, on both image stores.
 func TestCleanupDeletesEveryVariantTwice(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
-	if err := b.conv.Handle(ctx, domain.ImageStored{Key: b.key}); err != nil {
-		t.Fatal(err)
-	}
-	// A late sync left the original again beside the conversion.
-	if err := b.Local.Put(ctx, b.key, tmdbtest.PosterJPEG()); err != nil {
-		t.Fatal(err)
-	}
-	b.Exec(`DELETE FROM movies`)
-	converted := domain.ConvertedKey(b.key)
-	for range 2 {
-		if err := b.cleanup.Handle(ctx, domain.MovieDeleted{MovieID: b.movie, PosterPath: &converted}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if b.exists(b.key) || b.exists(converted) {
-		t.Error("poster objects left after clean-up")
+	for name, opts := range mediatest.Stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, opts...)
+			ctx := context.Background()
+			if err := b.conv.Handle(ctx, domain.ImageStored{Key: b.key}); err != nil {
+				t.Fatal(err)
+			}
+			// A late sync left the original again beside the conversion.
+			if err := b.Images.Put(ctx, b.key, tmdbtest.PosterJPEG()); err != nil {
+				t.Fatal(err)
+			}
+			b.Exec(`DELETE FROM movies`)
+			converted := domain.ConvertedKey(b.key)
+			for range 2 {
+				if err := b.cleanup.Handle(ctx, domain.MovieDeleted{MovieID: b.movie, PosterPath: &converted}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if b.exists(b.key) || b.exists(converted) {
+				t.Error("poster objects left after clean-up")
+			}
+		})
 	}
 }
 

@@ -26,9 +26,9 @@ type bundle struct {
 	imgs  string // the fake's poster image path
 }
 
-func setup(t *testing.T) *bundle {
+func setup(t *testing.T, opts ...mediatest.Option) *bundle {
 	t.Helper()
-	env := mediatest.New(t)
+	env := mediatest.New(t, opts...)
 	client := tmdb.NewClient(tmdb.Config{APIURL: env.TMDb.APIURL(), ImageURL: env.TMDb.ImageURL(), APIKey: tmdbtest.Key,
 		HTTP: env.TMDb.Server.Client(), Timeout: 2 * time.Second, MaxImageBytes: 1 << 20})
 	id := env.AddMovie(mediatest.BladeRunner, "Blade Runner", 1982)
@@ -51,7 +51,7 @@ func (b *bundle) doneAfter(t *testing.T, downloads int) {
 	if got := b.String(`SELECT poster_path FROM movies WHERE id = ?`, b.movie.String()); got != b.key {
 		t.Errorf("poster_path = %q, want %q", got, b.key)
 	}
-	if ok, _ := b.Local.Exists(context.Background(), b.key); !ok {
+	if ok, _ := b.Images.Exists(context.Background(), b.key); !ok {
 		t.Error("poster object missing")
 	}
 	if n := b.Objects.Puts(b.key); n != 1 {
@@ -85,9 +85,19 @@ func TestSyncTwiceEmitsOnce(t *testing.T) {
 }
 
 // TestSyncKilledBetweenSteps fails each step once (the process dying there) and re-runs: the
-// end state is the same as one clean run, with no second download, write or event.
+// end state is the same as one clean run, with no second download, write or event. It runs on
+// both image stores: the directory and a real S3 bucket.
 func TestSyncKilledBetweenSteps(t *testing.T) {
 	t.Parallel()
+	for name, opts := range mediatest.Stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testSyncKilledBetweenSteps(t, opts)
+		})
+	}
+}
+
+func testSyncKilledBetweenSteps(t *testing.T, opts []mediatest.Option) {
 	steps := []struct {
 		name      string
 		inject    func(b *bundle) (undo func())
@@ -117,7 +127,7 @@ func TestSyncKilledBetweenSteps(t *testing.T) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t)
+			b := setup(t, opts...)
 			ctx := context.Background()
 			undo := st.inject(b)
 			err := b.sync.Handle(ctx, b.discovered())
@@ -279,7 +289,7 @@ func TestBadUpstreamWritesNothing(t *testing.T) {
 			if err == nil || domain.IsPermanent(err) != tc.permanent {
 				t.Fatalf("error %v: permanent = %v, want %v", err, domain.IsPermanent(err), tc.permanent)
 			}
-			if ok, _ := b.Local.Exists(context.Background(), b.key); ok {
+			if ok, _ := b.Images.Exists(context.Background(), b.key); ok {
 				t.Error("an object was stored")
 			}
 			if b.String(`SELECT poster_path FROM movies`) != "" || b.Events("PosterSynced")+b.Events("ImageStored") != 0 {
