@@ -7,31 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/go-chi/chi/v5/middleware"
 
 	"moviesdiary/internal/usecase/review"
 )
-
-// exportCSVHeader is the original's export header, byte for byte.
-var exportCSVHeader = []string{"title", "year", "director", "rating", "comment", "watched_at", "external_metadata_id"}
-
-// exportEntry is one review of the JSON export, in the original's shape; watched_at is the date.
-type exportEntry struct {
-	Title              string  `json:"title"`
-	Year               int     `json:"year"`
-	Director           *string `json:"director"`
-	Rating             int     `json:"rating"`
-	Comment            *string `json:"comment"`
-	WatchedAt          string  `json:"watched_at"`
-	ExternalMetadataID *string `json:"external_metadata_id"`
-}
-
-func toExportEntry(e review.Entry) exportEntry {
-	return exportEntry{Title: e.Movie.Title, Year: e.Movie.ReleaseYear, Director: e.Movie.Director, Rating: e.Review.Rating,
-		Comment: e.Review.Comment, WatchedAt: e.Review.WatchedAt.UTC().Format("2006-01-02"), ExternalMetadataID: e.Movie.ExternalID}
-}
 
 // exportFlushEvery is how many rows go out between flushes, so a long export streams.
 const exportFlushEvery = review.ExportBatch
@@ -86,7 +66,7 @@ func (x *exportStream) start() error {
 	x.buf = bufio.NewWriterSize(x.w, 32<<10)
 	if x.format == "csv" {
 		x.csv = csv.NewWriter(x.buf)
-		return x.csv.Write(exportCSVHeader)
+		return x.csv.Write(review.ExportHeader)
 	}
 	x.json = json.NewEncoder(x.buf)
 	_, err := x.buf.WriteString("[")
@@ -101,14 +81,14 @@ func (x *exportStream) write(e review.Entry) error {
 	}
 	var err error
 	if x.csv != nil {
-		err = x.csv.Write(csvRecord(toExportEntry(e)))
+		err = x.csv.Write(review.NewExportRow(e).Record())
 	} else {
 		if x.rows > 0 {
 			if _, err = x.buf.WriteString(","); err != nil {
 				return err
 			}
 		}
-		err = x.json.Encode(toExportEntry(e))
+		err = x.json.Encode(review.NewExportRow(e))
 	}
 	if err != nil {
 		return err
@@ -148,20 +128,4 @@ func (x *exportStream) flush() error {
 		return err
 	}
 	return nil
-}
-
-func csvRecord(e exportEntry) []string {
-	year := ""
-	if e.Year > 0 {
-		year = strconv.Itoa(e.Year)
-	}
-	return []string{e.Title, year, deref(e.Director), strconv.Itoa(e.Rating), deref(e.Comment), e.WatchedAt,
-		deref(e.ExternalMetadataID)}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -47,3 +47,29 @@ func (s *Store) SaveSettings(ctx context.Context, user uuid.UUID, fs domain.Fede
 		return nil
 	})
 }
+
+// WrapUpsPublic reports whether a user made their wrap-ups public (off when they never chose).
+func (s *Store) WrapUpsPublic(ctx context.Context, user uuid.UUID) (bool, error) {
+	var public bool
+	err := s.read.GetContext(ctx, &public, `SELECT public_wrapups FROM user_settings WHERE user_id = ?`, user.String())
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read wrap-up visibility: %w", err)
+	}
+	return public, nil
+}
+
+// SetWrapUpsPublic saves whether a user's wrap-ups are public, keeping their federation
+// settings. No event: only the pages read it.
+func (s *Store) SetWrapUpsPublic(ctx context.Context, user uuid.UUID, public bool) error {
+	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO user_settings (user_id, public_wrapups) VALUES (?, ?)
+			ON CONFLICT (user_id) DO UPDATE SET public_wrapups = excluded.public_wrapups`, user.String(), public)
+		if err != nil {
+			return fmt.Errorf("save wrap-up visibility: %w", err)
+		}
+		return nil
+	})
+}

@@ -116,3 +116,14 @@ func wrapUpWhere(ctx context.Context, q sqlx.QueryerContext, where string, args 
 	}
 	return row.wrapUp()
 }
+
+// WrapUpOfRange returns the live wrap-up (Pending, Generating or Ready) of a user, or (nil) of
+// the instance, over exactly start to end: the unique index on live wrap-ups finds it.
+func (s *Store) WrapUpOfRange(ctx context.Context, user *uuid.UUID, start, end domain.Date) (domain.WrapUp, error) {
+	var key any
+	if user != nil {
+		key = user.String()
+	}
+	return wrapUpWhere(ctx, s.read, `ifnull(user_id, '') = ifnull(?, '') AND start_date = ? AND end_date = ?
+		AND status IN ('Pending', 'Generating', 'Ready')`, key, start.String(), end.String())
+}

@@ -5,11 +5,16 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/usecase/wrapup"
 )
 
 // seedDiary fills the database with users users, movies movies and reviews reviews (spread
 // over the users and movies, with 200-character comments), as plain inserts. ann (a signed-in
-// browser, returned) owns every users-th review.
+// browser, returned) owns every users-th review and follows every other user (so her following
+// tab holds nearly every review); her 2021 wrap-up and the instance's are built.
 func seedDiary(tb testing.TB, b *bundle, users, movies, reviews int) *browser {
 	tb.Helper()
 	ann := b.register("ann")
@@ -28,7 +33,18 @@ func seedDiary(tb testing.TB, b *bundle, users, movies, reviews int) *browser {
 			substr(replace(hex(zeroblob(100)), '00', 'A review. '), 1, 200), 'cinema',
 			strftime('%Y-%m-%dT%H:%M:%fZ', '2020-01-01', '+' || (i % 2000) || ' days') FROM n`,
 		reviews, users, b.userID("ann").String(), users, movies)
+	b.Exec(`INSERT INTO follows (follower_kind, follower_id, target_kind, target_id, status)
+		SELECT 'local', ?1, 'local', id, 'accepted' FROM users WHERE id != ?1`, b.userID("ann").String())
 	reindex(tb, b)
+	admin := b.userID("ann") // the first account
+	for _, user := range []*uuid.UUID{&admin, nil} {
+		w, err := b.site.Web.WrapUps.Generate(ctx, wrapup.GenerateCommand{Admin: admin, UserID: user,
+			StartDate: "2021-01-01", EndDate: "2021-12-31"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		generate(tb, b, w.ID.String())
+	}
 	return ann
 }
 
@@ -40,7 +56,10 @@ func benchPages(b *bundle) map[string]string {
 		"home": "/", "diary": "/diary", "diary-rating-p10": "/diary?sort=rating_desc&page=10", "movie": "/movie/" + popular,
 		"profile": "/u/" + ann, "profile-trends": "/u/" + ann + "?view=trends", "watchlist": "/watchlist",
 		"search": "/search?q=movie", "people": "/people", "wrapups": "/wrapups", "settings": "/settings",
-		"log": "/log?q=number",
+		"log":       "/log?q=number",
+		"following": "/?tab=following", "following-p10": "/?tab=following&page=10",
+		"wrapup-shared": "/u/" + ann + "/wrapup/2021", "wrapup-instance": "/wrapup/2021",
+		"edit": "/review/" + b.String(`SELECT id FROM reviews WHERE user_id = ? LIMIT 1`, ann) + "/edit",
 	}
 }
 

@@ -159,7 +159,8 @@ func (tb *tab) dark(on bool) {
 }
 
 // TestBrowserFlows runs the main flows in headless Chromium with JavaScript off: register, log
-// a review, edit it, the watchlist, follow and accept, the wrap-up, delete. It saves a
+// a review, edit it, the watchlist, follow and accept, the following feed, the wrap-up and
+// making it public, delete. It saves a
 // screenshot of each main page (desktop and 360 px) in $WEB_SCREENSHOT_DIR, or a temporary
 // directory.
 func TestBrowserFlows(t *testing.T) {
@@ -220,6 +221,12 @@ func TestBrowserFlows(t *testing.T) {
 	bob.open("/u/" + b.userID("ann").String())
 	bob.waitText("main", "Unfollow")
 	bob.shot("profile", 1100)
+	// bob's following tab now has ann's review, and nobody else's.
+	bob.open("/")
+	bob.do(chromedp.Click(chromedp.CSS(`nav.tabs a[href="/?tab=following"]`)))
+	bob.waitText("h1", "Following")
+	bob.waitText("main", "Better on the big screen.")
+	bob.shot("following", 1100)
 
 	// The wrap-up: ann (admin) requests hers of this year (the form's default), the worker
 	// builds it, she opens it.
@@ -227,10 +234,28 @@ func TestBrowserFlows(t *testing.T) {
 	ann.fill("#user", "ann")
 	ann.submit("form.card button[type=submit]", "Wrap-up requested")
 	generate(t, b, b.String(`SELECT id FROM wrapups`))
-	ann.do(chromedp.Click(chromedp.CSS(`a[href^="/wrapups/"]`)))
+	share := "/u/" + b.userID("ann").String() + "/wrapup/" + time.Now().UTC().Format("2006")
+	ann.do(chromedp.Click(chromedp.CSS(`.wrapups a[href="` + share + `"]`)))
 	ann.waitText("main", "Ready")
 	ann.waitText(".stats", "1")
 	ann.shot("wrapup", 1100)
+	// Private, it does not exist for bob; ann makes her wrap-ups public in the settings, and
+	// bob reads it at the same address.
+	bob.open(share)
+	bob.waitText("h1", "Not Found")
+	ann.open("/settings")
+	ann.do(chromedp.Click(chromedp.CSS(`form[action="/settings/wrapups"] input[name=public]`)))
+	ann.submit(`form[action="/settings/wrapups"] button`, "Settings saved.")
+	ann.shot("settings", 1100)
+	bob.open(share)
+	bob.waitText("main", "Ready")
+	bob.waitText(".stats", "1")
+	bob.shot("wrapup-public", 1100)
+	bob.shot("wrapup-public-360", 360)
+	// ann's page now links it for bob.
+	bob.open("/u/" + b.userID("ann").String())
+	bob.do(chromedp.Click(chromedp.CSS(`a[href="` + share + `"]`)))
+	bob.waitText("h1", "Wrap-up")
 
 	// The home feed and the movie page, desktop and phone.
 	ann.open("/")

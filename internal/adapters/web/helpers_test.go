@@ -217,6 +217,7 @@ func (br *browser) logReview(title, year string, rating int, comment string) str
 	return strings.TrimSuffix(p.location(), "?done=logged")
 }
 
-var editLink = regexp.MustCompile(`/review/([0-9a-f-]{36})/edit\?movie=([0-9a-f-]{36})`)
+// editLink is an edit link: the review's id alone.
+var editLink = regexp.MustCompile(`/review/([0-9a-f-]{36})/edit"`)
 
 var ctx = context.Background()

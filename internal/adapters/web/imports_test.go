@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -38,7 +39,7 @@ func TestImportAKnownExport(t *testing.T) {
 	b := setup(t)
 	ann := b.register("ann")
 	contains(t, mustStatus(t, ann.get("/settings"), http.StatusOK), `action="/settings/import"`, `<label for="import-file">`,
-		`href="/settings/export"`)
+		`href="/settings/export?format=csv"`, `href="/settings/export?format=json"`)
 
 	mustStatus(t, ann.upload("diary.csv", letterboxdDiary, "forged"), http.StatusForbidden)
 	contains(t, mustStatus(t, ann.upload("", "", ann.csrf()), http.StatusBadRequest), "Choose a file")
@@ -72,6 +73,20 @@ func TestImportAKnownExport(t *testing.T) {
 	if !strings.HasPrefix(csv.body, "title,year,director,rating,comment,watched_at,external_metadata_id\n") ||
 		!strings.Contains(csv.body, "Heat,1995,") || !strings.Contains(csv.body, "<script>alert(1)</script>,1999,") {
 		t.Errorf("export:\n%s", csv.body)
+	}
+	js := mustStatus(t, ann.get("/settings/export?format=json"), http.StatusOK)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(js.body), &rows); err != nil || len(rows) != 2 || rows[0]["title"] != "Heat" ||
+		rows[0]["watched_at"] != "2024-01-01" || rows[1]["title"] != "<script>alert(1)</script>" {
+		t.Errorf("JSON export (%v):\n%s", err, js.body)
+	}
+	if ct, cd := js.header.Get("Content-Type"), js.header.Get("Content-Disposition"); ct != "application/json" ||
+		!strings.Contains(cd, `filename="diary.json"`) {
+		t.Errorf("JSON export headers %q, %q", ct, cd)
+	}
+	contains(t, mustStatus(t, ann.get("/settings/export?format=xml"), http.StatusBadRequest), "choose CSV or JSON")
+	if e := mustStatus(t, b.register("eve").get("/settings/export?format=json"), http.StatusOK); strings.TrimSpace(e.body) != "[]" {
+		t.Errorf("an empty diary's JSON export: %q", e.body)
 	}
 	if p := mustStatus(t, b.browser().get("/settings/export"), http.StatusSeeOther); !strings.HasPrefix(p.location(), "/login") {
 		t.Errorf("a visitor's export: Location %q", p.location())

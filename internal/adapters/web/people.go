@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/user"
@@ -24,6 +25,8 @@ type profilePage struct {
 	Following bool
 	Views     []string
 	Pager     pager
+	// WrapUpYears are the years of their wrap-ups the viewer may read.
+	WrapUpYears []int
 }
 
 // profile serves /u/{id} and, for browsers, the actor URL /users/{id}.
@@ -46,6 +49,13 @@ func (s *Server) profile(w http.ResponseWriter, r *http.Request, v visit) error 
 		ActorURL: s.Social.ActorURL(id), Pager: newPager(r, p, prof.Entries.Total),
 		Views: []string{user.ViewRecent, user.ViewRatings, user.ViewHistory, user.ViewTrends}}
 	if d.Goals, err = s.Goals.List(ctx, id); err != nil {
+		return err
+	}
+	var viewer *uuid.UUID
+	if v.signedIn() {
+		viewer = &v.me.ID
+	}
+	if d.WrapUpYears, err = s.WrapUps.SharedYears(ctx, viewer, id); err != nil {
 		return err
 	}
 	if v.signedIn() {

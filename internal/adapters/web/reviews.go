@@ -20,26 +20,26 @@ const (
 	diarySize = 20
 )
 
-// homePage is the instance feed or, on the following tab, whom the viewer follows.
+// homePage is the instance feed or, on the following tab, the reviews of the people the viewer
+// follows.
 type homePage struct {
-	Tab       string
-	Entries   []review.Entry
-	Pager     pager
-	Following []actorView
+	Tab     string
+	Entries []review.Entry
+	Pager   pager
 }
 
 func (s *Server) home(w http.ResponseWriter, r *http.Request, v visit) error {
 	d := homePage{Tab: "instance"}
+	p := pageOf(r, feedSize)
 	if v.signedIn() && r.URL.Query().Get("tab") == "following" {
 		d.Tab = "following"
-		actors, err := s.Social.Following(r.Context(), v.me.ID)
+		feed, err := s.Reviews.Following(r.Context(), v.me.ID, p)
 		if err != nil {
 			return err
 		}
-		d.Following = s.actorViews(actors)
+		d.Entries, d.Pager = feed.Items, newPager(r, p, feed.Total)
 		return s.render(w, r, v, http.StatusOK, "home", "Following", d)
 	}
-	p := pageOf(r, feedSize)
 	feed, err := s.Reviews.Feed(r.Context(), review.SortDateDesc, p)
 	if err != nil {
 		return err
@@ -242,31 +242,19 @@ type editPage struct {
 	Media  []domain.WatchMedium
 }
 
-// ownReview finds the viewer's review id among its movie's viewings (?movie= or the form's
-// movie_id names the movie; the review use case has no lookup by id).
-func (s *Server) ownReview(r *http.Request, v visit, id uuid.UUID, movieID string) (domain.Movie, domain.Review, error) {
-	mid, err := uuid.Parse(movieID)
-	if err != nil {
-		return domain.Movie{}, domain.Review{}, domain.NotFound("No such review.")
-	}
-	h, err := s.Reviews.MovieHistory(r.Context(), mid)
+// ownReview is the viewer's review {id} with its movie. Links of older pages also named the
+// movie (?movie=, a movie_id field): it is ignored, so they keep working.
+func (s *Server) ownReview(r *http.Request, v visit) (domain.Movie, domain.Review, error) {
+	id, err := pathID(r, "id")
 	if err != nil {
 		return domain.Movie{}, domain.Review{}, err
 	}
-	for _, rv := range h.Viewings {
-		if rv.ID == id && rv.UserID == v.me.ID {
-			return h.Movie, rv, nil
-		}
-	}
-	return domain.Movie{}, domain.Review{}, domain.NotFound("No such review of yours.")
+	e, err := s.Reviews.Editable(r.Context(), v.me.ID, id)
+	return e.Movie, e.Review, err
 }
 
 func (s *Server) editForm(w http.ResponseWriter, r *http.Request, v visit) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	m, rv, err := s.ownReview(r, v, id, r.URL.Query().Get("movie"))
+	m, rv, err := s.ownReview(r, v)
 	if err != nil {
 		return err
 	}
@@ -278,11 +266,7 @@ func (s *Server) editForm(w http.ResponseWriter, r *http.Request, v visit) error
 }
 
 func (s *Server) editReview(w http.ResponseWriter, r *http.Request, v visit) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	m, rv, err := s.ownReview(r, v, id, r.PostFormValue("movie_id"))
+	m, rv, err := s.ownReview(r, v)
 	if err != nil {
 		return err
 	}
@@ -310,7 +294,7 @@ func (s *Server) editReview(w http.ResponseWriter, r *http.Request, v visit) err
 	} else {
 		p.ClearWatchMedium = true
 	}
-	if _, err := s.Reviews.Edit(r.Context(), v.me.ID, id, p); err != nil {
+	if _, err := s.Reviews.Edit(r.Context(), v.me.ID, rv.ID, p); err != nil {
 		return refuse(err)
 	}
 	return redirect(w, r, "/movie/"+m.ID.String()+"?done=edited")

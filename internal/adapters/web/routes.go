@@ -50,12 +50,15 @@ func (s *Server) routes(r chi.Router) {
 	r.Get("/wrapups", s.page(member, s.wrapUps))
 	r.Get("/wrapups/{id}", s.page(member, s.wrapUp))
 	r.Post("/wrapups", s.page(member, s.generateWrapUp))
+	r.Get("/u/{id}/wrapup/{year}", s.page(anyone, s.sharedWrapUp))
+	r.Get("/wrapup/{year}", s.page(anyone, s.sharedWrapUp))
 
 	r.Get("/settings", s.page(member, s.settings))
 	r.Post("/settings/profile", s.page(member, s.saveProfile))
 	r.Post("/settings/fields", s.page(member, s.saveFields))
 	r.Post("/settings/federation", s.page(member, s.saveFederation))
 	r.Post("/settings/goals", s.page(member, s.saveGoal))
+	r.Post("/settings/wrapups", s.page(member, s.saveWrapUpVisibility))
 	if s.Integrations != nil {
 		r.Post("/settings/webhooks", s.page(member, s.createToken))
 		r.Post("/settings/webhooks/{id}/delete", s.page(member, s.deleteToken))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
@@ -31,6 +32,8 @@ type settingsPage struct {
 	Providers []domain.WatchSource
 	// Imports and Export offer the import form and the download link.
 	Imports, Export bool
+	// PublicWrapUps is whether anyone may read the viewer's wrap-ups at their address.
+	PublicWrapUps bool
 	// FieldRows are the profile fields' form rows: the fields, then empty rows up to the limit.
 	FieldRows []domain.ProfileField
 }
@@ -50,6 +53,9 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit,
 		return err
 	}
 	if d.Goals, err = s.Goals.List(ctx, v.me.ID); err != nil {
+		return err
+	}
+	if d.PublicWrapUps, err = s.WrapUps.Public(ctx, v.me.ID); err != nil {
 		return err
 	}
 	if s.Integrations != nil {
@@ -210,8 +216,14 @@ func (s *Server) domainAction(w http.ResponseWriter, r *http.Request, v visit) e
 // form.
 type wrapUpsPage struct {
 	formState
-	WrapUps []domain.WrapUp
+	WrapUps []wrapUpItem
 	Year    int
+}
+
+// wrapUpItem is a wrap-up in the list, with its stable address when it covers a calendar year.
+type wrapUpItem struct {
+	domain.WrapUp
+	Share string
 }
 
 func (s *Server) wrapUps(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -221,11 +233,31 @@ func (s *Server) wrapUps(w http.ResponseWriter, r *http.Request, v visit) error 
 func (s *Server) renderWrapUps(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
 	ctx := r.Context()
 	d := wrapUpsPage{formState: f, Year: time.Now().UTC().Year()}
-	var err error
-	if d.WrapUps, err = s.WrapUps.List(ctx, v.me.ID); err != nil {
+	list, err := s.WrapUps.List(ctx, v.me.ID)
+	if err != nil {
 		return err
 	}
+	for _, wu := range list {
+		item := wrapUpItem{WrapUp: wu}
+		if wu.Status != domain.WrapUpFailed { // the address names the live one
+			item.Share = shareLink(wu)
+		}
+		d.WrapUps = append(d.WrapUps, item)
+	}
 	return s.render(w, r, v, status, "wrapups", "Wrap-ups", d)
+}
+
+// shareLink is the stable address of a wrap-up of a calendar year (/u/{id}/wrapup/{year}, or
+// /wrapup/{year} for the instance's), "" for another range.
+func shareLink(wu domain.WrapUp) string {
+	year, ok := wrapup.CalendarYear(wu)
+	if !ok {
+		return ""
+	}
+	if wu.UserID == nil {
+		return "/wrapup/" + strconv.Itoa(year)
+	}
+	return "/u/" + wu.UserID.String() + "/wrapup/" + strconv.Itoa(year)
 }
 
 // generateWrapUp requests a wrap-up of a year, for a user (the username typed) or the instance
@@ -246,13 +278,20 @@ func (s *Server) generateWrapUp(w http.ResponseWriter, r *http.Request, v visit)
 	return redirect(w, r, "/wrapups?done=requested")
 }
 
-// wrapUpPage is one wrap-up with its report once it is ready.
+// wrapUpPage is one wrap-up with its report once it is ready, its owner's name and page, and its
+// stable address.
 type wrapUpPage struct {
-	WrapUp domain.WrapUp
-	Report *wrapup.Report
-	Owner  string
+	WrapUp    domain.WrapUp
+	Report    *wrapup.Report
+	Owner     string
+	OwnerLink string
+	// Share is its stable address, ShareURL the same in full (BASE_URL), to copy.
+	Share, ShareURL string
+	// Private tells its owner that nobody else may read it yet.
+	Private bool
 }
 
+// wrapUp is a wrap-up by id: the viewer's, the instance's, or any for an admin.
 func (s *Server) wrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
 	id, err := pathID(r, "id")
 	if err != nil {
@@ -262,13 +301,54 @@ func (s *Server) wrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
 	if err != nil {
 		return err
 	}
-	d := wrapUpPage{WrapUp: wu, Owner: "the whole instance"}
+	return s.renderWrapUp(w, r, v, wu)
+}
+
+// sharedWrapUp is the stable, shareable page of a user's wrap-up of a year (/u/{id}/wrapup/{year})
+// or, without {id}, the instance's (/wrapup/{year}). Who may read it is the use case's rule: a
+// private one is 404 to anyone but its owner and the admins.
+func (s *Server) sharedWrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
+	year, err := strconv.Atoi(chi.URLParam(r, "year"))
+	if err != nil {
+		return domain.NotFound("No such page.")
+	}
+	var owner *uuid.UUID
+	if chi.URLParam(r, "id") != "" {
+		id, err := pathID(r, "id")
+		if err != nil {
+			return err
+		}
+		owner = &id
+	}
+	var viewer *uuid.UUID
+	if v.signedIn() {
+		viewer = &v.me.ID
+	}
+	wu, err := s.WrapUps.Shared(r.Context(), viewer, owner, year)
+	if err != nil {
+		return err
+	}
+	return s.renderWrapUp(w, r, v, wu)
+}
+
+func (s *Server) renderWrapUp(w http.ResponseWriter, r *http.Request, v visit, wu domain.WrapUp) error {
+	d := wrapUpPage{WrapUp: wu, Owner: "the whole instance", Share: shareLink(wu)}
+	if d.Share != "" {
+		d.ShareURL = s.BaseURL + d.Share
+	}
 	if wu.UserID != nil {
 		u, err := s.Profiles.Get(r.Context(), *wu.UserID)
 		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return err
 		}
-		d.Owner = displayName(u)
+		d.Owner, d.OwnerLink = displayName(u), "/u/"+wu.UserID.String()
+		if v.signedIn() && v.me.ID == *wu.UserID {
+			public, err := s.WrapUps.Public(r.Context(), v.me.ID)
+			if err != nil {
+				return err
+			}
+			d.Private = !public
+		}
 	}
 	if wu.Status == domain.WrapUpReady && len(wu.Report) > 0 {
 		var rep wrapup.Report
@@ -278,7 +358,18 @@ func (s *Server) wrapUp(w http.ResponseWriter, r *http.Request, v visit) error {
 		d.Report = &rep
 	}
 	title := "Wrap-up " + wu.StartDate.String() + " – " + wu.EndDate.String()
+	if d.Share != "" {
+		title = "Wrap-up " + strconv.Itoa(wu.StartDate.Time().Year())
+	}
 	return s.render(w, r, v, http.StatusOK, "wrapup", title, d)
+}
+
+// saveWrapUpVisibility makes the viewer's wrap-ups public (the "public" box ticked) or private.
+func (s *Server) saveWrapUpVisibility(w http.ResponseWriter, r *http.Request, v visit) error {
+	if err := s.WrapUps.SetPublic(r.Context(), v.me.ID, r.PostFormValue("public") == "on"); err != nil {
+		return s.refusedSettings(w, r, v, err)
+	}
+	return redirect(w, r, "/settings?done=saved")
 }
 
 // userNamed is the id of the local user with that username, nil for "". The user list is read

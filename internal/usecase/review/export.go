@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/google/uuid"
 )
@@ -50,4 +51,41 @@ func (e *Exporter) Export(ctx context.Context, user uuid.UUID, yield func(Entry)
 		}
 		after = next
 	}
+}
+
+// ExportHeader is the CSV export's header: the original's columns, byte for byte.
+var ExportHeader = []string{"title", "year", "director", "rating", "comment", "watched_at", "external_metadata_id"}
+
+// ExportRow is one review as the export writes it, in the original's shape: a JSON object, or a
+// CSV record in ExportHeader's columns. WatchedAt is the date alone.
+type ExportRow struct {
+	Title              string  `json:"title"`
+	Year               int     `json:"year"`
+	Director           *string `json:"director"`
+	Rating             int     `json:"rating"`
+	Comment            *string `json:"comment"`
+	WatchedAt          string  `json:"watched_at"`
+	ExternalMetadataID *string `json:"external_metadata_id"`
+}
+
+// NewExportRow is e as the export writes it.
+func NewExportRow(e Entry) ExportRow {
+	return ExportRow{Title: e.Movie.Title, Year: e.Movie.ReleaseYear, Director: e.Movie.Director, Rating: e.Review.Rating,
+		Comment: e.Review.Comment, WatchedAt: e.Review.WatchedAt.UTC().Format("2006-01-02"), ExternalMetadataID: e.Movie.ExternalID}
+}
+
+// Record is the row's CSV record: an unknown year and absent values are empty.
+func (r ExportRow) Record() []string {
+	year := ""
+	if r.Year > 0 {
+		year = strconv.Itoa(r.Year)
+	}
+	deref := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	return []string{r.Title, year, deref(r.Director), strconv.Itoa(r.Rating), deref(r.Comment), r.WatchedAt,
+		deref(r.ExternalMetadataID)}
 }

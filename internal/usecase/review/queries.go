@@ -44,6 +44,12 @@ func (s *Service) Feed(ctx context.Context, sort Sort, p domain.Page) (domain.Pa
 	return s.reader.Feed(ctx, sort, p)
 }
 
+// Following returns a page of the reviews by the people the caller follows: local users and
+// remote actors whose follow they accepted, newest viewing first.
+func (s *Service) Following(ctx context.Context, me uuid.UUID, p domain.Page) (domain.Paged[Entry], error) {
+	return s.reader.FollowingFeed(ctx, me, p)
+}
+
 // Trend says whether a movie's ratings rose or fell between its first and last viewing.
 type Trend string
 

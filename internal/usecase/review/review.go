@@ -34,6 +34,11 @@ type Reader interface {
 	Feed(ctx context.Context, sort Sort, p domain.Page) (domain.Paged[Entry], error)
 	History(ctx context.Context, movieID uuid.UUID) ([]domain.Review, error)
 	MovieByID(ctx context.Context, id uuid.UUID) (domain.Movie, error)
+	// FollowingFeed returns a page of the reviews by the people owner follows (accepted
+	// follows; local users' and remote actors'), newest viewing first.
+	FollowingFeed(ctx context.Context, owner uuid.UUID, p domain.Page) (domain.Paged[Entry], error)
+	// ReviewEntry returns one review with its movie; an unknown id is NotFound.
+	ReviewEntry(ctx context.Context, id uuid.UUID) (Entry, error)
 }
 
 // Idempotency is a client's Idempotency-Key and a hash of the request it came with.
@@ -154,6 +159,20 @@ func (s *Service) Edit(ctx context.Context, userID, id uuid.UUID, p Patch) (doma
 // Delete removes a review; only its author may.
 func (s *Service) Delete(ctx context.Context, userID, id uuid.UUID) error {
 	return s.store.DeleteReview(ctx, id, func(r domain.Review) error { return mayChange(r, userID, "delete") })
+}
+
+// Editable returns one of the caller's reviews with its movie, for an edit form. Any other
+// review (someone else's, a federated one, an unknown id) is NotFound: the form offers nothing to
+// edit, and whose review an id is stays unsaid.
+func (s *Service) Editable(ctx context.Context, userID, id uuid.UUID) (Entry, error) {
+	e, err := s.reader.ReviewEntry(ctx, id)
+	if err != nil {
+		return Entry{}, err
+	}
+	if mayChange(e.Review, userID, "edit") != nil {
+		return Entry{}, domain.NotFound("Entity not found: review %s", id)
+	}
+	return e, nil
 }
 
 func mayChange(r domain.Review, userID uuid.UUID, verb string) error {

@@ -119,3 +119,43 @@ func (h historyReader) History(context.Context, uuid.UUID) ([]domain.Review, err
 func (historyReader) MovieByID(context.Context, uuid.UUID) (domain.Movie, error) {
 	return domain.Movie{Title: "Heat"}, nil
 }
+func (historyReader) FollowingFeed(context.Context, uuid.UUID, domain.Page) (domain.Paged[Entry], error) {
+	panic("not called")
+}
+func (historyReader) ReviewEntry(context.Context, uuid.UUID) (Entry, error) { panic("not called") }
+
+// entryReader holds one review for Editable.
+type entryReader struct {
+	historyReader
+	entry Entry
+}
+
+func (e entryReader) ReviewEntry(_ context.Context, id uuid.UUID) (Entry, error) {
+	if id != e.entry.Review.ID {
+		return Entry{}, domain.NotFound("no review")
+	}
+	return e.entry, nil
+}
+
+// TestEditable: the edit form gets the author's own local review; someone else's, a federated
+// one and an unknown id are all NotFound alike.
+func TestEditable(t *testing.T) {
+	author, other := uuid.New(), uuid.New()
+	rv := domain.Review{ID: uuid.New(), UserID: author, Rating: 4}
+	s := NewService(nil, entryReader{entry: Entry{Review: rv, Movie: domain.Movie{Title: "Heat"}}}, nil)
+	if e, err := s.Editable(context.Background(), author, rv.ID); err != nil || e.Movie.Title != "Heat" {
+		t.Errorf("author: %+v, %v", e, err)
+	}
+	if _, err := s.Editable(context.Background(), other, rv.ID); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("another user: %v, want NotFound", err)
+	}
+	if _, err := s.Editable(context.Background(), author, uuid.New()); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("unknown id: %v, want NotFound", err)
+	}
+	actor := "https://elsewhere.test/users/x"
+	rv.RemoteActorURL = &actor
+	s = NewService(nil, entryReader{entry: Entry{Review: rv}}, nil)
+	if _, err := s.Editable(context.Background(), author, rv.ID); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("federated review: %v, want NotFound", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 // Store is the storage of wrap-ups.
 type Store interface {
+	VisibilityStore
 	UserByID(ctx context.Context, id uuid.UUID) (domain.User, error)
 	// RequestWrapUp stores w as Pending with WrapUpRequested in one transaction, unless a live
 	// (Pending, Generating or Ready) wrap-up of the same user and range exists: that one is
