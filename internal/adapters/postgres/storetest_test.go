@@ -1,0 +1,32 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/adapters/postgres"
+	"moviesdiary/internal/adapters/storetest"
+	"moviesdiary/internal/domain"
+)
+
+// openForSuite opens a store on a fresh migrated database whose enqueue fails while faults are on.
+func openForSuite(t *testing.T, faults *storetest.Faults) *postgres.Store {
+	s, _ := open(t, postgres.WithEnqueue(func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
+		if err := faults.Err(); err != nil {
+			return err
+		}
+		return postgres.EnqueueEvents(ctx, tx, now, events...)
+	}))
+	return s
+}
+
+// TestStoreSuite runs the shared repository suite (storetest) against PostgreSQL.
+func TestStoreSuite(t *testing.T) {
+	t.Parallel()
+	t.Run("Users", func(t *testing.T) {
+		storetest.RunUsers(t, func(t *testing.T, f *storetest.Faults) storetest.Users { return openForSuite(t, f) })
+	})
+}

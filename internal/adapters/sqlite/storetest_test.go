@@ -1,0 +1,34 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlite/sqlitetest"
+	"moviesdiary/internal/adapters/storetest"
+	"moviesdiary/internal/domain"
+)
+
+// openForSuite opens a migrated store in a fresh file whose enqueue fails while faults are on.
+func openForSuite(t *testing.T, faults *storetest.Faults) *sqlite.Store {
+	return sqlitetest.Open(t, filepath.Join(t.TempDir(), "suite.db"), sqlite.WithEnqueue(
+		func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
+			if err := faults.Err(); err != nil {
+				return err
+			}
+			return sqlite.EnqueueEvents(ctx, tx, now, events...)
+		}))
+}
+
+// TestStoreSuite runs the shared repository suite (storetest) against SQLite.
+func TestStoreSuite(t *testing.T) {
+	t.Parallel()
+	t.Run("Users", func(t *testing.T) {
+		storetest.RunUsers(t, func(t *testing.T, f *storetest.Faults) storetest.Users { return openForSuite(t, f) })
+	})
+}
