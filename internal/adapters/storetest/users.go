@@ -197,12 +197,17 @@ func RunUsers(t *testing.T, open func(t *testing.T, faults *Faults) Users) {
 		u := createUser(t, s, "alice")
 		exp := t0.Add(time.Hour)
 		must(t, s.CreateSession(ctx, u.ID, "c0", t0, exp))
-		const n = 4
+		const n = 16
 		errs := make([]error, n)
+		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for i := range n {
-			wg.Go(func() { _, errs[i] = s.RotateSession(ctx, "c0", fmt.Sprintf("c%d", i+1), t0, exp) })
+			wg.Go(func() {
+				<-start
+				_, errs[i] = s.RotateSession(ctx, "c0", fmt.Sprintf("c%d", i+1), t0, exp)
+			})
 		}
+		close(start)
 		wg.Wait()
 		won := 0
 		for _, err := range errs {
