@@ -34,6 +34,9 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("Reviews", func(t *testing.T) {
 		storetest.RunReviews(t, func(t *testing.T, f *storetest.Faults) storetest.Reviews { return openForSuite(t, f) })
 	})
+	t.Run("Movies", func(t *testing.T) {
+		storetest.RunMovies(t, func(t *testing.T, f *storetest.Faults) storetest.Movies { return openForSuite(t, f) })
+	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
 	})

@@ -55,8 +55,13 @@ func newReview(u uuid.UUID, rating, day int) domain.Review {
 		UpdatedAt: t0.Add(time.Duration(day) * time.Second)}
 }
 
+// reviewLogger is a store that logs reviews.
+type reviewLogger interface {
+	LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error)
+}
+
 // logReview stores a review of m and returns it.
-func logReview(t *testing.T, s Reviews, r domain.Review, m domain.Movie) review.Logged {
+func logReview(t *testing.T, s reviewLogger, r domain.Review, m domain.Movie) review.Logged {
 	t.Helper()
 	got, err := s.LogReview(context.Background(), r, m, nil)
 	must(t, err)
