@@ -31,6 +31,9 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("Users", func(t *testing.T) {
 		storetest.RunUsers(t, func(t *testing.T, f *storetest.Faults) storetest.Users { return openForSuite(t, f) })
 	})
+	t.Run("UserAdmin", func(t *testing.T) {
+		storetest.RunUserAdmin(t, func(t *testing.T, f *storetest.Faults) storetest.UserAdmin { return openForSuite(t, f) })
+	})
 	t.Run("Reviews", func(t *testing.T) {
 		storetest.RunReviews(t, func(t *testing.T, f *storetest.Faults) storetest.Reviews { return openForSuite(t, f) })
 	})
