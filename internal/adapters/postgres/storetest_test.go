@@ -38,6 +38,9 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("Movies", func(t *testing.T) {
 		storetest.RunMovies(t, func(t *testing.T, f *storetest.Faults) storetest.Movies { return openForSuite(t, f) })
 	})
+	t.Run("Goals", func(t *testing.T) {
+		storetest.RunGoals(t, func(t *testing.T, f *storetest.Faults) storetest.Goals { return openForSuite(t, f) })
+	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
 	})
