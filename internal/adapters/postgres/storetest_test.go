@@ -41,6 +41,12 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("Goals", func(t *testing.T) {
 		storetest.RunGoals(t, func(t *testing.T, f *storetest.Faults) storetest.Goals { return openForSuite(t, f) })
 	})
+	t.Run("WrapUps", func(t *testing.T) {
+		storetest.RunWrapUps(t, func(t *testing.T, f *storetest.Faults) storetest.WrapUps { return openForSuite(t, f) })
+	})
+	t.Run("DomainBlocks", func(t *testing.T) {
+		storetest.RunDomainBlocks(t, func(t *testing.T, f *storetest.Faults) storetest.DomainBlocks { return openForSuite(t, f) })
+	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
 	})
