@@ -149,3 +149,11 @@ func parseOptionalTime(s *string) (*time.Time, error) {
 	}
 	return &t, nil
 }
+
+// nullOf maps a pointer to a nullable column value (the inverse of ptr).
+func nullOf[T any](p *T) sql.Null[T] {
+	if p == nil {
+		return sql.Null[T]{}
+	}
+	return sql.Null[T]{V: *p, Valid: true}
+}

@@ -47,6 +47,9 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("DomainBlocks", func(t *testing.T) {
 		storetest.RunDomainBlocks(t, func(t *testing.T, f *storetest.Faults) storetest.DomainBlocks { return openForSuite(t, f) })
 	})
+	t.Run("Images", func(t *testing.T) {
+		storetest.RunImages(t, func(t *testing.T, f *storetest.Faults) storetest.Images { return openForSuite(t, f) })
+	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
 	})
