@@ -52,6 +52,9 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("Images", func(t *testing.T) {
 		storetest.RunImages(t, func(t *testing.T, f *storetest.Faults) storetest.Images { return openForSuite(t, f) })
 	})
+	t.Run("WatchQueue", func(t *testing.T) {
+		storetest.RunWatchQueue(t, func(t *testing.T, f *storetest.Faults) storetest.WatchQueue { return openForSuite(t, f) })
+	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
 	})
