@@ -55,6 +55,9 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("WatchQueue", func(t *testing.T) {
 		storetest.RunWatchQueue(t, func(t *testing.T, f *storetest.Faults) storetest.WatchQueue { return openForSuite(t, f) })
 	})
+	t.Run("Inbound", func(t *testing.T) {
+		storetest.RunInbound(t, func(t *testing.T, f *storetest.Faults) storetest.Inbound { return openForSuite(t, f) })
+	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
 	})
