@@ -56,6 +56,9 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("Inbound", func(t *testing.T) {
 		storetest.RunInbound(t, func(t *testing.T, f *storetest.Faults) storetest.Inbound { return openForSuite(t, f) })
 	})
+	t.Run("Social", func(t *testing.T) {
+		storetest.RunSocial(t, func(t *testing.T, f *storetest.Faults) storetest.Social { return openForSuite(t, f) })
+	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
 	})
