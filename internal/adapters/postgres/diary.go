@@ -1,0 +1,164 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/review"
+)
+
+// entryFrom is the FROM clause of diary entries: a review, its movie, its local author if any.
+const entryFrom = ` FROM reviews r JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id`
+
+// entrySelect selects an entryRow.
+const entrySelect = `SELECT ` + reviewColumns + `, ` + movieColumnsAsMovie + `, COALESCE(u.username::text, r.remote_actor_url, '') AS user_display`
+
+// entryRow is a diary entry: a review, its movie and its author's name.
+type entryRow struct {
+	reviewMovieRow
+	UserDisplay string `db:"user_display"`
+}
+
+func (r entryRow) entry() (review.Entry, error) {
+	rv, err := r.review()
+	if err != nil {
+		return review.Entry{}, err
+	}
+	m, err := r.Movie.movie()
+	if err != nil {
+		return review.Entry{}, err
+	}
+	return review.Entry{Review: rv, Movie: m, UserDisplayName: r.UserDisplay}, nil
+}
+
+func orderBy(sort review.Sort) string {
+	switch sort {
+	case review.SortDateAsc:
+		return ` ORDER BY r.watched_at ASC, r.id ASC`
+	case review.SortRatingDesc:
+		return ` ORDER BY r.rating DESC, r.watched_at DESC, r.id DESC`
+	case review.SortRatingAsc:
+		return ` ORDER BY r.rating ASC, r.watched_at DESC, r.id DESC`
+	}
+	return ` ORDER BY r.watched_at DESC, r.id DESC`
+}
+
+// param is the placeholder of the n-th argument (from 1).
+func param(n int) string { return "$" + strconv.Itoa(n) }
+
+// Diary returns a page of entries: one user's reviews (local and remote) or, without a user,
+// every local review; optionally of one movie.
+func (s *Store) Diary(ctx context.Context, f review.DiaryFilter, p domain.Page) (domain.Paged[review.Entry], error) {
+	var where []string
+	var args []any
+	c := counted{scope: "local"}
+	if f.UserID != nil {
+		args = append(args, f.UserID.String())
+		where = append(where, `r.user_id = `+param(len(args)))
+		c = counted{scope: "user", key: f.UserID.String()}
+	} else {
+		where = append(where, `r.remote_actor_url IS NULL`)
+	}
+	if f.MovieID != nil {
+		args = append(args, f.MovieID.String())
+		where = append(where, `r.movie_id = `+param(len(args)))
+		// Two filters have no maintained count: the movie's index bounds the count to the
+		// movie's reviews.
+		c = counted{}
+	}
+	return s.entries(ctx, ` WHERE `+strings.Join(where, ` AND `), args, c, f.Sort, p)
+}
+
+// Feed returns a page of every review, local and remote.
+func (s *Store) Feed(ctx context.Context, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
+	return s.entries(ctx, ``, nil, counted{scope: "all"}, sort, p)
+}
+
+// entries returns a page of entries matching where (whose placeholders are $1 to $len(args)),
+// their total read from the maintained count c when it names one and counted otherwise.
+func (s *Store) entries(ctx context.Context, where string, args []any, c counted, sort review.Sort, p domain.Page) (domain.Paged[review.Entry], error) {
+	out := domain.Paged[review.Entry]{Page: p}
+	var err error
+	if c.scope != "" {
+		out.Total, err = s.reviewCount(ctx, c)
+	} else {
+		err = s.db.GetContext(ctx, &out.Total, `SELECT count(*)`+entryFrom+where, args...)
+	}
+	if err != nil {
+		return out, fmt.Errorf("count entries: %w", err)
+	}
+	rows := pageOf[entryRow](p, out.Total)
+	err = s.db.SelectContext(ctx, &rows, entriesPage(where, len(args), sort), append(args, p.Limit, p.Offset)...)
+	if err != nil {
+		return out, fmt.Errorf("list entries: %w", err)
+	}
+	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
+		return out, fmt.Errorf("list entries: %w", err)
+	}
+	return out, nil
+}
+
+// entriesPage selects a page of entries matching where (over reviews r, with n parameters) in
+// sort order, its parameters where's, then limit and offset. As on SQLite, the page's ids are
+// chosen first (from the sort order's index) and only the page's rows are joined with their
+// movie and author.
+func entriesPage(where string, n int, sort review.Sort) string {
+	return entrySelect + ` FROM (SELECT r.id AS rid FROM reviews r` + where + orderBy(sort) +
+		` LIMIT ` + param(n+1) + ` OFFSET ` + param(n+2) + `) page JOIN reviews r ON r.id = page.rid
+		JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id` + orderBy(sort)
+}
+
+// History returns every review of a movie, oldest viewing first.
+func (s *Store) History(ctx context.Context, movieID uuid.UUID) ([]domain.Review, error) {
+	var rows []reviewRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+reviewColumns+` FROM reviews r WHERE r.movie_id = $1
+		ORDER BY r.watched_at, r.id`, movieID.String()); err != nil {
+		return nil, fmt.Errorf("movie history: %w", err)
+	}
+	return mapRows(rows, reviewRow.review)
+}
+
+// DiaryExportBatch returns up to limit of the user's reviews after the cursor, in (watched_at,
+// id) order, and the cursor of the last one. Each batch is its own short query.
+func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *review.ExportCursor, limit int) ([]review.Entry, *review.ExportCursor, error) {
+	where, args := ` WHERE r.user_id = $1`, []any{user.String()}
+	if after != nil {
+		where, args = where+` AND (r.watched_at, r.id) > ($2, $3)`, append(args, after.WatchedAt, after.ID.String())
+	}
+	rows := make([]entryRow, 0, limit)
+	err := s.db.SelectContext(ctx, &rows, entrySelect+entryFrom+where+
+		` ORDER BY r.watched_at, r.id LIMIT `+param(len(args)+1), append(args, limit)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("export batch: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, nil, nil
+	}
+	out, err := mapRows(rows, entryRow.entry)
+	if err != nil {
+		return nil, nil, fmt.Errorf("export batch: %w", err)
+	}
+	last := rows[len(rows)-1]
+	// The stored watched_at text, not a re-formatted time: the cursor compares as stored.
+	return out, &review.ExportCursor{WatchedAt: last.WatchedAt, ID: last.ID}, nil
+}
+
+// RecentReviews returns the newest local reviews, of one user or of everyone, the most recently
+// logged first.
+func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) ([]review.Entry, error) {
+	where, args := ` WHERE r.remote_actor_url IS NULL`, []any{}
+	if user != nil {
+		where, args = where+` AND r.user_id = $1`, append(args, user.String())
+	}
+	rows := make([]entryRow, 0, limit)
+	if err := s.db.SelectContext(ctx, &rows, entrySelect+entryFrom+where+` ORDER BY r.created_at DESC, r.id DESC LIMIT `+param(len(args)+1),
+		append(args, limit)...); err != nil {
+		return nil, fmt.Errorf("recent reviews: %w", err)
+	}
+	return mapRows(rows, entryRow.entry)
+}

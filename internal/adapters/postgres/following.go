@@ -1,0 +1,48 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/review"
+)
+
+// followingPage selects a page of a follower's feed, newest viewing first, its parameters the
+// follower's id, then limit and offset. The page is chosen from following_feed's primary key
+// alone (owner, watched_at, review id: migration 0202 keeps it), and only the page's reviews are
+// then read with their movie and author.
+const followingPage = entrySelect + ` FROM (SELECT f.review_id AS rid FROM following_feed f WHERE f.owner_id = $1
+	ORDER BY f.watched_at DESC, f.review_id DESC LIMIT $2 OFFSET $3
+	) page JOIN reviews r ON r.id = page.rid JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id
+	ORDER BY r.watched_at DESC, r.id DESC`
+
+// FollowingFeed returns a page of the reviews by the people owner follows (accepted follows:
+// local users' local reviews, remote actors' stored reviews), newest viewing first.
+func (s *Store) FollowingFeed(ctx context.Context, owner uuid.UUID, p domain.Page) (domain.Paged[review.Entry], error) {
+	out := domain.Paged[review.Entry]{Page: p}
+	var err error
+	if out.Total, err = s.reviewCount(ctx, counted{scope: "following", key: owner.String()}); err != nil {
+		return out, fmt.Errorf("count following feed: %w", err)
+	}
+	rows := pageOf[entryRow](p, out.Total)
+	if err := s.db.SelectContext(ctx, &rows, followingPage, owner.String(), p.Limit, p.Offset); err != nil {
+		return out, fmt.Errorf("following feed: %w", err)
+	}
+	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
+		return out, fmt.Errorf("following feed: %w", err)
+	}
+	return out, nil
+}
+
+// ReviewEntry returns one review with its movie and author's name.
+func (s *Store) ReviewEntry(ctx context.Context, id uuid.UUID) (review.Entry, error) {
+	var row entryRow
+	err := s.db.GetContext(ctx, &row, entrySelect+entryFrom+` WHERE r.id = $1`, id.String())
+	if err != nil {
+		return review.Entry{}, notFound(err, "Entity not found: review "+id.String())
+	}
+	return row.entry()
+}
