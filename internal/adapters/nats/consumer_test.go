@@ -142,7 +142,7 @@ func TestConsumerDefersAHeldLedgerClaimUntilItsLeaseEnds(t *testing.T) {
 
 func TestConsumerInProgressNoticesOutlastAckWait(t *testing.T) {
 	t.Parallel()
-	ackWait := 400 * time.Millisecond
+	ackWait := 1500 * time.Millisecond // notices every 500 ms: a loaded machine may delay one by a second
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	cons := setup(t, newJetStream(t, conn), 5, ackWait, log)
