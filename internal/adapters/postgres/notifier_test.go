@@ -12,7 +12,8 @@ import (
 )
 
 // TestNotifyWakesAWaitingClaimer: a queue waiting for work wakes when another connection commits
-// events, long before its poll would: the enqueue's pg_notify reaches the LISTEN connection.
+// events, long before its poll would: the enqueue's pg_notify reaches the LISTEN connection, and
+// does again after that connection was killed and the notifier reconnected.
 func TestNotifyWakesAWaitingClaimer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -38,26 +39,42 @@ func TestNotifyWakesAWaitingClaimer(t *testing.T) {
 	q := worker.Queue(QueueConfig{Logger: slog.New(slog.DiscardHandler)})
 	// Listening: the connection counts itself once.
 	deliverytest.Eventually(t, 20*time.Second, "the notifier listening", func() bool { return q.notify.current() > 0 })
-	for range 3 {
-		if msgs, err := q.Claim(ctx, 10); err != nil || len(msgs) != 0 {
-			t.Fatalf("claim before the commit: %d, %v", len(msgs), err)
-		}
-		woke := make(chan struct{})
-		go func() {
-			q.Wait(ctx)
-			close(woke)
-		}()
-		if err := server.Enqueue(ctx, domain.SearchReindexRequested{}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-woke:
-		case <-time.After(20 * time.Second):
-			t.Fatal("the waiting claimer did not wake on the commit (its poll is an hour)")
-		}
-		msgs, err := q.Claim(ctx, 10)
-		if err != nil || len(msgs) != 1 {
-			t.Fatalf("claim after the wake-up: %d, %v", len(msgs), err)
-		}
+	for range 2 {
+		wakes(t, q, server)
+	}
+	// The LISTEN connection dies (a PostgreSQL restart, a proxy dropping it): the notifier
+	// reconnects, counting the reconnection as a wake-up, and commits wake the claimer again.
+	before := q.notify.current()
+	var killed int
+	if err := server.db.GetContext(ctx, &killed, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN `+notifyChannel+`'`); err != nil || killed != 1 {
+		t.Fatalf("terminated %d LISTEN connections (%v), want the notifier's one", killed, err)
+	}
+	deliverytest.Eventually(t, 20*time.Second, "the notifier back", func() bool { return q.notify.current() > before })
+	wakes(t, q, server)
+}
+
+// wakes checks that a claimer that found nothing and waits wakes on server's next commit.
+func wakes(t *testing.T, q *Queue, server *Store) {
+	t.Helper()
+	ctx := context.Background()
+	if msgs, err := q.Claim(ctx, 10); err != nil || len(msgs) != 0 {
+		t.Fatalf("claim before the commit: %d, %v", len(msgs), err)
+	}
+	woke := make(chan struct{})
+	go func() {
+		q.Wait(ctx)
+		close(woke)
+	}()
+	if err := server.Enqueue(ctx, domain.SearchReindexRequested{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-woke:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiting claimer did not wake on the commit (its poll is an hour)")
+	}
+	if msgs, err := q.Claim(ctx, 10); err != nil || len(msgs) != 1 {
+		t.Fatalf("claim after the wake-up: %d, %v", len(msgs), err)
 	}
 }

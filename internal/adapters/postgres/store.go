@@ -139,18 +139,19 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// write runs fn in a transaction and commits it if fn returns nil.
+// write runs fn in a transaction and commits it if fn returns nil. A failure for want of space
+// comes back as a *domain.StorageFullError.
 func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return storageFull(fmt.Errorf("begin: %w", err))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return storageFull(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return storageFull(fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }

@@ -52,15 +52,20 @@ type cluster struct {
 // findBinaries finds initdb and pg_ctl: on PATH first, else the newest of Debian's
 // /usr/lib/postgresql/<version>/bin.
 func findBinaries() (initdb, pgCtl string, err error) {
-	if p, err := exec.LookPath("initdb"); err == nil {
+	return findIn(exec.LookPath, "/usr/lib/postgresql")
+}
+
+// findIn is findBinaries over lookPath and a Debian-style root of versioned bin directories.
+func findIn(lookPath func(string) (string, error), root string) (initdb, pgCtl string, err error) {
+	if p, err := lookPath("initdb"); err == nil {
 		if c := filepath.Join(filepath.Dir(p), "pg_ctl"); isExec(c) {
 			return p, c, nil
 		}
-		if c, err := exec.LookPath("pg_ctl"); err == nil {
+		if c, err := lookPath("pg_ctl"); err == nil {
 			return p, c, nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(filepath.Join(root, "*", "bin"))
 	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
 	for _, d := range dirs {
 		if i, c := filepath.Join(d, "initdb"), filepath.Join(d, "pg_ctl"); isExec(i) && isExec(c) {
