@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
+)
+
+// goalColumns select a goal and its progress: the count of its user's reviews watched in its
+// year (watched_at is ISO text, so the year is a string range the user/watched index answers).
+const goalColumns = `g.id, g.user_id, g.year, g.target_count, g.created_at, g.updated_at,
+	(SELECT count(*) FROM reviews r WHERE r.user_id = g.user_id
+		AND r.watched_at >= lpad(g.year::text, 4, '0') AND r.watched_at < lpad((g.year + 1)::text, 4, '0')) AS current_count`
+
+// goalRow is a goals row with its progress.
+type goalRow struct {
+	ID           uuid.UUID `db:"id"`
+	UserID       uuid.UUID `db:"user_id"`
+	Year         int       `db:"year"`
+	TargetCount  int       `db:"target_count"`
+	CreatedAt    string    `db:"created_at"`
+	UpdatedAt    string    `db:"updated_at"`
+	CurrentCount int       `db:"current_count"`
+}
+
+func (r goalRow) progress() domain.GoalProgress {
+	g := domain.Goal{ID: r.ID, UserID: r.UserID, Year: r.Year, TargetCount: r.TargetCount}
+	g.CreatedAt, _ = parseTime(r.CreatedAt)
+	g.UpdatedAt, _ = parseTime(r.UpdatedAt)
+	return domain.GoalProgress{Goal: g, CurrentCount: r.CurrentCount}
+}
+
+// Goals lists a user's goals with their progress, the latest year first.
+func (s *Store) Goals(ctx context.Context, user uuid.UUID) ([]domain.GoalProgress, error) {
+	var rows []goalRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+goalColumns+` FROM goals g WHERE g.user_id = $1 ORDER BY g.year DESC`,
+		user.String()); err != nil {
+		return nil, fmt.Errorf("read goals: %w", err)
+	}
+	return castRows(rows, goalRow.progress), nil
+}
+
+// Goal returns a user's goal of a year with its progress; none is KindNotFound.
+func (s *Store) Goal(ctx context.Context, user uuid.UUID, year int) (domain.GoalProgress, error) {
+	return goalWhere(ctx, s.db, `g.user_id = $1 AND g.year = $2`, user.String(), year)
+}
+
+// GoalByID returns a goal with its progress (federation renders a goal object from it); none is
+// KindNotFound.
+func (s *Store) GoalByID(ctx context.Context, id uuid.UUID) (domain.GoalProgress, error) {
+	return goalWhere(ctx, s.db, `g.id = $1`, id.String())
+}
+
+func goalWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.GoalProgress, error) {
+	var row goalRow
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+goalColumns+` FROM goals g WHERE `+where, args...); err != nil {
+		return domain.GoalProgress{}, notFound(err, "Entity not found: goal")
+	}
+	return row.progress(), nil
+}
+
+// errGoalExists answers a second goal for a year.
+var errGoalExists = domain.Invalid("Goal already exists for this year")
+
+// CreateGoal stores a new goal with GoalCreated in one transaction; a goal of the same user and
+// year is KindInvalid (the original's 400). The insert does nothing on that conflict rather
+// than fail (a unique violation would abort the transaction), and waits for a concurrent
+// insert of the same year to commit or roll back first.
+func (s *Store) CreateGoal(ctx context.Context, g domain.Goal) (domain.GoalProgress, error) {
+	err := s.writeWithEvents(ctx, "create goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
+		res, err := tx.ExecContext(ctx, `INSERT INTO goals (id, user_id, year, target_count, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id, year) DO NOTHING`, g.ID.String(), g.UserID.String(), g.Year,
+			g.TargetCount, formatTime(g.CreatedAt), formatTime(g.UpdatedAt))
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, err
+		} else if n == 0 {
+			return nil, errGoalExists
+		}
+		return []domain.Event{domain.GoalCreated{GoalID: g.ID, UserID: g.UserID, Year: uint16(g.Year),
+			TargetCount: uint32(g.TargetCount)}}, nil
+	})
+	if err != nil {
+		return domain.GoalProgress{}, err
+	}
+	return s.GoalByID(ctx, g.ID)
+}
+
+// UpdateGoal sets the target of a user's goal of a year with GoalUpdated in one transaction; none
+// is KindNotFound.
+func (s *Store) UpdateGoal(ctx context.Context, user uuid.UUID, year, target int) (domain.GoalProgress, error) {
+	var id uuid.UUID
+	err := s.writeWithEvents(ctx, "update goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
+		err := tx.GetContext(ctx, &id, `UPDATE goals SET target_count = $1, updated_at = $2 WHERE user_id = $3 AND year = $4
+			RETURNING id`, target, formatTime(s.now()), user.String(), year)
+		if err != nil {
+			return nil, notFound(err, goalMissing(year))
+		}
+		return []domain.Event{domain.GoalUpdated{GoalID: id, UserID: user, Year: uint16(year), TargetCount: uint32(target)}}, nil
+	})
+	if err != nil {
+		return domain.GoalProgress{}, err
+	}
+	return s.GoalByID(ctx, id)
+}
+
+// DeleteGoal deletes a user's goal of a year with GoalDeleted in one transaction; none is
+// KindNotFound.
+func (s *Store) DeleteGoal(ctx context.Context, user uuid.UUID, year int) error {
+	return s.writeWithEvents(ctx, "delete goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
+		var id uuid.UUID
+		err := tx.GetContext(ctx, &id, `DELETE FROM goals WHERE user_id = $1 AND year = $2 RETURNING id`, user.String(), year)
+		if err != nil {
+			return nil, notFound(err, goalMissing(year))
+		}
+		return []domain.Event{domain.GoalDeleted{GoalID: id, UserID: user, Year: uint16(year)}}, nil
+	})
+}
+
+func goalMissing(year int) string { return "Entity not found: goal for " + strconv.Itoa(year) }

@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
+)
+
+// wrapUpColumns are the columns of wrapUpRow.
+const wrapUpColumns = `id, user_id, status, start_date, end_date, created_at, completed_at, error_message, report`
+
+// wrapUpRow is a wrapups row.
+type wrapUpRow struct {
+	ID           uuid.UUID           `db:"id"`
+	UserID       sql.Null[uuid.UUID] `db:"user_id"`
+	Status       string              `db:"status"`
+	StartDate    string              `db:"start_date"`
+	EndDate      string              `db:"end_date"`
+	CreatedAt    string              `db:"created_at"`
+	CompletedAt  sql.Null[string]    `db:"completed_at"`
+	ErrorMessage sql.Null[string]    `db:"error_message"`
+	Report       sql.Null[string]    `db:"report"`
+}
+
+func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
+	w := domain.WrapUp{ID: r.ID, UserID: ptr(r.UserID), Status: domain.WrapUpStatus(r.Status), ErrorMessage: ptr(r.ErrorMessage)}
+	var err error
+	if w.StartDate, err = domain.ParseDate(r.StartDate); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if w.EndDate, err = domain.ParseDate(r.EndDate); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if w.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if w.CompletedAt, err = optionalTime(r.CompletedAt); err != nil {
+		return domain.WrapUp{}, err
+	}
+	if r.Report.Valid {
+		w.Report = json.RawMessage(r.Report.V)
+	}
+	return w, nil
+}
+
+// liveWrapUpOfRange selects the live wrap-up of a user (or, for NULL, of the instance) and a
+// range, with its user as $1, start $2 and end $3: what the unique index idx_wrapups_live keys.
+const liveWrapUpOfRange = `COALESCE(user_id, '') = COALESCE($1::text, '') AND start_date = $2 AND end_date = $3
+	AND status IN ('Pending', 'Generating', 'Ready')`
+
+// userKey is a wrap-up's user as a column value: NULL for the instance.
+func userKey(user *uuid.UUID) any {
+	if user == nil {
+		return nil
+	}
+	return user.String()
+}
+
+// RequestWrapUp stores a Pending wrap-up with WrapUpRequested in one transaction. The unique
+// index on live wrap-ups of a user and range decides: when the insert conflicts with a live
+// record (committed, or committed meanwhile by a concurrent request, which the insert waits
+// for), the live record is returned and nothing is written.
+func (s *Store) RequestWrapUp(ctx context.Context, w domain.WrapUp) (domain.WrapUp, error) {
+	var out domain.WrapUp
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO wrapups (id, user_id, status, start_date, end_date, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (COALESCE(user_id, ''), start_date, end_date) WHERE status IN ('Pending', 'Generating', 'Ready')
+			DO NOTHING`, w.ID.String(), userKey(w.UserID), string(w.Status), w.StartDate.String(), w.EndDate.String(),
+			formatTime(w.CreatedAt))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			out, err = wrapUpWhere(ctx, tx, liveWrapUpOfRange, userKey(w.UserID), w.StartDate.String(), w.EndDate.String())
+			return err
+		}
+		out = w
+		return s.enqueue(ctx, tx, domain.WrapUpRequested{WrapUpID: w.ID, UserID: w.UserID, StartDate: w.StartDate, EndDate: w.EndDate})
+	})
+	if err != nil {
+		return domain.WrapUp{}, fmt.Errorf("request wrap-up: %w", err)
+	}
+	return out, nil
+}
+
+// WrapUp returns a wrap-up.
+func (s *Store) WrapUp(ctx context.Context, id uuid.UUID) (domain.WrapUp, error) {
+	return wrapUpWhere(ctx, s.db, `id = $1`, id.String())
+}
+
+// WrapUps lists a user's wrap-ups and the instance-wide ones, newest first.
+func (s *Store) WrapUps(ctx context.Context, user uuid.UUID) ([]domain.WrapUp, error) {
+	var rows []wrapUpRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+wrapUpColumns+` FROM wrapups WHERE user_id = $1 OR user_id IS NULL
+		ORDER BY created_at DESC, id DESC`, user.String()); err != nil {
+		return nil, fmt.Errorf("list wrap-ups: %w", err)
+	}
+	return mapRows(rows, wrapUpRow.wrapUp)
+}
+
+// DeleteWrapUp deletes a wrap-up.
+func (s *Store) DeleteWrapUp(ctx context.Context, id uuid.UUID) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE id = $1`, id.String())
+		if err != nil {
+			return fmt.Errorf("delete wrap-up: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return domain.NotFound("Entity not found: wrap-up %s", id)
+		}
+		return nil
+	})
+}
+
+// wrapUpWhere returns the wrap-up selected by where, read through q.
+func wrapUpWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WrapUp, error) {
+	var row wrapUpRow
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+wrapUpColumns+` FROM wrapups WHERE `+where, args...); err != nil {
+		return domain.WrapUp{}, notFound(err, "Entity not found: wrap-up")
+	}
+	return row.wrapUp()
+}
+
+// WrapUpOfRange returns the live wrap-up (Pending, Generating or Ready) of a user, or (nil) of
+// the instance, over exactly start to end: the unique index on live wrap-ups finds it.
+func (s *Store) WrapUpOfRange(ctx context.Context, user *uuid.UUID, start, end domain.Date) (domain.WrapUp, error) {
+	return wrapUpWhere(ctx, s.db, liveWrapUpOfRange, userKey(user), start.String(), end.String())
+}
