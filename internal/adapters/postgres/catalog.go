@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -15,33 +14,23 @@ import (
 	"moviesdiary/internal/usecase/movie"
 )
 
-// titleOrder orders movies by title without case, then id, in the order SQLite's
-// "m.title COLLATE NOCASE, m.id" gives for ASCII titles (byte order of the lowered title).
-const titleOrder = `lower(m.title) COLLATE "C", m.id`
-
-// escapeLike escapes LIKE's wildcards and its escape character in s.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// Movies returns a page of movies by title, filtered by a title substring (without case, as
-// SQLite's LIKE), a genre (without case) and an original language.
+// Movies returns a page of movies by title, filtered by a title substring, a genre and an
+// original language, all without case (SQLite's LIKE and NOCASE: ILIKE and lower() here).
 func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (domain.Paged[domain.Movie], error) {
 	where := []string{`true`}
 	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
 	if f.Search != "" {
-		where = append(where, `m.title ILIKE `+arg("%"+escapeLike(f.Search)+"%")+` ESCAPE '\'`)
+		args = append(args, "%"+escapeLike(f.Search)+"%")
+		where = append(where, `m.title ILIKE `+param(len(args))+` ESCAPE '\'`)
 	}
 	if f.Genre != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM jsonb_array_elements_text(m.genres::jsonb) g WHERE lower(g) = lower(`+
-			arg(f.Genre)+`))`)
+		args = append(args, f.Genre)
+		where = append(where, `EXISTS (SELECT 1 FROM jsonb_array_elements_text(m.genres::jsonb) AS g (value)
+			WHERE lower(g.value) = lower(`+param(len(args))+`))`)
 	}
 	if f.Language != "" {
-		where = append(where, `m.original_language = `+arg(f.Language))
+		args = append(args, f.Language)
+		where = append(where, `m.original_language = `+param(len(args)))
 	}
 	w := ` FROM movies m WHERE ` + strings.Join(where, ` AND `)
 	out := domain.Paged[domain.Movie]{Page: p}
@@ -49,11 +38,11 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 		return out, fmt.Errorf("count movies: %w", err)
 	}
 	rows := pageOf[movieRow](p, out.Total)
-	page := ` ORDER BY ` + titleOrder + ` LIMIT ` + arg(p.Limit) + ` OFFSET ` + arg(p.Offset)
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+movieColumns+w+page, args...); err != nil {
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+movieColumns+w+` ORDER BY lower(m.title), m.id LIMIT `+param(len(args)+1)+` OFFSET `+param(len(args)+2),
+		append(args, p.Limit, p.Offset)...)
+	if err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
-	var err error
 	if out.Items, err = mapRows(rows, movieRow.movie); err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
@@ -94,7 +83,8 @@ func (r viewingRow) viewing() (movie.Viewing, error) {
 // MovieReviews returns a page of a movie's reviews, newest viewing first.
 func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (domain.Paged[movie.Viewing], error) {
 	out := domain.Paged[movie.Viewing]{Page: p}
-	err := s.db.GetContext(ctx, &out.Total, `SELECT n FROM movie_review_stats WHERE movie_id = $1`, id.String())
+	var err error
+	err = s.db.GetContext(ctx, &out.Total, `SELECT n FROM movie_review_stats WHERE movie_id = $1`, id.String())
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return out, fmt.Errorf("count movie reviews: %w", err)
 	}
@@ -172,13 +162,12 @@ func (r creditRow) credit() (movie.Credit, error) {
 	return movie.Credit{Movie: m, Cast: r.Kind == "cast", Role: r.Role, Department: ptr(r.Department)}, err
 }
 
-// PersonCredits returns a person's credits, newest movie first (a movie with no year last, as
-// SQLite sorts NULL lowest).
+// PersonCredits returns a person's credits, newest movie first.
 func (s *Store) PersonCredits(ctx context.Context, id uuid.UUID) ([]movie.Credit, error) {
 	var rows []creditRow
 	err := s.db.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, c.kind, c.role, c.department
 		FROM movie_credits c JOIN movies m ON m.id = c.movie_id WHERE c.person_id = $1
-		ORDER BY m.release_year DESC NULLS LAST, m.title COLLATE "C", c.billing_order NULLS FIRST`, id.String())
+		ORDER BY m.release_year DESC, m.title, c.billing_order`, id.String())
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}

@@ -25,35 +25,15 @@ type enrichmentRow struct {
 }
 
 func (r enrichmentRow) state() (enrichment.State, error) {
-	enriched, err := optionalTime(r.EnrichedAt)
+	enriched, err := parseOptionalTime(ptr(r.EnrichedAt))
 	if err != nil {
 		return enrichment.State{}, err
 	}
-	missing, err := optionalTime(r.MissingAt)
+	missing, err := parseOptionalTime(ptr(r.MissingAt))
 	if err != nil {
 		return enrichment.State{}, err
 	}
 	return enrichment.State{EnrichedAt: enriched, MissingAt: missing}, nil
-}
-
-// optionalTime parses a nullable stored instant: nil for NULL.
-func optionalTime(v sql.Null[string]) (*time.Time, error) {
-	if !v.Valid {
-		return nil, nil
-	}
-	t, err := parseTime(v.V)
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
-}
-
-// optional is a pointer as a nullable column value.
-func optional[T any](p *T) sql.Null[T] {
-	if p == nil {
-		return sql.Null[T]{}
-	}
-	return sql.Null[T]{V: *p, Valid: true}
 }
 
 // nonEmpty is s as a nullable column: NULL when empty.
@@ -135,8 +115,8 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			original_language = COALESCE($3, original_language), overview = COALESCE($4, overview),
 			collection_name = COALESCE($5, collection_name), director = COALESCE(director, $6),
 			tmdb_missing_at = NULL WHERE id = $7`,
-			string(genres), optional(e.Runtime), optional(e.OriginalLanguage), optional(e.Overview),
-			optional(e.Collection), optional(e.Director), e.MovieID.String())
+			string(genres), nullOf(e.Runtime), nullOf(e.OriginalLanguage), nullOf(e.Overview),
+			nullOf(e.Collection), nullOf(e.Director), e.MovieID.String())
 		if err != nil {
 			return fmt.Errorf("update movie: %w", err)
 		}
@@ -173,8 +153,8 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 			known_for_department = COALESCE($8, known_for_department),
 			profile_path = COALESCE($9, profile_path), tmdb_missing_at = NULL, enriched_at = $10
 			WHERE id = $11`,
-			p.Name, nonEmpty(p.Biography), optional(p.Birthday), optional(p.Deathday), optional(p.PlaceOfBirth),
-			optional(p.Homepage), optional(p.IMDbID), nonEmpty(p.KnownForDepartment), optional(p.ProfilePath),
+			p.Name, nonEmpty(p.Biography), nullOf(p.Birthday), nullOf(p.Deathday), nullOf(p.PlaceOfBirth),
+			nullOf(p.Homepage), nullOf(p.IMDbID), nonEmpty(p.KnownForDepartment), nullOf(p.ProfilePath),
 			formatTime(at), id.String())
 		if err != nil {
 			return err

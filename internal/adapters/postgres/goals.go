@@ -11,8 +11,9 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// goalColumns select a goal and its progress: the count of its user's reviews watched in its
-// year (watched_at is ISO text, so the year is a string range the user/watched index answers).
+// goalColumns select a goal and its progress: the count of its user's reviews watched in its year
+// (watched_at is ISO text, so the year is a string range the user/watched index answers; lpad
+// stands for SQLite's printf).
 const goalColumns = `g.id, g.user_id, g.year, g.target_count, g.created_at, g.updated_at,
 	(SELECT count(*) FROM reviews r WHERE r.user_id = g.user_id
 		AND r.watched_at >= lpad(g.year::text, 4, '0') AND r.watched_at < lpad((g.year + 1)::text, 4, '0')) AS current_count`
@@ -47,16 +48,16 @@ func (s *Store) Goals(ctx context.Context, user uuid.UUID) ([]domain.GoalProgres
 
 // Goal returns a user's goal of a year with its progress; none is KindNotFound.
 func (s *Store) Goal(ctx context.Context, user uuid.UUID, year int) (domain.GoalProgress, error) {
-	return goalWhere(ctx, s.db, `g.user_id = $1 AND g.year = $2`, user.String(), year)
+	return s.goalWhere(ctx, s.db, `g.user_id = $1 AND g.year = $2`, user.String(), year)
 }
 
 // GoalByID returns a goal with its progress (federation renders a goal object from it); none is
 // KindNotFound.
 func (s *Store) GoalByID(ctx context.Context, id uuid.UUID) (domain.GoalProgress, error) {
-	return goalWhere(ctx, s.db, `g.id = $1`, id.String())
+	return s.goalWhere(ctx, s.db, `g.id = $1`, id.String())
 }
 
-func goalWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.GoalProgress, error) {
+func (s *Store) goalWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.GoalProgress, error) {
 	var row goalRow
 	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+goalColumns+` FROM goals g WHERE `+where, args...); err != nil {
 		return domain.GoalProgress{}, notFound(err, "Entity not found: goal")
@@ -68,21 +69,17 @@ func goalWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ..
 var errGoalExists = domain.Invalid("Goal already exists for this year")
 
 // CreateGoal stores a new goal with GoalCreated in one transaction; a goal of the same user and
-// year is KindInvalid (the original's 400). The insert does nothing on that conflict rather
-// than fail (a unique violation would abort the transaction), and waits for a concurrent
-// insert of the same year to commit or roll back first.
+// year is KindInvalid (the original's 400).
 func (s *Store) CreateGoal(ctx context.Context, g domain.Goal) (domain.GoalProgress, error) {
 	err := s.writeWithEvents(ctx, "create goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
-		res, err := tx.ExecContext(ctx, `INSERT INTO goals (id, user_id, year, target_count, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id, year) DO NOTHING`, g.ID.String(), g.UserID.String(), g.Year,
-			g.TargetCount, formatTime(g.CreatedAt), formatTime(g.UpdatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO goals (id, user_id, year, target_count, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6)`, g.ID.String(), g.UserID.String(), g.Year, g.TargetCount,
+			formatTime(g.CreatedAt), formatTime(g.UpdatedAt))
+		if isUnique(err) {
+			return nil, errGoalExists
+		}
 		if err != nil {
 			return nil, err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return nil, err
-		} else if n == 0 {
-			return nil, errGoalExists
 		}
 		return []domain.Event{domain.GoalCreated{GoalID: g.ID, UserID: g.UserID, Year: uint16(g.Year),
 			TargetCount: uint32(g.TargetCount)}}, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -135,4 +136,9 @@ func deleteMovieIfOrphan(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, events 
 		return nil, fmt.Errorf("delete orphan movie: %w", err)
 	}
 	return append(events, domain.MovieDeleted{MovieID: id, PosterPath: poster}), nil
+}
+
+// escapeLike escapes LIKE's wildcards in s (the escape character is \).
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

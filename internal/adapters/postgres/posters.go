@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -15,14 +14,14 @@ import (
 )
 
 // SetPoster points the movie at key with PosterSynced and ImageStored{key} in one transaction,
-// unless the movie is gone or already points at key or its conversion. The movie is read FOR NO
-// KEY UPDATE, so of two syncs racing for one movie on any hosts the second waits, then sees the
-// first's key, and only one emits the events.
+// unless the movie is gone or already points at key or its conversion: the check and the write
+// share the transaction (the movie read FOR UPDATE), so of two syncs racing for one movie on any
+// hosts only one emits the events.
 func (s *Store) SetPoster(ctx context.Context, movieID uuid.UUID, key string) (poster.Outcome, error) {
 	var out poster.Outcome
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		var current *string
-		err := tx.GetContext(ctx, &current, `SELECT poster_path FROM movies WHERE id = $1 FOR NO KEY UPDATE`, movieID.String())
+		err := tx.GetContext(ctx, &current, `SELECT poster_path FROM movies WHERE id = $1 FOR UPDATE`, movieID.String())
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			out = poster.MovieGone
@@ -60,7 +59,7 @@ func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error
 			return err
 		}
 		n, _ = res.RowsAffected()
-		users, err := swapUserImages(ctx, tx, old, new)
+		users, err := swapUserImageKey(ctx, tx, old, new)
 		if err != nil {
 			return err
 		}
@@ -75,24 +74,6 @@ func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error
 		return 0, fmt.Errorf("swap image key: %w", err)
 	}
 	return n, nil
-}
-
-// swapUserImages points every avatar and banner that is the image old at new, and returns the
-// users it changed, each once.
-func swapUserImages(ctx context.Context, tx *sqlx.Tx, old, new string) ([]uuid.UUID, error) {
-	var ids []uuid.UUID
-	for _, col := range []string{"avatar_key", "banner_key"} {
-		var changed []uuid.UUID
-		if err := tx.SelectContext(ctx, &changed, `UPDATE users SET `+col+` = $1 WHERE `+col+` = $2 RETURNING id`, new, old); err != nil {
-			return nil, err
-		}
-		for _, id := range changed {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids, nil
 }
 
 // ImageKeyInUse reports whether a movie's poster or a user's avatar or banner is the image key.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -184,4 +185,22 @@ func (s *Store) UpdateProfile(ctx context.Context, id uuid.UUID, update func(p *
 		return fmt.Errorf("update profile: %w", err)
 	}
 	return nil
+}
+
+// swapUserImageKey points every avatar and banner that is the image old at new, and returns the
+// users it changed.
+func swapUserImageKey(ctx context.Context, tx *sqlx.Tx, old, new string) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	for _, col := range []string{"avatar_key", "banner_key"} {
+		var changed []uuid.UUID
+		if err := tx.SelectContext(ctx, &changed, `UPDATE users SET `+col+` = $1 WHERE `+col+` = $2 RETURNING id`, new, old); err != nil {
+			return nil, err
+		}
+		for _, id := range changed {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids, nil
 }

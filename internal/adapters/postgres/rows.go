@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -135,4 +136,24 @@ func ref[T any](v T) *T { return &v }
 // pageOf returns an empty slice with room for the rows of page p out of total.
 func pageOf[R any](p domain.Page, total int) []R {
 	return make([]R, 0, max(0, min(p.Limit, total-p.Offset)))
+}
+
+// parseOptionalTime parses a nullable time column.
+func parseOptionalTime(s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := parseTime(*s)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// nullOf maps a pointer to a nullable column value (the inverse of ptr).
+func nullOf[T any](p *T) sql.Null[T] {
+	if p == nil {
+		return sql.Null[T]{}
+	}
+	return sql.Null[T]{V: *p, Valid: true}
 }

@@ -145,6 +145,11 @@ func tsQuery(text string) (expr string, ok bool) {
 	return strings.Join(words, " & ") + ":*", true
 }
 
+// searchTitleOrder orders movies by title without case, then id, as SQLite's
+// "m.title COLLATE NOCASE, m.id" does for ASCII titles (the byte order of the lowered title,
+// whatever the database's collation).
+const searchTitleOrder = `lower(m.title) COLLATE "C", m.id`
+
 // searchWeights are ts_rank's weights of the classes D, C, B, A (overview and crew; genres and
 // keywords; director and cast; title): FTS5's bm25 column weights, in the same proportions.
 const searchWeights = `'{0.1, 0.2, 0.35, 1.0}'`
@@ -230,7 +235,7 @@ func (r movieHitRow) hit() (search.MovieHit, error) {
 // SearchMovies pages the movies matching q's text and filters, best match first. Genre and
 // language compare without case.
 func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[search.MovieHit], error) {
-	sq, ok := newSearchSQL(q.Text, ` FROM search_movies s JOIN movies m ON m.id = s.movie_id`, titleOrder)
+	sq, ok := newSearchSQL(q.Text, ` FROM search_movies s JOIN movies m ON m.id = s.movie_id`, searchTitleOrder)
 	if !ok {
 		return domain.Paged[search.MovieHit]{Page: q.Page, Items: []search.MovieHit{}}, nil
 	}

@@ -139,6 +139,10 @@ func profileFacts(profile sql.Null[string]) (budget *int64, keywords []string) {
 // WrapUpViewings returns the local reviews watched in [start, end] (of one user, or of everyone
 // when user is nil), oldest first, with their movies, top-billed cast and authors.
 func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end domain.Date) ([]wrapup.Viewing, error) {
+	var uid any
+	if user != nil {
+		uid = user.String()
+	}
 	var rows []wrapUpViewingRow
 	err := s.db.SelectContext(ctx, &rows, `SELECT r.watched_at, r.rating, r.watch_medium, r.user_id,
 			COALESCE(NULLIF(u.display_name, ''), u.username::text) AS user_name,
@@ -154,7 +158,7 @@ func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end 
 			LEFT JOIN movie_profiles mp ON mp.movie_id = m.id
 		WHERE r.remote_actor_url IS NULL AND ($1::text IS NULL OR r.user_id = $1)
 			AND r.watched_at >= $2 AND r.watched_at < $3
-		ORDER BY r.watched_at, r.id`, userKey(user), start.String(), end.Time().AddDate(0, 0, 1).Format("2006-01-02"), wrapup.TopBilling)
+		ORDER BY r.watched_at, r.id`, uid, start.String(), end.Time().AddDate(0, 0, 1).Format("2006-01-02"), wrapup.TopBilling)
 	if err != nil {
 		return nil, fmt.Errorf("wrap-up viewings: %w", err)
 	}

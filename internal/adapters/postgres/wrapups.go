@@ -40,7 +40,7 @@ func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
 	if w.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
 		return domain.WrapUp{}, err
 	}
-	if w.CompletedAt, err = optionalTime(r.CompletedAt); err != nil {
+	if w.CompletedAt, err = parseOptionalTime(ptr(r.CompletedAt)); err != nil {
 		return domain.WrapUp{}, err
 	}
 	if r.Report.Valid {
@@ -49,38 +49,28 @@ func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
 	return w, nil
 }
 
-// liveWrapUpOfRange selects the live wrap-up of a user (or, for NULL, of the instance) and a
-// range, with its user as $1, start $2 and end $3: what the unique index idx_wrapups_live keys.
-const liveWrapUpOfRange = `COALESCE(user_id, '') = COALESCE($1::text, '') AND start_date = $2 AND end_date = $3
-	AND status IN ('Pending', 'Generating', 'Ready')`
-
-// userKey is a wrap-up's user as a column value: NULL for the instance.
-func userKey(user *uuid.UUID) any {
-	if user == nil {
-		return nil
-	}
-	return user.String()
-}
-
 // RequestWrapUp stores a Pending wrap-up with WrapUpRequested in one transaction. The unique
-// index on live wrap-ups of a user and range decides: when the insert conflicts with a live
-// record (committed, or committed meanwhile by a concurrent request, which the insert waits
-// for), the live record is returned and nothing is written.
+// index on live wrap-ups of a user and range decides: when it refuses the insert (ON CONFLICT
+// DO NOTHING, which waits for a concurrent request of the same range to commit), the live
+// record is returned and nothing is written. A violation would abort the transaction here, so
+// the insert does not raise one.
 func (s *Store) RequestWrapUp(ctx context.Context, w domain.WrapUp) (domain.WrapUp, error) {
 	var out domain.WrapUp
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		var user any
+		if w.UserID != nil {
+			user = w.UserID.String()
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO wrapups (id, user_id, status, start_date, end_date, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (COALESCE(user_id, ''), start_date, end_date) WHERE status IN ('Pending', 'Generating', 'Ready')
-			DO NOTHING`, w.ID.String(), userKey(w.UserID), string(w.Status), w.StartDate.String(), w.EndDate.String(),
-			formatTime(w.CreatedAt))
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, w.ID.String(), user, string(w.Status),
+			w.StartDate.String(), w.EndDate.String(), formatTime(w.CreatedAt))
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			out, err = wrapUpWhere(ctx, tx, liveWrapUpOfRange, userKey(w.UserID), w.StartDate.String(), w.EndDate.String())
+			out, err = wrapUpWhere(ctx, tx, liveWrapUp, user, w.StartDate.String(), w.EndDate.String())
 			return err
 		}
 		out = w
@@ -133,5 +123,14 @@ func wrapUpWhere(ctx context.Context, q sqlx.QueryerContext, where string, args 
 // WrapUpOfRange returns the live wrap-up (Pending, Generating or Ready) of a user, or (nil) of
 // the instance, over exactly start to end: the unique index on live wrap-ups finds it.
 func (s *Store) WrapUpOfRange(ctx context.Context, user *uuid.UUID, start, end domain.Date) (domain.WrapUp, error) {
-	return wrapUpWhere(ctx, s.db, liveWrapUpOfRange, userKey(user), start.String(), end.String())
+	var key any
+	if user != nil {
+		key = user.String()
+	}
+	return wrapUpWhere(ctx, s.db, liveWrapUp, key, start.String(), end.String())
 }
+
+// liveWrapUp selects the live wrap-up of a user id (or NULL: the instance's), a start and an end
+// date, in the terms of the unique index idx_wrapups_live.
+const liveWrapUp = `coalesce(user_id, '') = coalesce($1::text, '') AND start_date = $2 AND end_date = $3
+	AND status IN ('Pending', 'Generating', 'Ready')`

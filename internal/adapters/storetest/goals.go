@@ -2,22 +2,20 @@ package storetest
 
 import (
 	"context"
-	"sync"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
-	"moviesdiary/internal/usecase/review"
 )
 
-// Goals is what RunGoals needs of a store: the yearly goals with their progress and the
-// reviews that make it.
+// Goals is what RunGoals needs of a store.
 type Goals interface {
 	Outbox
+	reviewLogger
 	CreateUser(ctx context.Context, u domain.User) (domain.User, error)
-	LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error)
 	Goals(ctx context.Context, user uuid.UUID) ([]domain.GoalProgress, error)
 	Goal(ctx context.Context, user uuid.UUID, year int) (domain.GoalProgress, error)
 	GoalByID(ctx context.Context, id uuid.UUID) (domain.GoalProgress, error)
@@ -26,127 +24,80 @@ type Goals interface {
 	DeleteGoal(ctx context.Context, user uuid.UUID, year int) error
 }
 
-// newGoal is user's goal of year with target.
-func newGoal(user uuid.UUID, year, target int) domain.Goal {
-	return domain.Goal{ID: uuid.New(), UserID: user, Year: year, TargetCount: target, CreatedAt: t0, UpdatedAt: t0}
-}
-
-// RunGoals runs the goal cases against stores open makes.
+// RunGoals runs the yearly goal cases against stores open makes.
 func RunGoals(t *testing.T, open func(t *testing.T, faults *Faults) Goals) {
 	ctx := context.Background()
 
-	t.Run("CreateUpdateDelete", func(t *testing.T) {
-		t.Parallel()
-		s := open(t, &Faults{})
-		u, v := createUser(t, s, "alice"), createUser(t, s, "bob")
-		watched := func(user uuid.UUID, at time.Time, n int) {
-			r := domain.Review{ID: uuid.New(), UserID: user, Rating: 3, WatchedAt: at, CreatedAt: t0, UpdatedAt: t0}
-			_, err := s.LogReview(ctx, r, tmdbMovie(n), nil)
-			must(t, err)
-		}
-		watched(u.ID, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 1)
-		watched(u.ID, time.Date(2025, 12, 31, 23, 59, 0, 0, time.UTC), 2)
-		watched(u.ID, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 3)
-		watched(v.ID, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), 4)
-		before := events(t, s)
-		g, err := s.CreateGoal(ctx, newGoal(u.ID, 2025, 10))
-		must(t, err)
-		if g.CurrentCount != 2 || g.TargetCount != 10 || g.Year != 2025 || !g.CreatedAt.Equal(t0) || events(t, s) != before+1 {
-			t.Fatalf("created %+v with %d events", g, events(t, s)-before)
-		}
-		_, err = s.CreateGoal(ctx, newGoal(u.ID, 2025, 5))
-		wantKind(t, err, domain.KindInvalid, "Goal already exists for this year")
-		if events(t, s) != before+1 {
-			t.Fatal("a refused goal wrote an event")
-		}
-		_, err = s.CreateGoal(ctx, newGoal(u.ID, 2026, 3))
-		must(t, err)
-		list, err := s.Goals(ctx, u.ID)
-		must(t, err)
-		if len(list) != 2 || list[0].Year != 2026 || list[0].CurrentCount != 1 || list[1].Year != 2025 {
-			t.Fatalf("goals %+v, want the latest year first", list)
-		}
-		if list, err = s.Goals(ctx, v.ID); err != nil || len(list) != 0 {
-			t.Fatalf("bob's goals %+v, %v", list, err)
-		}
-		up, err := s.UpdateGoal(ctx, u.ID, 2025, 20)
-		must(t, err)
-		if up.ID != g.ID || up.TargetCount != 20 || up.CurrentCount != 2 || events(t, s) != before+3 {
-			t.Fatalf("updated %+v, %d events", up, events(t, s)-before)
-		}
-		_, err = s.UpdateGoal(ctx, u.ID, 2030, 1)
-		wantKind(t, err, domain.KindNotFound, "Entity not found: goal for 2030")
-		byID, err := s.GoalByID(ctx, g.ID)
-		must(t, err)
-		if byID.TargetCount != 20 {
-			t.Fatalf("by id %+v", byID)
-		}
-		must(t, s.DeleteGoal(ctx, u.ID, 2025))
-		wantKind(t, s.DeleteGoal(ctx, u.ID, 2025), domain.KindNotFound, "Entity not found: goal for 2025")
-		_, err = s.Goal(ctx, u.ID, 2025)
-		wantKind(t, err, domain.KindNotFound, "Entity not found: goal")
-		_, err = s.GoalByID(ctx, g.ID)
-		wantKind(t, err, domain.KindNotFound, "")
-		if events(t, s) != before+4 {
-			t.Fatalf("%d events, want created twice, updated, deleted", events(t, s)-before)
-		}
-	})
-
-	t.Run("WritesAtomicWithEvents", func(t *testing.T) {
+	t.Run("ProgressUniqueAndEvents", func(t *testing.T) {
 		t.Parallel()
 		faults := &Faults{}
 		s := open(t, faults)
-		u := createUser(t, s, "alice")
-		faults.Set(true)
-		if _, err := s.CreateGoal(ctx, newGoal(u.ID, 2025, 10)); err == nil {
-			t.Fatal("goal created without its event")
+		alice := createUser(t, s, "alice")
+		goal := func(year, target int) domain.Goal {
+			return domain.Goal{ID: uuid.New(), UserID: alice.ID, Year: year, TargetCount: target, CreatedAt: t0, UpdatedAt: t0}
 		}
-		faults.Set(false)
-		_, err := s.Goal(ctx, u.ID, 2025)
-		wantKind(t, err, domain.KindNotFound, "")
-		_, err = s.CreateGoal(ctx, newGoal(u.ID, 2025, 10))
-		must(t, err)
-		faults.Set(true)
-		if _, err := s.UpdateGoal(ctx, u.ID, 2025, 99); err == nil {
-			t.Fatal("goal updated without its event")
-		}
-		if err := s.DeleteGoal(ctx, u.ID, 2025); err == nil {
-			t.Fatal("goal deleted without its event")
-		}
-		faults.Set(false)
-		g, err := s.Goal(ctx, u.ID, 2025)
-		must(t, err)
-		if g.TargetCount != 10 || events(t, s) != 1 {
-			t.Fatalf("after failed writes %+v, %d events", g, events(t, s))
-		}
-	})
+		// Two viewings in 2026 (t0 is March 2026), one on the last day of 2025.
+		logReview(t, s, newReview(alice.ID, 3, 0), tmdbMovie(1))
+		logReview(t, s, newReview(alice.ID, 3, 5), tmdbMovie(2))
+		last := newReview(alice.ID, 3, 0)
+		last.WatchedAt = time.Date(2025, 12, 31, 23, 59, 0, 0, time.UTC)
+		logReview(t, s, last, tmdbMovie(3))
 
-	t.Run("ConcurrentCreates", func(t *testing.T) {
-		t.Parallel()
-		s := open(t, &Faults{})
-		u := createUser(t, s, "alice")
-		const n = 8
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range n {
-			wg.Go(func() {
-				<-start
-				_, errs[i] = s.CreateGoal(ctx, newGoal(u.ID, 2025, i+1))
-			})
+		before := events(t, s)
+		g, err := s.CreateGoal(ctx, goal(2026, 10))
+		must(t, err)
+		if g.CurrentCount != 2 || g.TargetCount != 10 || g.Year != 2026 || !g.CreatedAt.Equal(t0) {
+			t.Fatalf("new goal %+v", g)
 		}
-		close(start)
-		wg.Wait()
-		created := 0
-		for _, err := range errs {
-			if err == nil {
-				created++
-			} else {
-				wantKind(t, err, domain.KindInvalid, "Goal already exists for this year")
+		_, err = s.CreateGoal(ctx, goal(2025, 1))
+		must(t, err)
+		_, err = s.CreateGoal(ctx, goal(2026, 3))
+		wantKind(t, err, domain.KindInvalid, "Goal already exists for this year")
+		if n := events(t, s); n != before+2 {
+			t.Fatalf("%d events after two goals and a refused one, want %d", n, before+2)
+		}
+		list, err := s.Goals(ctx, alice.ID)
+		must(t, err)
+		if len(list) != 2 || list[0].Year != 2026 || list[1].Year != 2025 || list[1].CurrentCount != 1 {
+			t.Fatalf("goals %+v, want 2026 then 2025 with one viewing", list)
+		}
+		up, err := s.UpdateGoal(ctx, alice.ID, 2026, 20)
+		must(t, err)
+		if up.ID != g.ID || up.TargetCount != 20 || up.CurrentCount != 2 {
+			t.Fatalf("updated goal %+v", up)
+		}
+		byID, err := s.GoalByID(ctx, g.ID)
+		must(t, err)
+		if byID.TargetCount != 20 {
+			t.Fatalf("goal by id %+v", byID)
+		}
+
+		// A failing enqueue rolls back every goal write.
+		before = events(t, s)
+		faults.Set(true)
+		_, createErr := s.CreateGoal(ctx, goal(2030, 1))
+		_, updateErr := s.UpdateGoal(ctx, alice.ID, 2026, 99)
+		deleteErr := s.DeleteGoal(ctx, alice.ID, 2025)
+		faults.Set(false)
+		for name, err := range map[string]error{"create": createErr, "update": updateErr, "delete": deleteErr} {
+			if !errors.Is(err, ErrInjected) {
+				t.Errorf("%s with a failing enqueue: %v", name, err)
 			}
 		}
-		if created != 1 || events(t, s) != 1 {
-			t.Fatalf("%d of %d concurrent creates succeeded (%d events), want 1", created, n, events(t, s))
+		if list, err := s.Goals(ctx, alice.ID); err != nil || len(list) != 2 || list[0].TargetCount != 20 {
+			t.Fatalf("goals after the failed writes: %+v %v", list, err)
 		}
+		if n := events(t, s); n != before {
+			t.Fatalf("%d events after the failed writes, want %d", n, before)
+		}
+
+		must(t, s.DeleteGoal(ctx, alice.ID, 2025))
+		_, err = s.Goal(ctx, alice.ID, 2025)
+		wantKind(t, err, domain.KindNotFound, "Entity not found: goal")
+		wantKind(t, s.DeleteGoal(ctx, alice.ID, 2025), domain.KindNotFound, "Entity not found: goal for 2025")
+		_, err = s.UpdateGoal(ctx, alice.ID, 2024, 1)
+		wantKind(t, err, domain.KindNotFound, "")
+		_, err = s.GoalByID(ctx, uuid.New())
+		wantKind(t, err, domain.KindNotFound, "")
 	})
 }

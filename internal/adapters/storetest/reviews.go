@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,8 +55,13 @@ func newReview(u uuid.UUID, rating, day int) domain.Review {
 		UpdatedAt: t0.Add(time.Duration(day) * time.Second)}
 }
 
+// reviewLogger is a store that logs reviews.
+type reviewLogger interface {
+	LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error)
+}
+
 // logReview stores a review of m and returns it.
-func logReview(t *testing.T, s Reviews, r domain.Review, m domain.Movie) review.Logged {
+func logReview(t *testing.T, s reviewLogger, r domain.Review, m domain.Movie) review.Logged {
 	t.Helper()
 	got, err := s.LogReview(context.Background(), r, m, nil)
 	must(t, err)
@@ -333,6 +339,86 @@ func RunReviews(t *testing.T, open func(t *testing.T, faults *Faults) Reviews) {
 		must(t, err)
 		if !slices.Equal(ids(recent), desc[:2]) {
 			t.Errorf("recent %v, want %v", ids(recent), desc[:2])
+		}
+	})
+
+	t.Run("ConcurrentWrites", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		const n = 8
+		users := make([]domain.User, n)
+		for i := range n {
+			users[i] = createUser(t, s, fmt.Sprintf("user%d", i))
+		}
+		// Everyone logs the same new movie at once: one movie, every review, exact counts.
+		errs := make([]error, n)
+		logged := make([]review.Logged, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				logged[i], errs[i] = s.LogReview(ctx, newReview(users[i].ID, 3, i), tmdbMovie(1), nil)
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i := range n {
+			must(t, errs[i])
+			if logged[i].Movie.ID != logged[0].Movie.ID {
+				t.Fatalf("one new movie logged at once was stored as %v and %v", logged[0].Movie.ID, logged[i].Movie.ID)
+			}
+		}
+		if got := (tester{t}).total(s.Feed(ctx, review.SortDateDesc, page100)); got != n {
+			t.Fatalf("feed total %d, want %d", got, n)
+		}
+		if got := events(t, s); got != n+2 {
+			t.Fatalf("%d events, want %d (the movie's two and a ReviewLogged each)", got, n+2)
+		}
+
+		// One idempotency key sent at once: one review, the others replay it.
+		idem := &review.Idempotency{Key: "same", RequestHash: "h"}
+		start = make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				logged[i], errs[i] = s.LogReview(ctx, newReview(users[0].ID, 4, 20), tmdbMovie(2), idem)
+			})
+		}
+		close(start)
+		wg.Wait()
+		replayed := 0
+		for i := range n {
+			must(t, errs[i])
+			if logged[i].Review.ID != logged[0].Review.ID {
+				t.Fatalf("one idempotency key stored reviews %v and %v", logged[0].Review.ID, logged[i].Review.ID)
+			}
+			if logged[i].Replayed {
+				replayed++
+			}
+		}
+		if replayed != n-1 {
+			t.Fatalf("%d of %d requests with one key replayed, want %d", replayed, n, n-1)
+		}
+
+		// A movie's last review deleted while another review of it is logged: the new review
+		// keeps a movie, whichever goes first.
+		for i := range 10 {
+			old := logReview(t, s, newReview(users[1].ID, 2, 30+i), tmdbMovie(100+i))
+			next := newReview(users[2].ID, 5, 30+i)
+			var deleteErr, logErr error
+			start = make(chan struct{})
+			wg.Go(func() { <-start; deleteErr = s.DeleteReview(ctx, old.Review.ID, keep) })
+			wg.Go(func() { <-start; _, logErr = s.LogReview(ctx, next, tmdbMovie(100+i), nil) })
+			close(start)
+			wg.Wait()
+			must(t, deleteErr)
+			must(t, logErr)
+			e, err := s.ReviewEntry(ctx, next.ID)
+			must(t, err)
+			if _, err := s.MovieByID(ctx, e.Movie.ID); err != nil {
+				t.Fatalf("round %d: the movie of a review logged beside a delete: %v", i, err)
+			}
 		}
 	})
 

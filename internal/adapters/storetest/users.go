@@ -30,6 +30,10 @@ type Users interface {
 	UpdateProfile(ctx context.Context, id uuid.UUID, update func(p *domain.Profile) ([]domain.Event, error)) error
 	UserStats(ctx context.Context, id uuid.UUID) (user.Stats, error)
 	ActorKey(ctx context.Context, owner uuid.UUID) (privatePEM, publicPEM string, err error)
+	Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error)
+	SaveSettings(ctx context.Context, user uuid.UUID, fs domain.FederationSettings) error
+	WrapUpsPublic(ctx context.Context, user uuid.UUID) (bool, error)
+	SetWrapUpsPublic(ctx context.Context, user uuid.UUID, public bool) error
 }
 
 // t0 is the suite's clock reading: stores keep milliseconds.
@@ -320,6 +324,36 @@ func RunUsers(t *testing.T, open func(t *testing.T, faults *Faults) Users) {
 		must(t, err)
 		if a != b || a == pub {
 			t.Fatal("the instance actor's key is not stable or not its own")
+		}
+	})
+
+	t.Run("Settings", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		u := createUser(t, s, "alice")
+		fs, err := s.Settings(ctx, u.ID)
+		must(t, err)
+		if fs != domain.DefaultFederationSettings {
+			t.Fatalf("settings never saved: %+v, want the defaults", fs)
+		}
+		if public, err := s.WrapUpsPublic(ctx, u.ID); err != nil || public {
+			t.Fatalf("wrap-ups public by default: %v %v", public, err)
+		}
+		must(t, s.SetWrapUpsPublic(ctx, u.ID, true))
+		if fs, err := s.Settings(ctx, u.ID); err != nil || fs != domain.DefaultFederationSettings {
+			t.Fatalf("settings after the wrap-up choice: %+v %v", fs, err)
+		}
+		saved := domain.FederationSettings{Reviews: false, Watchlist: true, Goals: false}
+		must(t, s.SaveSettings(ctx, u.ID, saved))
+		if fs, err := s.Settings(ctx, u.ID); err != nil || fs != saved {
+			t.Fatalf("saved settings read back as %+v %v", fs, err)
+		}
+		if public, err := s.WrapUpsPublic(ctx, u.ID); err != nil || !public {
+			t.Fatalf("the wrap-up choice after saving settings: %v %v", public, err)
+		}
+		must(t, s.SetWrapUpsPublic(ctx, u.ID, false))
+		if public, err := s.WrapUpsPublic(ctx, u.ID); err != nil || public {
+			t.Fatalf("wrap-ups made private: %v %v", public, err)
 		}
 	})
 }

@@ -1,0 +1,90 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
+)
+
+// domainBlockRow is a domain_blocks row.
+type domainBlockRow struct {
+	Domain    string `db:"domain"`
+	Reason    string `db:"reason"`
+	BlockedAt string `db:"blocked_at"`
+}
+
+func (r domainBlockRow) block() domain.DomainBlock {
+	b := domain.DomainBlock{Domain: r.Domain, Reason: r.Reason}
+	b.BlockedAt, _ = parseTime(r.BlockedAt)
+	return b
+}
+
+// DomainBlocks lists the blocked instances with their reasons, by domain. (BlockDomain adds one,
+// DomainBlocked checks a host against them.)
+func (s *Store) DomainBlocks(ctx context.Context) ([]domain.DomainBlock, error) {
+	var rows []domainBlockRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT lower(domain) AS domain, COALESCE(reason, '') AS reason, blocked_at
+		FROM domain_blocks ORDER BY 1`); err != nil {
+		return nil, fmt.Errorf("read domain blocks: %w", err)
+	}
+	return castRows(rows, domainBlockRow.block), nil
+}
+
+// UnblockDomain lifts the block of host; a host that is not blocked is KindNotFound.
+func (s *Store) UnblockDomain(ctx context.Context, host string) error {
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM domain_blocks WHERE domain = $1`, host)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return domain.NotFound("Entity not found: domain block %s", host)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("unblock domain: %w", err)
+	}
+	return nil
+}
+
+// BlockDomain blocks an instance (and its subdomains) with a reason; blocking it again replaces
+// the reason.
+func (s *Store) BlockDomain(ctx context.Context, host, reason string) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO domain_blocks (domain, reason) VALUES ($1, NULLIF($2, ''))
+			ON CONFLICT (domain) DO UPDATE SET reason = excluded.reason`, strings.ToLower(host), reason)
+		if err != nil {
+			return fmt.Errorf("block domain: %w", err)
+		}
+		return nil
+	})
+}
+
+// DomainBlocked reports whether host, or a domain it is under, is blocked.
+func (s *Store) DomainBlocked(ctx context.Context, host string) (bool, error) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if h, _, ok := strings.Cut(host, ":"); ok {
+		host = h
+	}
+	var blocked bool
+	err := s.db.GetContext(ctx, &blocked, `SELECT EXISTS (SELECT 1 FROM domain_blocks
+		WHERE domain = $1 OR $1::text LIKE '%.' || lower(domain))`, host)
+	if err != nil {
+		return false, fmt.Errorf("read domain blocks: %w", err)
+	}
+	return blocked, nil
+}
+
+// BlockedDomains lists the blocked domains (a fan-out checks its inboxes against them at once).
+func (s *Store) BlockedDomains(ctx context.Context) ([]string, error) {
+	var domains []string
+	if err := s.db.SelectContext(ctx, &domains, `SELECT lower(domain) FROM domain_blocks ORDER BY 1`); err != nil {
+		return nil, fmt.Errorf("read domain blocks: %w", err)
+	}
+	return domains, nil
+}

@@ -1,0 +1,242 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/integration"
+)
+
+// watchEventColumns are the columns of watchEventRow.
+const watchEventColumns = `id, user_id, source, title, year, external_id, movie_id, status, review_id, watched_at, closed_at`
+
+// watchEventRow is a watch_events row.
+type watchEventRow struct {
+	ID         uuid.UUID           `db:"id"`
+	UserID     uuid.UUID           `db:"user_id"`
+	Source     string              `db:"source"`
+	Title      string              `db:"title"`
+	Year       sql.Null[int]       `db:"year"`
+	ExternalID sql.Null[string]    `db:"external_id"`
+	MovieID    sql.Null[uuid.UUID] `db:"movie_id"`
+	Status     string              `db:"status"`
+	ReviewID   sql.Null[uuid.UUID] `db:"review_id"`
+	WatchedAt  int64               `db:"watched_at"`
+	ClosedAt   sql.Null[int64]     `db:"closed_at"`
+}
+
+func (r watchEventRow) event() (domain.WatchEvent, error) {
+	e := domain.WatchEvent{
+		ID: r.ID, UserID: r.UserID, Source: domain.WatchSource(r.Source), Title: r.Title, Year: ptr(r.Year),
+		ExternalID: ptr(r.ExternalID), MovieID: ptr(r.MovieID), Status: domain.WatchStatus(r.Status),
+		ReviewID: ptr(r.ReviewID), WatchedAt: time.UnixMilli(r.WatchedAt).UTC(),
+	}
+	if r.ClosedAt.Valid {
+		e.ClosedAt = ref(time.UnixMilli(r.ClosedAt.V).UTC())
+	}
+	return e, nil
+}
+
+func watchEventWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WatchEvent, error) {
+	var row watchEventRow
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+watchEventColumns+` FROM watch_events WHERE `+where, args...); err != nil {
+		return domain.WatchEvent{}, notFound(err, "Entity not found: watch event")
+	}
+	return row.event()
+}
+
+// SaveWatch stores a watch event with WatchEventIngested, in one transaction, unless the user
+// already has one of the same movie (its dedup key) watched at or after since. With confirm
+// set, the event is stored confirmed and the review logged with it as LogReview logs one: its
+// movie if new, the watchlist removal, and their events. The same watch reported to several
+// servers at once is one event: the check and the insert run under a transaction-level
+// advisory lock on the user and the dedup key.
+func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.Time, confirm *integration.Confirmed) (bool, error) {
+	saved := false
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		saved = false
+		key := ev.DedupKey()
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+			"watch "+ev.UserID.String()+" "+key); err != nil {
+			return fmt.Errorf("lock watch: %w", err)
+		}
+		var dup bool
+		err := tx.GetContext(ctx, &dup, `SELECT EXISTS (SELECT 1 FROM watch_events WHERE user_id = $1 AND dedup_key = $2
+			AND watched_at >= $3)`, ev.UserID.String(), key, millis(since))
+		if err != nil {
+			return fmt.Errorf("find repeated watch: %w", err)
+		}
+		if dup {
+			return nil
+		}
+		events := []domain.Event{domain.WatchEventIngested{UserID: ev.UserID, Title: ev.Title, Source: string(ev.Source)}}
+		if confirm != nil {
+			r := confirm.Review
+			movie, logged, err := s.logReview(ctx, tx, &r, confirm.Movie)
+			if err != nil {
+				return err
+			}
+			ev.MovieID, ev.ReviewID = &movie.ID, &r.ID
+			events = append(events, logged...)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO watch_events (id, user_id, source, title, year, external_id, movie_id,
+			dedup_key, status, review_id, watched_at, closed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			ev.ID.String(), ev.UserID.String(), string(ev.Source), ev.Title, nullOf(ev.Year), nullString(ev.ExternalID),
+			uuidValue(ev.MovieID), key, string(ev.Status), uuidValue(ev.ReviewID), millis(ev.WatchedAt), timeValue(ev.ClosedAt))
+		if err != nil {
+			return fmt.Errorf("insert watch event: %w", err)
+		}
+		saved = true
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return false, fmt.Errorf("save watch: %w", err)
+	}
+	return saved, nil
+}
+
+func uuidValue(id *uuid.UUID) any {
+	if id == nil {
+		return nil
+	}
+	return id.String()
+}
+
+func timeValue(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return millis(*t)
+}
+
+// WatchEvent returns a watch event.
+func (s *Store) WatchEvent(ctx context.Context, id uuid.UUID) (domain.WatchEvent, error) {
+	return watchEventWhere(ctx, s.db, `id = $1`, id.String())
+}
+
+// PendingWatches is a user's watch queue, oldest first.
+func (s *Store) PendingWatches(ctx context.Context, userID uuid.UUID) ([]domain.WatchEvent, error) {
+	var rows []watchEventRow
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+watchEventColumns+` FROM watch_events
+		WHERE user_id = $1 AND status = 'pending' ORDER BY watched_at, id`, userID.String())
+	if err != nil {
+		return nil, fmt.Errorf("list watch queue: %w", err)
+	}
+	out, err := mapRows(rows, watchEventRow.event)
+	if out == nil {
+		out = []domain.WatchEvent{}
+	}
+	return out, err
+}
+
+// ConfirmWatches logs each review and closes its watch event as confirmed, with every review's
+// events, in one transaction. Each event is read FOR UPDATE and checked again inside it (still
+// the user's, still pending), so two confirmations racing on any hosts cannot both log a review.
+func (s *Store) ConfirmWatches(ctx context.Context, userID uuid.UUID, at time.Time, cs []integration.Confirmed) error {
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		var events []domain.Event
+		for _, c := range cs {
+			ev, err := watchEventWhere(ctx, tx, `id = $1 FOR UPDATE`, c.EventID.String())
+			if err != nil {
+				return err
+			}
+			if err := ev.OpenTo(userID); err != nil {
+				return err
+			}
+			r := c.Review
+			movie, logged, err := s.logReview(ctx, tx, &r, c.Movie)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE watch_events SET status = 'confirmed', review_id = $1, movie_id = $2,
+				closed_at = $3 WHERE id = $4`, r.ID.String(), movie.ID.String(), millis(at), ev.ID.String())
+			if err != nil {
+				return fmt.Errorf("close watch event: %w", err)
+			}
+			events = append(events, logged...)
+		}
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return fmt.Errorf("confirm watches: %w", err)
+	}
+	return nil
+}
+
+// DismissWatches closes the user's pending events among ids as dismissed. Every id must exist
+// and be the user's, else nothing changes. No event: nothing outside the database reacts to a
+// dismissal.
+func (s *Store) DismissWatches(ctx context.Context, userID uuid.UUID, ids []uuid.UUID, at time.Time) (int, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			args[i] = id.String()
+		}
+		// The owners are read FOR UPDATE: a confirmation of the same events waits, or is waited for.
+		var owners []struct {
+			ID     uuid.UUID `db:"id"`
+			UserID uuid.UUID `db:"user_id"`
+		}
+		if err := tx.SelectContext(ctx, &owners, `SELECT id, user_id FROM watch_events WHERE id IN (`+placeholders(1, len(ids))+`)
+			FOR UPDATE`, args...); err != nil {
+			return fmt.Errorf("read watch events: %w", err)
+		}
+		found := make(map[uuid.UUID]bool, len(owners))
+		for _, o := range owners {
+			if o.UserID != userID {
+				return domain.Forbidden("Forbidden: not your watch event")
+			}
+			found[o.ID] = true
+		}
+		for _, id := range ids {
+			if !found[id] {
+				return domain.NotFound("Entity not found: watch event %s", id)
+			}
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE watch_events SET status = 'dismissed', closed_at = $1
+			WHERE status = 'pending' AND user_id = $2 AND id IN (`+placeholders(3, len(ids))+`)`, append([]any{millis(at), userID.String()}, args...)...)
+		if err != nil {
+			return fmt.Errorf("dismiss watch events: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("dismiss watches: %w", err)
+	}
+	return int(n), nil
+}
+
+// PurgeWatchEvents deletes watch events closed before closedBefore and pending ones watched
+// before pendingBefore, and returns how many it deleted. No event: nothing outside the database
+// refers to a watch event (a confirmed one's review stays).
+func (s *Store) PurgeWatchEvents(ctx context.Context, closedBefore, pendingBefore time.Time) (int64, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM watch_events WHERE (closed_at IS NOT NULL AND closed_at < $1)
+			OR (status = 'pending' AND watched_at < $2)`, millis(closedBefore), millis(pendingBefore))
+		if err != nil {
+			return fmt.Errorf("purge watch events: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n, err
+}
+
+// placeholders is n parameters numbered from first: "$3, $4, $5".
+func placeholders(first, n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = param(first + i)
+	}
+	return strings.Join(ps, ", ")
+}
