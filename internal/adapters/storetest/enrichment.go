@@ -336,6 +336,88 @@ func RunCatalog(t *testing.T, open func(t *testing.T, faults *Faults) Catalog) {
 		}
 	})
 
+	t.Run("ConcurrentEnrichments", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		u := createUser(t, s, "alice")
+		// Four movies sharing a cast listed in different orders, each enriched twice at once:
+		// no write may fail (PostgreSQL would abort one of two transactions that lock shared
+		// people in opposite orders), and each movie ends with its credits once.
+		cast := make([]enrichment.PersonRow, 10)
+		for i := range cast {
+			cast[i] = person(int64(200+i), fmt.Sprintf("Shared %d", i))
+		}
+		const movies = 4
+		var es []enrichment.MovieEnrichment
+		for i := range movies {
+			m := storeMovie(t, s, u.ID, i+1, 3)
+			people := slices.Clone(cast)
+			if i%2 == 1 {
+				slices.Reverse(people)
+			}
+			es = append(es, movieEnrichment(m.ID, t0, "o", nil, people...))
+		}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make([]error, 2*movies)
+		for i := range errs {
+			wg.Go(func() {
+				<-start
+				errs[i] = s.SaveMovieEnrichment(ctx, es[i%movies])
+			})
+		}
+		close(start)
+		wg.Wait()
+		for _, err := range errs {
+			must(t, err)
+		}
+		for i, p := range cast {
+			credits, err := s.PersonCredits(ctx, p.ID)
+			must(t, err)
+			want := movies // one cast credit per movie, and the first listed also directs
+			if i == 0 || i == len(cast)-1 {
+				want += movies / 2
+			}
+			if len(credits) != want {
+				t.Fatalf("%s has %d credits, want %d", p.Name, len(credits), want)
+			}
+		}
+	})
+
+	t.Run("ConcurrentStaleRequests", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		u := createUser(t, s, "alice")
+		const movies = 10
+		for i := range movies {
+			storeMovie(t, s, u.ID, i+1, 3)
+		}
+		before := events(t, s)
+		now := time.Now().AddDate(1, 0, 0)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		counts := make([]int, 4)
+		errs := make([]error, 4)
+		for i := range counts {
+			wg.Go(func() {
+				<-start
+				counts[i], errs[i] = s.RequestStaleEnrichment(ctx, now, time.Hour, time.Hour, time.Hour, 4)
+			})
+		}
+		close(start)
+		wg.Wait()
+		total := 0
+		for i, n := range counts {
+			must(t, errs[i])
+			total += n
+		}
+		// Four jobs of at most four: every stale movie is requested once, none twice.
+		if total != movies || events(t, s) != before+movies {
+			t.Fatalf("concurrent stale requests asked for %d movies (%v) with %d events, want each of %d once",
+				total, counts, events(t, s)-before, movies)
+		}
+	})
+
 	t.Run("CatalogReads", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, &Faults{})
