@@ -1,0 +1,299 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/enrichment"
+)
+
+// enrichmentRow is when an entity's profile was written and when TMDb last said it does not
+// know the entity.
+type enrichmentRow struct {
+	EnrichedAt sql.Null[string] `db:"enriched_at"`
+	MissingAt  sql.Null[string] `db:"tmdb_missing_at"`
+}
+
+func (r enrichmentRow) state() (enrichment.State, error) {
+	enriched, err := parseOptionalTime(ptr(r.EnrichedAt))
+	if err != nil {
+		return enrichment.State{}, err
+	}
+	missing, err := parseOptionalTime(ptr(r.MissingAt))
+	if err != nil {
+		return enrichment.State{}, err
+	}
+	return enrichment.State{EnrichedAt: enriched, MissingAt: missing}, nil
+}
+
+// nonEmpty is s as a nullable column: NULL when empty.
+func nonEmpty(s string) sql.Null[string] { return sql.Null[string]{V: s, Valid: s != ""} }
+
+// MovieEnrichmentState returns when the movie's profile was written and when TMDb last said it
+// does not know the movie; KindNotFound when the movie is gone.
+func (s *Store) MovieEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
+	var row enrichmentRow
+	err := s.db.GetContext(ctx, &row, `SELECT p.enriched_at, m.tmdb_missing_at FROM movies m
+		LEFT JOIN movie_profiles p ON p.movie_id = m.id WHERE m.id = $1`, id.String())
+	if err != nil {
+		return enrichment.State{}, notFound(err, "Entity not found: movie")
+	}
+	return row.state()
+}
+
+// PersonEnrichmentState is MovieEnrichmentState for a person.
+func (s *Store) PersonEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
+	var row enrichmentRow
+	err := s.db.GetContext(ctx, &row, `SELECT enriched_at, tmdb_missing_at FROM people WHERE id = $1`, id.String())
+	if err != nil {
+		return enrichment.State{}, notFound(err, "Entity not found: person")
+	}
+	return row.state()
+}
+
+// SaveMovieEnrichment writes a movie's enrichment in one transaction: the people (upserts), the
+// movie's credits (replaced), its fields, its profile (which marks it enriched) and the search
+// documents built from them. A movie deleted meanwhile is left alone.
+//
+// Other transactions write beside this one, so the movie is locked first (FOR NO KEY UPDATE):
+// two enrichments of one movie take turns (the second replaces the first's credits whole), and
+// a delete of the movie waits for this one or went first, when nothing is written. The people
+// are upserted in id order, so two movies sharing cast lock them in the same order and never
+// deadlock.
+func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnrichment) error {
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		var one int
+		err := tx.GetContext(ctx, &one, `SELECT 1 FROM movies WHERE id = $1 FOR NO KEY UPDATE`, e.MovieID.String())
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		people := slices.SortedFunc(slices.Values(e.People), func(a, b enrichment.PersonRow) int {
+			return cmp.Compare(a.ID.String(), b.ID.String())
+		})
+		for _, p := range people {
+			_, err := tx.ExecContext(ctx, `INSERT INTO people (id, external_id, name, known_for_department, profile_path)
+				VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (id) DO UPDATE SET name = excluded.name,
+					known_for_department = COALESCE(excluded.known_for_department, people.known_for_department),
+					profile_path = COALESCE(excluded.profile_path, people.profile_path)`,
+				p.ID.String(), p.ExternalID, p.Name, nullString(p.KnownForDepartment), nullString(p.ProfilePath))
+			if err != nil {
+				return fmt.Errorf("upsert person %s: %w", p.ExternalID, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM movie_credits WHERE movie_id = $1`, e.MovieID.String()); err != nil {
+			return err
+		}
+		for _, c := range e.Credits {
+			kind := "crew"
+			if c.Cast {
+				kind = "cast"
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO movie_credits (movie_id, person_id, kind, role, department, billing_order)
+				VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+				e.MovieID.String(), c.PersonID.String(), kind, c.Role, nullString(c.Department), c.Order)
+			if err != nil {
+				return fmt.Errorf("insert credit: %w", err)
+			}
+		}
+		genres, _ := json.Marshal(e.Genres)
+		_, err = tx.ExecContext(ctx, `UPDATE movies SET genres = $1,
+			runtime_minutes = COALESCE($2, runtime_minutes),
+			original_language = COALESCE($3, original_language), overview = COALESCE($4, overview),
+			collection_name = COALESCE($5, collection_name), director = COALESCE(director, $6),
+			tmdb_missing_at = NULL WHERE id = $7`,
+			string(genres), nullOf(e.Runtime), nullOf(e.OriginalLanguage), nullOf(e.Overview),
+			nullOf(e.Collection), nullOf(e.Director), e.MovieID.String())
+		if err != nil {
+			return fmt.Errorf("update movie: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO movie_profiles (movie_id, profile, enriched_at) VALUES ($1, $2, $3)
+			ON CONFLICT (movie_id) DO UPDATE SET profile = excluded.profile, enriched_at = excluded.enriched_at`,
+			e.MovieID.String(), string(e.Profile), formatTime(e.EnrichedAt))
+		if err != nil {
+			return err
+		}
+		// The search documents are built from the rows just written (keywords come from the
+		// profile); they commit with it.
+		return indexMovieTx(ctx, tx, e.MovieID)
+	})
+	if err != nil {
+		return fmt.Errorf("save movie enrichment: %w", err)
+	}
+	return nil
+}
+
+// MarkMovieMissing records that TMDb does not know the movie.
+func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = $1 WHERE id = $2`, formatTime(at), id.String())
+		return err
+	})
+}
+
+// SavePersonEnrichment writes a person's profile and enriched_at in one statement, and their
+// search document, in one transaction.
+func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrichment.Person, at time.Time) error {
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE people SET name = $1, biography = $2,
+			birthday = $3, deathday = $4, place_of_birth = $5, homepage = $6, imdb_id = $7,
+			known_for_department = COALESCE($8, known_for_department),
+			profile_path = COALESCE($9, profile_path), tmdb_missing_at = NULL, enriched_at = $10
+			WHERE id = $11`,
+			p.Name, nonEmpty(p.Biography), nullOf(p.Birthday), nullOf(p.Deathday), nullOf(p.PlaceOfBirth),
+			nullOf(p.Homepage), nullOf(p.IMDbID), nonEmpty(p.KnownForDepartment), nullOf(p.ProfilePath),
+			formatTime(at), id.String())
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, fmt.Sprintf(upsertPeopleDocs, `p.id = $1`), id.String())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save person enrichment: %w", err)
+	}
+	return nil
+}
+
+// MarkPersonMissing records that TMDb does not know the person.
+func (s *Store) MarkPersonMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = $1 WHERE id = $2`, formatTime(at), id.String())
+		return err
+	})
+}
+
+// RequestStaleEnrichment enqueues MovieEnrichmentRequested for at most limit movies with an
+// external id whose profile is missing or older than freshFor, skipping those TMDb did not know
+// within missingRetry and those requested within the last requestedWithin, and stamps them,
+// in one transaction. It returns how many it requested. The movies are selected FOR UPDATE SKIP
+// LOCKED: two workers running the job at once request disjoint movies.
+func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, freshFor, missingRetry, requestedWithin time.Duration, limit int) (int, error) {
+	n := 0
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		var stale []struct {
+			ID         uuid.UUID `db:"id"`
+			ExternalID string    `db:"external_metadata_id"`
+		}
+		err := tx.SelectContext(ctx, &stale, `SELECT m.id, m.external_metadata_id FROM movies m
+			LEFT JOIN movie_profiles p ON p.movie_id = m.id
+			WHERE m.external_metadata_id IS NOT NULL
+				AND (p.enriched_at IS NULL OR p.enriched_at < $1)
+				AND (m.tmdb_missing_at IS NULL OR m.tmdb_missing_at < $2)
+				AND (m.enrichment_requested_at IS NULL OR m.enrichment_requested_at < $3)
+			ORDER BY p.enriched_at IS NOT NULL, p.enriched_at, m.id LIMIT $4
+			FOR UPDATE OF m SKIP LOCKED`,
+			formatTime(now.Add(-freshFor)), formatTime(now.Add(-missingRetry)), formatTime(now.Add(-requestedWithin)), limit)
+		if err != nil || len(stale) == 0 {
+			return err
+		}
+		events := make([]domain.Event, len(stale))
+		ids := make([]string, len(stale))
+		for i, m := range stale {
+			ids[i] = m.ID.String()
+			events[i] = domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: m.ExternalID}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = $1 WHERE id = ANY($2)`,
+			formatTime(now), ids); err != nil {
+			return err
+		}
+		n = len(events)
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("request stale enrichment: %w", err)
+	}
+	return n, nil
+}
+
+// RequestMovieEnrichment enqueues MovieEnrichmentRequested for a movie and stamps its
+// enrichment_requested_at, in one transaction: the staleness job then leaves it alone for a day.
+func (s *Store) RequestMovieEnrichment(ctx context.Context, id uuid.UUID, externalID string) error {
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = $1 WHERE id = $2`,
+			formatTime(s.now()), id.String()); err != nil {
+			return err
+		}
+		return s.enqueue(ctx, tx, domain.MovieEnrichmentRequested{MovieID: id, ExternalMetadataID: externalID})
+	})
+	if err != nil {
+		return fmt.Errorf("request movie enrichment: %w", err)
+	}
+	return nil
+}
+
+// RequestPersonEnrichment enqueues PersonEnrichmentRequested for a person never requested and
+// stamps enrichment_requested_at, in one transaction, and reports whether it did. The stamp is
+// the condition of the update: of two concurrent first reads, the second's update waits for the
+// first's row lock, then finds the stamp and changes nothing, so the person is requested once.
+func (s *Store) RequestPersonEnrichment(ctx context.Context, id uuid.UUID, externalID string) (bool, error) {
+	requested := false
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = $1
+			WHERE id = $2 AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, formatTime(s.now()), id.String())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		requested = true
+		return s.enqueue(ctx, tx, domain.PersonEnrichmentRequested{PersonID: id, ExternalPersonID: externalID})
+	})
+	if err != nil {
+		return false, fmt.Errorf("request person enrichment: %w", err)
+	}
+	return requested, nil
+}
+
+// RequestStalePersonEnrichment asks again for at most limit people whose enrichment was
+// requested before requestedWithin and never happened (TMDb not reached, the event
+// dead-lettered), skipping those TMDb did not know within missingRetry, and stamps them, in one
+// transaction (FOR UPDATE SKIP LOCKED, as RequestStaleEnrichment). It returns how many it
+// requested.
+func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time, missingRetry, requestedWithin time.Duration, limit int) (int, error) {
+	n := 0
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		var stale []struct {
+			ID         uuid.UUID `db:"id"`
+			ExternalID string    `db:"external_id"`
+		}
+		err := tx.SelectContext(ctx, &stale, `SELECT id, external_id FROM people
+			WHERE enrichment_requested_at IS NOT NULL AND enriched_at IS NULL AND enrichment_requested_at < $1
+				AND (tmdb_missing_at IS NULL OR tmdb_missing_at < $2)
+			ORDER BY enrichment_requested_at, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+			formatTime(now.Add(-requestedWithin)), formatTime(now.Add(-missingRetry)), limit)
+		if err != nil || len(stale) == 0 {
+			return err
+		}
+		events := make([]domain.Event, len(stale))
+		ids := make([]string, len(stale))
+		for i, p := range stale {
+			ids[i] = p.ID.String()
+			events[i] = domain.PersonEnrichmentRequested{PersonID: p.ID, ExternalPersonID: p.ExternalID}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = $1 WHERE id = ANY($2)`,
+			formatTime(now), ids); err != nil {
+			return err
+		}
+		n = len(events)
+		return s.enqueue(ctx, tx, events...)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("request stale person enrichment: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,14 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"moviesdiary/internal/adapters/storetest"
+)
+
+// TestCatalogSuite runs the shared enrichment, catalog and poster cases (storetest) against
+// SQLite.
+func TestCatalogSuite(t *testing.T) {
+	t.Parallel()
+	storetest.RunCatalog(t, func(t *testing.T, f *storetest.Faults) storetest.Catalog { return openForSuite(t, f) })
+}
