@@ -167,7 +167,7 @@ func (s *Store) PersonCredits(ctx context.Context, id uuid.UUID) ([]movie.Credit
 	var rows []creditRow
 	err := s.db.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, c.kind, c.role, c.department
 		FROM movie_credits c JOIN movies m ON m.id = c.movie_id WHERE c.person_id = $1
-		ORDER BY m.release_year DESC, m.title, c.billing_order`, id.String())
+		ORDER BY m.release_year DESC NULLS LAST, m.title COLLATE "C", c.billing_order`, id.String())
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}
