@@ -6,7 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
+
+	"moviesdiary/internal/domain"
 )
 
 // ImageStore opens stored images by key for streaming; a malformed key is KindInvalid and a
@@ -30,7 +33,7 @@ func (s *Server) image(w http.ResponseWriter, r *http.Request) error {
 	}
 	file, err := s.Images.Open(r.Context(), key)
 	if err != nil {
-		return err
+		return s.imageStoreFailure(w, r, err)
 	}
 	defer file.Close()
 	f, ok := file.(io.ReadSeeker)
@@ -58,4 +61,21 @@ func (s *Server) image(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=86400")
 	http.ServeContent(w, r, "", st.ModTime(), f)
 	return nil
+}
+
+// ImageStoreRetryAfter is the Retry-After, in seconds, of a GET /images/{key} the image storage
+// could not answer.
+const ImageStoreRetryAfter = 5
+
+// imageStoreFailure answers an image the storage could not open: a malformed or missing key as
+// its kind says (400, 404); anything else is the storage failing (an S3 endpoint down or timing
+// out, a disk error) — 503 with Retry-After, so a browser or proxy tries again, and a warning
+// for the operator with the cause.
+func (s *Server) imageStoreFailure(w http.ResponseWriter, r *http.Request, err error) error {
+	if k := domain.KindOf(err); k == domain.KindInvalid || k == domain.KindNotFound {
+		return err
+	}
+	s.log.WarnContext(r.Context(), "image storage unavailable", "error", err, "path", r.URL.Path)
+	w.Header().Set("Retry-After", strconv.Itoa(ImageStoreRetryAfter))
+	return &httpError{Status: http.StatusServiceUnavailable, Message: "image storage unavailable"}
 }

@@ -106,7 +106,7 @@ func TestImagesRefusesTraversalAndNonImages(t *testing.T) {
 func TestImagesServedFromS3(t *testing.T) {
 	t.Parallel()
 	env := mediatest.New(t)
-	images, _ := s3test.Open(t)
+	images, gateway := s3test.Open(t)
 	api, err := app.NewAPI(env.Store, app.Options{Log: env.Log, BaseURL: "http://diary.test", Secret: testSecret,
 		Hasher: fastHasher, Images: images})
 	if err != nil {
@@ -165,5 +165,17 @@ func TestImagesServedFromS3(t *testing.T) {
 		if (resp.StatusCode != 400 && resp.StatusCode != 404) || bytes.Contains(body, []byte("<script>")) {
 			t.Errorf("GET %s = %d %q, want 400 or 404 without the object", path, resp.StatusCode, body)
 		}
+	}
+	// The storage down is not a failure of ours to hide behind a 500: 503, try again later.
+	gateway.Stop()
+	resp, err = http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		!bytes.Contains(body, []byte("image storage unavailable")) {
+		t.Errorf("GET with the S3 server down = %d %s %q, want 503 with Retry-After", resp.StatusCode, resp.Header, body)
 	}
 }
