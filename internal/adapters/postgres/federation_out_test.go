@@ -102,3 +102,43 @@ func TestPublishOrdersAnObjectsActivitiesUnderAFrozenClock(t *testing.T) {
 		t.Fatalf("%d distinct stamps among %d concurrent publications of one object", stamps, n)
 	}
 }
+
+// TestLocalReviewsOfMovieLeavesOutQuietOnes: a quiet review (imported without federation,
+// marked here directly since imports are a separate change) is not among the movie's reviews
+// federation announces.
+func TestLocalReviewsOfMovieLeavesOutQuietOnes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := open(t)
+	u, err := s.CreateUser(ctx, domain.User{ID: uuid.New(), Username: "alice", Email: "alice@example.org",
+		PasswordHash: "hash", Role: domain.RoleStandard, CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := "tmdb:1"
+	var logged []uuid.UUID
+	for range 2 {
+		r := domain.Review{ID: uuid.New(), UserID: u.ID, Rating: 4, WatchedAt: time.Now(), CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		l, err := s.LogReview(ctx, r, domain.Movie{ExternalID: &ext, Title: "Movie 1", ReleaseYear: 1991}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logged = append(logged, l.Review.ID)
+	}
+	db, err := sqlx.Connect("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `UPDATE reviews SET quiet = true WHERE id = $1`, logged[0].String()); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := s.FederatedReview(ctx, logged[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.LocalReviewsOfMovie(ctx, r.MovieID)
+	if err != nil || len(got) != 1 || got[0] != logged[1] {
+		t.Fatalf("local reviews of the movie %v %v, want only the loud one %v", got, err, logged[1])
+	}
+}
