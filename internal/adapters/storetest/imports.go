@@ -245,7 +245,7 @@ func RunImports(t *testing.T, open func(t *testing.T, faults *Faults) Imports) {
 		t.Parallel()
 		s := open(t, &Faults{})
 		alice := createUser(t, s, "alice")
-		const movies = 20
+		const movies = 60
 		all := make([]int, movies)
 		for i := range all {
 			all[i] = i
