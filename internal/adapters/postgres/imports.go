@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
@@ -245,8 +246,39 @@ func lockUserImports(ctx context.Context, tx *sqlx.Tx, userID uuid.UUID) error {
 // the user already reviewed that day, or an entry already on the watchlist, is a duplicate and
 // writes nothing but the outcome. A row another batch wrote already is a conflict, and the whole
 // batch is rolled back: a batch run again after a crash, or twice at once, logs its reviews once.
+//
+// A batch stores many movies and reviews in its own order, so beside another writer (a batch of
+// another user naming the same new movies in another order, or a review logged meanwhile) it
+// can wait for a movie the other is storing while the other waits for the review counter rows
+// this one holds. PostgreSQL then aborts one of them (deadlock_detected); nothing of it was
+// committed, so it is run again, up to batchAttempts times in all.
 func (s *Store) WriteImportBatch(ctx context.Context, b importer.Batch) error {
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
+	var err error
+	for range batchAttempts {
+		if err = s.writeImportBatch(ctx, b); !isDeadlock(err) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write import batch: %w", err)
+	}
+	return nil
+}
+
+// batchAttempts bounds how often WriteImportBatch runs a batch PostgreSQL aborted.
+const batchAttempts = 5
+
+// deadlockDetected is PostgreSQL's SQLSTATE for a transaction aborted to break a deadlock.
+const deadlockDetected = "40P01"
+
+// isDeadlock reports whether err is a transaction aborted to break a deadlock.
+func isDeadlock(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == deadlockDetected
+}
+
+func (s *Store) writeImportBatch(ctx context.Context, b importer.Batch) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
 		if err := lockUserImports(ctx, tx, b.UserID); err != nil {
 			return err
 		}
@@ -277,10 +309,6 @@ func (s *Store) WriteImportBatch(ctx context.Context, b importer.Batch) error {
 		}
 		return s.enqueue(ctx, tx, events...)
 	})
-	if err != nil {
-		return fmt.Errorf("write import batch: %w", err)
-	}
-	return nil
 }
 
 // importReview stores one imported review like LogReview does (its movie if new, off the

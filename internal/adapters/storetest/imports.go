@@ -292,6 +292,55 @@ func RunImports(t *testing.T, open func(t *testing.T, faults *Faults) Imports) {
 		}
 	})
 
+	t.Run("ConcurrentUsersSameNewMovies", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		// Two users import the same new movies at once, in opposite orders: each batch waits for
+		// movies the other is storing, and both must still be written in full.
+		const movies = 60
+		all := make([]int, movies)
+		for i := range all {
+			all[i] = i
+		}
+		var batches []importer.Batch
+		for u, name := range []string{"alice", "bob"} {
+			user := createUser(t, s, name)
+			is := uploadSession(t, s, user.ID, movies, t0.Add(time.Hour))
+			must(t, s.SelectImportRows(ctx, is.ID, all, false, t0.Add(time.Hour)))
+			b := importer.Batch{SessionID: is.ID, UserID: user.ID, Target: importer.TargetDiary, Now: t0}
+			for i := range all {
+				movie := i
+				if u == 1 {
+					movie = movies - 1 - i
+				}
+				b.Items = append(b.Items, reviewItem(i, user.ID, movie, 0))
+			}
+			batches = append(batches, b)
+		}
+		errs := make([]error, len(batches))
+		var wg sync.WaitGroup
+		for i, b := range batches {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = s.WriteImportBatch(ctx, b)
+			}()
+		}
+		wg.Wait()
+		for i, b := range batches {
+			must(t, errs[i])
+			got, err := s.ImportSession(ctx, b.UserID, b.SessionID, t0)
+			must(t, err)
+			if got.Progress.Imported != movies {
+				t.Fatalf("user %d imported %d, want %d", i, got.Progress.Imported, movies)
+			}
+		}
+		// The new movies stored once (2 events each), and each user's ReviewLogged.
+		if n := events(t, s); n != 2*movies+2*movies {
+			t.Fatalf("%d events, want %d", n, 4*movies)
+		}
+	})
+
 	t.Run("WatchlistBatch", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, &Faults{})
