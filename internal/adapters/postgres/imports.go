@@ -1,0 +1,502 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/importer"
+)
+
+// The diary imports keep the SQLite adapter's tables and encodings (migrations/postgres/0170):
+// columns, cells and mappings are JSON text, session instants unix ms, profile times text.
+
+// mappingJSON is how a mapping is stored: the original's API field names, as on SQLite.
+type mappingJSON struct {
+	SourceColumn string   `json:"source_column"`
+	DomainField  string   `json:"domain_field"`
+	RatingScale  *float64 `json:"rating_scale,omitempty"`
+	DateFormat   string   `json:"date_format,omitempty"`
+}
+
+func encodeMappings(ms []importer.Mapping) string {
+	out := make([]mappingJSON, len(ms))
+	for i, m := range ms {
+		out[i] = mappingJSON{SourceColumn: m.SourceColumn, DomainField: string(m.Field), RatingScale: m.RatingScale, DateFormat: m.DateFormat}
+	}
+	raw, _ := json.Marshal(out)
+	return string(raw)
+}
+
+func decodeMappings(raw string) ([]importer.Mapping, error) {
+	var in []mappingJSON
+	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+		return nil, fmt.Errorf("stored mappings: %w", err)
+	}
+	out := make([]importer.Mapping, len(in))
+	for i, m := range in {
+		out[i] = importer.Mapping{SourceColumn: m.SourceColumn, Field: importer.Field(m.DomainField), RatingScale: m.RatingScale, DateFormat: m.DateFormat}
+	}
+	return out, nil
+}
+
+// CreateImportSession stores a new session, invisible until CompleteImportSession.
+func (s *Store) CreateImportSession(ctx context.Context, is importer.Session) error {
+	cols, _ := json.Marshal(is.Columns)
+	var mappings any
+	if is.Mappings != nil {
+		mappings = encodeMappings(is.Mappings)
+	}
+	return s.execImport(ctx, "create import session", `INSERT INTO import_sessions (id, user_id, format, kind, target,
+		columns, mappings, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, is.ID.String(),
+		is.UserID.String(), is.Format, string(is.Kind), string(is.Target), string(cols), mappings, millis(is.CreatedAt),
+		millis(is.ExpiresAt))
+}
+
+// AppendImportRows stores a chunk of an upload's rows in one transaction.
+func (s *Store) AppendImportRows(ctx context.Context, sessionID uuid.UUID, rows []importer.Row) error {
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		id := sessionID.String()
+		for _, r := range rows {
+			cells, _ := json.Marshal(r.Cells)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO import_rows (session_id, idx, cells, read_error) VALUES ($1, $2, $3, $4)`,
+				id, r.Index, string(cells), emptyAsNull(r.ReadErr)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store import rows: %w", err)
+	}
+	return nil
+}
+
+// CompleteImportSession marks an upload stored in full.
+func (s *Store) CompleteImportSession(ctx context.Context, sessionID uuid.UUID, rowCount int) error {
+	return s.execImport(ctx, "complete import session", `UPDATE import_sessions SET complete = true, row_count = $1
+		WHERE id = $2`, rowCount, sessionID.String())
+}
+
+// DeleteImportSession deletes a session and its rows.
+func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) error {
+	return s.execImport(ctx, "delete import session", `DELETE FROM import_sessions WHERE id = $1`, sessionID.String())
+}
+
+// DeleteExpiredImportSessions deletes the sessions expired at now, with their rows, and says how
+// many there were. Uploads that never completed (their request died) expire like the others.
+func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= $1`, millis(now))
+	if err != nil {
+		return 0, fmt.Errorf("delete expired import sessions: %w", storageFull(err))
+	}
+	return res.RowsAffected()
+}
+
+// SetImportMappings replaces a session's mappings.
+func (s *Store) SetImportMappings(ctx context.Context, sessionID uuid.UUID, ms []importer.Mapping) error {
+	return s.execImport(ctx, "set import mappings", `UPDATE import_sessions SET mappings = $1 WHERE id = $2`,
+		encodeMappings(ms), sessionID.String())
+}
+
+// execImport runs one statement that writes no events, in its own transaction.
+func (s *Store) execImport(ctx context.Context, what, query string, args ...any) error {
+	if _, err := s.db.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("%s: %w", what, storageFull(err))
+	}
+	return nil
+}
+
+// importSessionRow is an import_sessions row with its rows' counts.
+type importSessionRow struct {
+	ID         uuid.UUID        `db:"id"`
+	UserID     uuid.UUID        `db:"user_id"`
+	Format     string           `db:"format"`
+	Kind       string           `db:"kind"`
+	Target     string           `db:"target"`
+	Columns    string           `db:"columns"`
+	Mappings   sql.Null[string] `db:"mappings"`
+	RowCount   int              `db:"row_count"`
+	Federate   bool             `db:"federate"`
+	CreatedAt  int64            `db:"created_at"`
+	ExpiresAt  int64            `db:"expires_at"`
+	Confirmed  int              `db:"confirmed"`
+	Processed  int              `db:"processed"`
+	Imported   int              `db:"imported"`
+	Duplicates int              `db:"duplicates"`
+	Failed     int              `db:"failed"`
+}
+
+// ImportSession returns the user's complete, unexpired session id, with its progress.
+func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now time.Time) (importer.Session, error) {
+	var row importSessionRow
+	err := s.db.GetContext(ctx, &row, `SELECT s.id, s.user_id, s.format, s.kind, s.target, s.columns, s.mappings,
+		s.row_count, s.federate, s.created_at, s.expires_at,
+		count(*) FILTER (WHERE r.selected) AS confirmed,
+		count(*) FILTER (WHERE r.selected AND r.outcome IS NOT NULL) AS processed,
+		count(*) FILTER (WHERE r.selected AND r.outcome = 'imported') AS imported,
+		count(*) FILTER (WHERE r.selected AND r.outcome = 'duplicate') AS duplicates,
+		count(*) FILTER (WHERE r.selected AND r.outcome = 'failed') AS failed
+		FROM import_sessions s LEFT JOIN import_rows r ON r.session_id = s.id AND r.selected
+		WHERE s.id = $1 AND s.user_id = $2 AND s.complete AND s.expires_at > $3
+		GROUP BY s.id`, id.String(), userID.String(), millis(now))
+	if err != nil {
+		return importer.Session{}, notFound(err, "Entity not found: import session")
+	}
+	var cols []string
+	if err := json.Unmarshal([]byte(row.Columns), &cols); err != nil {
+		return importer.Session{}, fmt.Errorf("stored import columns: %w", err)
+	}
+	out := importer.Session{
+		ID: row.ID, UserID: row.UserID, Format: row.Format, Kind: importer.Kind(row.Kind), Target: importer.Target(row.Target),
+		Columns: cols, RowCount: row.RowCount, Federate: row.Federate,
+		CreatedAt: time.UnixMilli(row.CreatedAt).UTC(), ExpiresAt: time.UnixMilli(row.ExpiresAt).UTC(),
+		Progress: importer.Progress{Confirmed: row.Confirmed, Processed: row.Processed, Imported: row.Imported,
+			Duplicates: row.Duplicates, Failed: row.Failed},
+	}
+	if row.Mappings.Valid {
+		if out.Mappings, err = decodeMappings(row.Mappings.V); err != nil {
+			return importer.Session{}, err
+		}
+	}
+	return out, nil
+}
+
+// importRowRow is an import_rows row.
+type importRowRow struct {
+	Idx       int              `db:"idx"`
+	Cells     string           `db:"cells"`
+	ReadError sql.Null[string] `db:"read_error"`
+}
+
+func (r importRowRow) row() (importer.Row, error) {
+	out := importer.Row{Index: r.Idx, ReadErr: r.ReadError.V}
+	if err := json.Unmarshal([]byte(r.Cells), &out.Cells); err != nil {
+		return out, fmt.Errorf("stored import row %d: %w", r.Idx, err)
+	}
+	return out, nil
+}
+
+// ImportRows returns up to limit rows of a session after index after.
+func (s *Store) ImportRows(ctx context.Context, sessionID uuid.UUID, after, limit int) ([]importer.Row, error) {
+	return s.importRows(ctx, `idx > $2`, sessionID, after, limit)
+}
+
+// PendingImportRows returns up to limit confirmed rows without an outcome.
+func (s *Store) PendingImportRows(ctx context.Context, sessionID uuid.UUID, limit int) ([]importer.Row, error) {
+	return s.importRows(ctx, `selected AND outcome IS NULL AND idx > $2`, sessionID, -1, limit)
+}
+
+func (s *Store) importRows(ctx context.Context, where string, sessionID uuid.UUID, after, limit int) ([]importer.Row, error) {
+	var rows []importRowRow
+	err := s.db.SelectContext(ctx, &rows, `SELECT idx, cells, read_error FROM import_rows
+		WHERE session_id = $1 AND `+where+` ORDER BY idx LIMIT $3`, sessionID.String(), after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read import rows: %w", err)
+	}
+	return mapRows(rows, importRowRow.row)
+}
+
+// SelectImportRows marks the rows at indices confirmed, with the federate choice and a new
+// expiry (never an earlier one), in one transaction.
+func (s *Store) SelectImportRows(ctx context.Context, sessionID uuid.UUID, indices []int, federate bool, expires time.Time) error {
+	idx := make([]int64, len(indices))
+	for i, v := range indices {
+		idx[i] = int64(v)
+	}
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE import_rows SET selected = true WHERE session_id = $1 AND NOT selected
+			AND idx = ANY($2)`, sessionID.String(), idx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE import_sessions SET federate = $1, expires_at = greatest(expires_at, $2)
+			WHERE id = $3`, federate, millis(expires), sessionID.String())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("select import rows: %w", err)
+	}
+	return nil
+}
+
+// lockUserImports serialises the confirm batches of one user for the rest of tx. On SQLite the
+// single writer made a batch's reads and writes one step; here two batches of the user (the
+// same session resumed on two hosts, or two sessions) would both find a movie not yet reviewed
+// that day and both log it, or both find a row without its outcome. A transaction-level
+// advisory lock on the user makes the second batch wait for the first to commit, and its reads
+// (READ COMMITTED, each statement sees the commits before it) then see the first's reviews
+// and outcomes: its rows are a conflict, and nothing is logged twice.
+func lockUserImports(ctx context.Context, tx *sqlx.Tx, userID uuid.UUID) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "imports "+userID.String()); err != nil {
+		return fmt.Errorf("lock the user's imports: %w", err)
+	}
+	return nil
+}
+
+// WriteImportBatch writes a confirm batch in one transaction: for each row its review (or
+// watchlist entry), its movie when new, their events, and the row's outcome. A review of a movie
+// the user already reviewed that day, or an entry already on the watchlist, is a duplicate and
+// writes nothing but the outcome. A row another batch wrote already is a conflict, and the whole
+// batch is rolled back: a batch run again after a crash, or twice at once, logs its reviews once.
+//
+// A batch stores many movies and reviews in its own order, so beside another writer (a batch of
+// another user naming the same new movies in another order, or a review logged meanwhile) it
+// can wait for a movie the other is storing while the other waits for the review counter rows
+// this one holds. PostgreSQL then aborts one of them (deadlock_detected); nothing of it was
+// committed, so it is run again, up to batchAttempts times in all.
+func (s *Store) WriteImportBatch(ctx context.Context, b importer.Batch) error {
+	var err error
+	for range batchAttempts {
+		if err = s.writeImportBatch(ctx, b); !isDeadlock(err) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write import batch: %w", err)
+	}
+	return nil
+}
+
+// batchAttempts bounds how often WriteImportBatch runs a batch PostgreSQL aborted.
+const batchAttempts = 5
+
+// deadlockDetected is PostgreSQL's SQLSTATE for a transaction aborted to break a deadlock.
+const deadlockDetected = "40P01"
+
+// isDeadlock reports whether err is a transaction aborted to break a deadlock.
+func isDeadlock(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == deadlockDetected
+}
+
+func (s *Store) writeImportBatch(ctx context.Context, b importer.Batch) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
+		if err := lockUserImports(ctx, tx, b.UserID); err != nil {
+			return err
+		}
+		var events []domain.Event
+		for _, it := range b.Items {
+			outcome, errText := importer.OutcomeFailed, it.Err
+			if it.Err == "" {
+				var evs []domain.Event
+				var err error
+				if b.Target == importer.TargetWatchlist {
+					outcome, evs, err = s.importWatchlistEntry(ctx, tx, b, it)
+				} else {
+					outcome, evs, err = s.importReview(ctx, tx, b, it)
+				}
+				if err != nil {
+					return fmt.Errorf("row %d: %w", it.Index, err)
+				}
+				events = append(events, evs...)
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE import_rows SET outcome = $1, error = $2
+				WHERE session_id = $3 AND idx = $4 AND outcome IS NULL`, outcome, emptyAsNull(errText), b.SessionID.String(), it.Index)
+			if err != nil {
+				return fmt.Errorf("row %d outcome: %w", it.Index, err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return domain.Errorf(domain.KindConflict, "import row %d was written by another confirm", it.Index)
+			}
+		}
+		return s.enqueue(ctx, tx, events...)
+	})
+}
+
+// importReview stores one imported review like LogReview does (its movie if new, off the
+// watchlist), quiet when asked, unless the user reviewed that movie on that day already.
+func (s *Store) importReview(ctx context.Context, tx *sqlx.Tx, b importer.Batch, it importer.Item) (string, []domain.Event, error) {
+	mv, events, err := s.ensureMovie(ctx, tx, it.Movie)
+	if err != nil {
+		return "", nil, err
+	}
+	r := it.Review
+	r.MovieID = mv.ID
+	dup, err := reviewedOn(ctx, tx, r.UserID, mv.ID, r.WatchedAt)
+	if err != nil {
+		return "", nil, err
+	}
+	if dup {
+		return importer.OutcomeDuplicate, events, nil
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium, watched_at,
+		created_at, updated_at, quiet) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, r.ID.String(), r.UserID.String(),
+		r.MovieID.String(), r.Rating, nullString(r.Comment), mediumValue(r.WatchMedium), formatTime(r.WatchedAt),
+		formatTime(r.CreatedAt), formatTime(r.UpdatedAt), b.Quiet)
+	if err != nil {
+		return "", nil, fmt.Errorf("insert review: %w", err)
+	}
+	removed, err := tx.ExecContext(ctx, `DELETE FROM watchlist WHERE user_id = $1 AND movie_id = $2`, r.UserID.String(), mv.ID.String())
+	if err != nil {
+		return "", nil, fmt.Errorf("remove from watchlist: %w", err)
+	}
+	if n, _ := removed.RowsAffected(); n > 0 {
+		events = append(events, domain.WatchlistEntryRemoved{UserID: r.UserID, MovieID: mv.ID})
+	}
+	events = append(events, domain.ReviewLogged{ReviewID: r.ID, MovieID: mv.ID, UserID: r.UserID, Rating: uint8(r.Rating),
+		WatchedAt: domain.NewUnixTime(r.WatchedAt), Quiet: b.Quiet})
+	return importer.OutcomeImported, events, nil
+}
+
+// importWatchlistEntry puts one imported movie on the watchlist unless it is there already.
+func (s *Store) importWatchlistEntry(ctx context.Context, tx *sqlx.Tx, b importer.Batch, it importer.Item) (string, []domain.Event, error) {
+	mv, events, err := s.ensureMovie(ctx, tx, it.Movie)
+	if err != nil {
+		return "", nil, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO watchlist (user_id, movie_id, added_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		b.UserID.String(), mv.ID.String(), formatTime(b.Now))
+	if err != nil {
+		return "", nil, fmt.Errorf("insert watchlist entry: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return importer.OutcomeDuplicate, events, nil
+	}
+	return importer.OutcomeImported, append(events, domain.WatchlistEntryAdded{
+		UserID: b.UserID, MovieID: mv.ID, MovieTitle: mv.Title, ReleaseYear: uint16(mv.ReleaseYear),
+		ExternalMetadataID: mv.ExternalID, AddedAt: domain.NewUnixTime(b.Now), Quiet: b.Quiet,
+	}), nil
+}
+
+// reviewedOn reports whether the user has a review of the movie watched on the calendar day
+// (UTC) of t, as stored watched_at values begin.
+func reviewedOn(ctx context.Context, q sqlx.QueryerContext, userID, movieID uuid.UUID, t time.Time) (bool, error) {
+	var found bool
+	if err := sqlx.GetContext(ctx, q, &found, `SELECT EXISTS (SELECT 1 FROM reviews WHERE user_id = $1 AND movie_id = $2
+		AND substr(watched_at, 1, 10) = $3)`, userID.String(), movieID.String(), t.UTC().Format(time.DateOnly)); err != nil {
+		return false, fmt.Errorf("find duplicate review: %w", err)
+	}
+	return found, nil
+}
+
+// ImportDuplicate reports whether the user already has a review of m on the day of watched, or,
+// with a zero watched, m on the watchlist. A movie not stored yet has neither.
+func (s *Store) ImportDuplicate(ctx context.Context, userID uuid.UUID, m domain.Movie, watched time.Time) (bool, error) {
+	found, err := findMovie(ctx, s.db, m, "")
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !watched.IsZero() {
+		return reviewedOn(ctx, s.db, userID, found.ID, watched)
+	}
+	var on bool
+	err = s.db.GetContext(ctx, &on, `SELECT EXISTS (SELECT 1 FROM watchlist WHERE user_id = $1 AND movie_id = $2)`,
+		userID.String(), found.ID.String())
+	if err != nil {
+		return false, fmt.Errorf("find watchlist entry: %w", err)
+	}
+	return on, nil
+}
+
+// InterruptedImportSessions lists the complete, unexpired sessions that have confirmed rows
+// without an outcome, oldest first.
+func (s *Store) InterruptedImportSessions(ctx context.Context, now time.Time) ([]importer.SessionRef, error) {
+	var rows []struct {
+		ID     uuid.UUID `db:"id"`
+		UserID uuid.UUID `db:"user_id"`
+	}
+	err := s.db.SelectContext(ctx, &rows, `SELECT s.id, s.user_id FROM import_sessions s
+		WHERE s.complete AND s.expires_at > $1 AND EXISTS (SELECT 1 FROM import_rows r
+			WHERE r.session_id = s.id AND r.selected AND r.outcome IS NULL)
+		ORDER BY s.created_at, s.id`, millis(now))
+	if err != nil {
+		return nil, fmt.Errorf("interrupted import sessions: %w", err)
+	}
+	out := make([]importer.SessionRef, len(rows))
+	for i, r := range rows {
+		out[i] = importer.SessionRef{ID: r.ID, UserID: r.UserID}
+	}
+	return out, nil
+}
+
+// ImportFailures lists a session's confirmed rows that failed, in order.
+func (s *Store) ImportFailures(ctx context.Context, sessionID uuid.UUID) ([]importer.Failure, error) {
+	var rows []struct {
+		Idx   int              `db:"idx"`
+		Error sql.Null[string] `db:"error"`
+	}
+	err := s.db.SelectContext(ctx, &rows, `SELECT idx, error FROM import_rows WHERE session_id = $1 AND selected
+		AND outcome = 'failed' ORDER BY idx`, sessionID.String())
+	if err != nil {
+		return nil, fmt.Errorf("import failures: %w", err)
+	}
+	out := make([]importer.Failure, len(rows))
+	for i, r := range rows {
+		out[i] = importer.Failure{Index: r.Idx, Error: r.Error.V}
+	}
+	return out, nil
+}
+
+// SaveImportProfile stores a mapping profile.
+func (s *Store) SaveImportProfile(ctx context.Context, p importer.Profile) error {
+	return s.execImport(ctx, "save import profile", `INSERT INTO import_profiles (id, user_id, name, mappings, created_at)
+		VALUES ($1, $2, $3, $4, $5)`, p.ID.String(), p.UserID.String(), p.Name, encodeMappings(p.Mappings), formatTime(p.CreatedAt))
+}
+
+type importProfileRow struct {
+	ID        uuid.UUID `db:"id"`
+	UserID    uuid.UUID `db:"user_id"`
+	Name      string    `db:"name"`
+	Mappings  string    `db:"mappings"`
+	CreatedAt string    `db:"created_at"`
+}
+
+func (r importProfileRow) profile() (importer.Profile, error) {
+	ms, err := decodeMappings(r.Mappings)
+	if err != nil {
+		return importer.Profile{}, err
+	}
+	at, err := parseTime(r.CreatedAt)
+	return importer.Profile{ID: r.ID, UserID: r.UserID, Name: r.Name, Mappings: ms, CreatedAt: at}, err
+}
+
+// ImportProfiles lists the user's profiles, oldest first.
+func (s *Store) ImportProfiles(ctx context.Context, userID uuid.UUID) ([]importer.Profile, error) {
+	var rows []importProfileRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
+		WHERE user_id = $1 ORDER BY created_at, id`, userID.String()); err != nil {
+		return nil, fmt.Errorf("import profiles: %w", err)
+	}
+	return mapRows(rows, importProfileRow.profile)
+}
+
+// ImportProfile returns one of the user's profiles.
+func (s *Store) ImportProfile(ctx context.Context, userID, id uuid.UUID) (importer.Profile, error) {
+	var row importProfileRow
+	if err := s.db.GetContext(ctx, &row, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
+		WHERE id = $1 AND user_id = $2`, id.String(), userID.String()); err != nil {
+		return importer.Profile{}, notFound(err, "Entity not found: import profile")
+	}
+	return row.profile()
+}
+
+// DeleteImportProfile deletes one of the user's profiles.
+func (s *Store) DeleteImportProfile(ctx context.Context, userID, id uuid.UUID) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM import_profiles WHERE id = $1 AND user_id = $2`, id.String(), userID.String())
+	if err != nil {
+		return fmt.Errorf("delete import profile: %w", storageFull(err))
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return domain.NotFound("Entity not found: import profile")
+	}
+	return nil
+}
+
+// emptyAsNull maps "" to NULL (a row without a read error or an error text).
+func emptyAsNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
