@@ -32,3 +32,15 @@ CREATE TABLE processed_events (
     PRIMARY KEY (event_id, handler)
 );
 CREATE INDEX idx_processed_events_started ON processed_events (started_at);
+
+-- Every statement that inserts outbox rows notifies the queues' LISTEN channel. PostgreSQL
+-- delivers a notification at the commit (never for a rollback) and once per transaction for the
+-- same channel and payload, however many statements inserted; foreign writers' rows wake the
+-- workers too. The channel name is the postgres adapter's notifyChannel.
+CREATE FUNCTION event_queue_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('moviesdiary_outbox', '');
+    RETURN NULL;
+END $$;
+CREATE TRIGGER event_queue_notify AFTER INSERT ON event_queue
+    FOR EACH STATEMENT EXECUTE FUNCTION event_queue_notify();

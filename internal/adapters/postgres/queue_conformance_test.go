@@ -68,9 +68,16 @@ func (h *queueHarness) Publish(t *testing.T, events ...domain.Event) []string {
 	return ids
 }
 
-func (h *queueHarness) PublishCopies(t *testing.T, _ domain.Event, _ int) string {
-	t.Fatal("event_id is unique in event_queue")
-	return ""
+// PublishCopies enqueues the copies under one id, one write each: event_id is unique in
+// event_queue, so the outbox keeps the first and skips the rest (Features.Repeats is false).
+func (h *queueHarness) PublishCopies(t *testing.T, e domain.Event, copies int) string {
+	id := uuid.New()
+	for range copies {
+		if err := h.store.Enqueue(context.Background(), postgres.EventWithID{ID: id, Event: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return id.String()
 }
 
 func (h *queueHarness) Now() time.Time {

@@ -2,87 +2,25 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // EnqueueEvents writes events into the outbox inside the caller's transaction, so they commit or
-// roll back with the change that caused them. It is the only code that inserts into event_queue,
-// and it always sets event_id (a time-ordered UUIDv7), so every event can be deduplicated. An
-// EventWithID keeps the id its writer chose instead; an event whose id is already in the outbox
-// is skipped (ON CONFLICT DO NOTHING), so a writer that derives its ids can replay safely.
-//
-// now stamps the rows' created_at and next_attempt_at (Unix ms, the format of the columns'
-// defaults, which only rows from foreign writers still get), so a row enqueued at the store's
-// clock T is claimable at T and not before.
+// roll back with the change that caused them, through outbox.Insert, the only code that inserts
+// into event_queue (it sets every event_id; an EventWithID keeps its writer's id, and a repeated
+// id is skipped). now stamps the rows' created_at and next_attempt_at.
 func EnqueueEvents(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
-	at := millis(now)
-	// Multi-row INSERTs, not a prepared statement per call: a write usually carries one to three
-	// events, and preparing costs more than the rows. Chunks keep a statement's parameters far
-	// below SQLite's limit.
-	for len(events) > 0 {
-		n := min(len(events), enqueueChunk)
-		if err := enqueueChunkOf(ctx, tx, at, events[:n]); err != nil {
-			return err
-		}
-		events = events[n:]
-	}
-	return nil
+	return outbox.Insert(ctx, tx, now, events...)
 }
 
-const (
-	enqueueInsert   = `INSERT INTO event_queue (event_id, event_type, payload, created_at, next_attempt_at) VALUES `
-	enqueueRow      = `(?, ?, ?, ?, ?)`
-	enqueueConflict = ` ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING`
-	enqueueChunk    = 500
-)
-
-// EventWithID is an event whose outbox id is chosen by its writer rather than minted: the
-// federation fan-out derives each delivery's id from its activity id and inbox, so replaying the
-// fan-out after a crash writes no second delivery. Pass it to EnqueueEvents like any event.
-type EventWithID struct {
-	ID    uuid.UUID
-	Event domain.Event
-}
-
-// EventType is the wrapped event's type.
-func (e EventWithID) EventType() string { return e.Event.EventType() }
-
-func enqueueChunkOf(ctx context.Context, tx *sqlx.Tx, at int64, events []domain.Event) error {
-	query := make([]byte, 0, len(enqueueInsert)+len(events)*(len(enqueueRow)+1))
-	query = append(query, enqueueInsert...)
-	args := make([]any, 0, 5*len(events))
-	for i, e := range events {
-		var id uuid.UUID
-		if w, ok := e.(EventWithID); ok {
-			id, e = w.ID, w.Event
-		}
-		payload, err := domain.Encode(e)
-		if err != nil {
-			return fmt.Errorf("enqueue %s: %w", e.EventType(), err)
-		}
-		if id == uuid.Nil {
-			if id, err = uuid.NewV7(); err != nil {
-				return fmt.Errorf("enqueue %s: event id: %w", e.EventType(), err)
-			}
-		}
-		if i > 0 {
-			query = append(query, ',')
-		}
-		query = append(query, enqueueRow...)
-		args = append(args, id.String(), e.EventType(), payload, at, at)
-	}
-	query = append(query, enqueueConflict...)
-	if _, err := tx.ExecContext(ctx, string(query), args...); err != nil {
-		return fmt.Errorf("enqueue events: %w", err)
-	}
-	return nil
-}
+// EventWithID is an event whose outbox id is chosen by its writer rather than minted (the
+// federation fan-out derives each delivery's id from its activity id and inbox).
+type EventWithID = outbox.EventWithID
 
 // EnqueueFunc is the signature of EnqueueEvents, which WithEnqueue replaces.
 type EnqueueFunc func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error

@@ -233,7 +233,10 @@ func testRetry(t *testing.T, s *suite) {
 			t.Fatalf("handler ran %d times by delivery %d", got, n)
 		}
 		if !s.f.Clock {
-			t.Skip("needs Features.Clock to walk the schedule past the first retry; its first delay was right")
+			// Without a test clock the source's first retry is what can be checked in real time;
+			// it was right, and the rest of the schedule is the same function (domain.RetryBackoff).
+			t.Logf("first retry checked (%s); walking the rest needs Features.Clock", o.Delay)
+			return
 		}
 		s.h.Advance(o.Delay)
 	}
@@ -442,15 +445,21 @@ func testShutdown(t *testing.T, s *suite) {
 	}
 }
 
-// testRepeats: copies of one event id in reach of one claim run each handler once.
+// testRepeats: copies of one event id in reach of one claim run each handler once. A source
+// without Features.Repeats keeps one message per id (the outbox's unique event_id): the copies
+// collapse where they are published, and the one left is claimed once.
 func testRepeats(t *testing.T, s *suite) {
-	if !s.f.Repeats {
-		t.Skip("needs Features.Repeats: the source cannot hold two messages with one event id")
-	}
 	src := &counting{Source: s.h.Source(t), ids: map[string]int{}}
 	id := s.h.PublishCopies(t, event, 2)
 	s.start(t, src, delivery.PumpConfig{})
-	s.settled(t, id, "done, both copies claimed", func(o Outcome) bool { return o.State == Done && src.claimed(id) >= 2 })
+	if s.f.Repeats {
+		s.settled(t, id, "done, both copies claimed", func(o Outcome) bool { return o.State == Done && src.claimed(id) >= 2 })
+	} else {
+		s.settled(t, id, "done, the one copy kept claimed", func(o Outcome) bool { return o.State == Done && src.claimed(id) >= 1 })
+		if n := src.claimed(id); n != 1 {
+			t.Errorf("event claimed %d times, want once: the source kept repeated copies of one id", n)
+		}
+	}
 	if a, b := s.runs(handlerA, id), s.runs(handlerB, id); a != 1 || b != 1 {
 		t.Fatalf("handlers ran %d and %d times for two copies, want once each", a, b)
 	}
