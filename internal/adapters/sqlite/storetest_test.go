@@ -71,4 +71,7 @@ func TestStoreSuite(t *testing.T) {
 	t.Run("EventsSince", func(t *testing.T) {
 		storetest.RunEventsSince(t, func(t *testing.T, f *storetest.Faults) storetest.EventCounter { return openForSuite(t, f) })
 	})
+	t.Run("AtomicWrites", func(t *testing.T) {
+		storetest.RunAtomicWrites(t, func(t *testing.T, f *storetest.Faults) storetest.AtomicWrites { return openForSuite(t, f) })
+	})
 }
