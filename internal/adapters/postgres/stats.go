@@ -41,8 +41,8 @@ func (s *Store) OldestPending(ctx context.Context) (age time.Duration, ok bool, 
 // commit, so a row with a lower id can commit after a higher one was counted. Every transaction
 // below the xmin has finished, so the window's rows are final: each committed row is counted
 // exactly once over a sequence of calls, a rolled-back one never. A row is counted once every
-// transaction that began before its own has ended, so a long-open transaction (any database of
-// the cluster) delays counting but loses nothing.
+// writing transaction older than its own has ended, so a long-open one (in any database of the
+// cluster; readers hold no transaction id and do not count) delays counting but loses nothing.
 func (s *Store) EventsSince(ctx context.Context, cursor int64) (map[string]int, int64, error) {
 	var rows []struct {
 		Horizon   int64          `db:"horizon"`
