@@ -3,7 +3,7 @@ package storecopy_test
 import (
 	"context"
 	"database/sql"
-		"errors"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
