@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"moviesdiary/internal/adapters/postgres"
-	"moviesdiary/internal/adapters/storecopy"
+	"moviesdiary/cmd/server/internal/storecopy"
 	"moviesdiary/internal/config"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"moviesdiary/internal/adapters/sqlite"
-	"moviesdiary/internal/adapters/storecopy"
+	"moviesdiary/cmd/server/internal/storecopy"
 	"moviesdiary/internal/config"
 )
 

@@ -1,8 +1,9 @@
 // Package storecopy moves a moviesdiary instance from its SQLite file into an empty PostgreSQL
 // database (`server migrate-store`): every table the two schemas share, the outbox with its
 // pending rows and the processed-event ledger included, in one PostgreSQL transaction whose row
-// counts are verified before it commits. It knows both store adapters, so only cmd/server, the
-// composition root, imports it.
+// counts are verified before it commits. It knows both store adapters, which only a
+// composition root may (DESIGN.md), so it lives inside cmd/server: Go's internal rule keeps
+// every other package from importing it, and the import rules test allows cmd/** its adapters.
 package storecopy
 
 import (

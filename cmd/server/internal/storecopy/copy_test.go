@@ -21,7 +21,7 @@ import (
 	"moviesdiary/internal/adapters/postgres/pgtest"
 	"moviesdiary/internal/adapters/postgres/postgrestest"
 	"moviesdiary/internal/adapters/sqlite"
-	"moviesdiary/internal/adapters/storecopy"
+	"moviesdiary/cmd/server/internal/storecopy"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/search"
 )
@@ -452,4 +452,36 @@ func firstDifference(want, got []string) string {
 		}
 	}
 	return "no difference"
+}
+
+// TestCopyColumnsOnOneSide: a column only PostgreSQL has takes its default (as event_queue's
+// enqueued_xact of migration 0204 will), and a column only SQLite has stops the copy before
+// anything is written, since its values would be lost.
+func TestCopyColumnsOnOneSide(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "moviesdiary.db")
+	in := populate(t, path)
+	url := postgrestest.URL(t)
+	dst := openPG(t, url)
+	if _, err := dst.Exec(`ALTER TABLE event_queue ADD COLUMN pg_only bigint NOT NULL DEFAULT 7`); err != nil {
+		t.Fatal(err)
+	}
+	execSQLite(t, path, `ALTER TABLE users ADD COLUMN shoe_size INTEGER`)
+	_, err := storecopy.Copy(ctx, path, url, storecopy.Options{})
+	if err == nil || !strings.Contains(err.Error(), "users.shoe_size has no PostgreSQL twin") {
+		t.Fatalf("copy with a SQLite-only column: %v, want it refused naming users.shoe_size", err)
+	}
+	untouched(t, dst)
+
+	execSQLite(t, path, `ALTER TABLE users DROP COLUMN shoe_size`)
+	if _, err := storecopy.Copy(ctx, path, url, storecopy.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var rows, sevens int
+	if err := dst.QueryRow(`SELECT count(*), count(*) FILTER (WHERE pg_only = 7) FROM event_queue`).Scan(&rows, &sevens); err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 || sevens != rows || rows < len(in.pending) {
+		t.Errorf("event_queue: %d rows, %d with the PostgreSQL-only column's default", rows, sevens)
+	}
 }
