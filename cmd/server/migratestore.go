@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"strings"
 
-	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/cmd/server/internal/storecopy"
+	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/config"
 )
 

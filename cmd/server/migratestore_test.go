@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/cmd/server/internal/storecopy"
+	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 )
 

@@ -17,11 +17,11 @@ import (
 	"github.com/google/uuid"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
+	"moviesdiary/cmd/server/internal/storecopy"
 	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/postgres/pgtest"
 	"moviesdiary/internal/adapters/postgres/postgrestest"
 	"moviesdiary/internal/adapters/sqlite"
-	"moviesdiary/cmd/server/internal/storecopy"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/search"
 )
