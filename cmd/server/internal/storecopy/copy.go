@@ -88,9 +88,12 @@ func Copy(ctx context.Context, srcPath, dstURL string, opts Options) (Report, er
 	// Triggers are off while copying: the derived tables they maintain (review_counts,
 	// following_feed, movie_review_stats) are copied as they are, like every other table, so
 	// the destination equals the source row for row, and firing the triggers as well would count
-	// every review twice. Disabling USER triggers leaves the foreign-key checks on (hence the
-	// copy order). ALTER TABLE is transactional and locks each table until the commit, so
-	// nothing writes into it between the emptiness check and the copy.
+	// every review twice. Letting the triggers rebuild them instead (copying only the tables
+	// they derive from) would run a plpgsql fan-out per review and could only reproduce the
+	// source's rows, not keep them. Disabling USER triggers leaves the foreign-key checks on
+	// (hence the copy order); the outbox's NOTIFY trigger is off too, which costs nothing: the
+	// workers look for pending rows when they start. ALTER TABLE is transactional and locks each
+	// table until the commit, so nothing writes into it between the emptiness check and the copy.
 	for _, t := range tables {
 		if _, err := tx.Exec(ctx, "ALTER TABLE "+ident(t.name)+" DISABLE TRIGGER USER"); err != nil {
 			return Report{}, fmt.Errorf("destination: disable the triggers of %s: %w", t.name, err)
