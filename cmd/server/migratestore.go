@@ -40,6 +40,10 @@ func migrateStoreCommand(ctx context.Context, cfg config.Config, args []string, 
 	case !postgres.IsURL(*to):
 		return fmt.Errorf("%w: --to %s is not a postgres:// or postgresql:// URL", errUsage, redactURL(*to))
 	}
+	if _, pg := cfg.PostgresURL(); pg {
+		return fmt.Errorf("%w: DATABASE_URL names PostgreSQL already; migrate-store reads the SQLite instance: "+
+			"point DATABASE_URL at its file (or unset it for DATA_DIR's)", errUsage)
+	}
 	path, err := cfg.DatabasePath()
 	if err != nil {
 		return err
@@ -56,8 +60,42 @@ func migrateStoreCommand(ctx context.Context, cfg config.Config, args []string, 
 		return nil
 	}
 	fmt.Fprintf(stdout, "\nmoved %s (schema version %d) into %s; every table's rows verified.\n", path, report.SchemaVersion, dest)
-	printNextSteps(stdout, cfg, path, dest)
+	moved, err := moveSecret(ctx, cfg, *to)
+	if err != nil {
+		return err
+	}
+	printNextSteps(stdout, cfg, path, dest, moved)
 	return nil
+}
+
+// moveSecret stores the SQLite instance's generated JWT secret (DATA_DIR/jwt_secret) in the
+// PostgreSQL database, where servers on PostgreSQL keep theirs, so sessions survive the move.
+// It reports whether it did: not when JWT_SECRET is set (that value goes on being used) or when
+// there is no such file.
+func moveSecret(ctx context.Context, cfg config.Config, to string) (bool, error) {
+	if cfg.JWTSecret != "" {
+		return false, nil
+	}
+	if _, err := os.Stat(filepath.Join(cfg.DataDir, secretFile)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	secret, _, err := jwtSecret("", cfg.DataDir)
+	if err != nil {
+		return false, err
+	}
+	s, err := postgres.Open(ctx, to)
+	if err != nil {
+		return false, err
+	}
+	defer s.Close()
+	stored, _, err := s.Secret(ctx, "jwt", func() (string, error) { return string(secret), nil })
+	if err != nil {
+		return false, fmt.Errorf("move the JWT secret: %w", err)
+	}
+	if stored != string(secret) {
+		return false, errors.New("move the JWT secret: the database holds another one already")
+	}
+	return true, nil
 }
 
 // printCounts writes the copied tables by name with their rows, and the total.
@@ -79,7 +117,7 @@ func printCounts(w io.Writer, r storecopy.Report) {
 
 // printNextSteps says what to change on every host once the data is in PostgreSQL: the
 // database URL, the JWT secret, the images, and what the SQLite file is now.
-func printNextSteps(w io.Writer, cfg config.Config, path, dest string) {
+func printNextSteps(w io.Writer, cfg config.Config, path, dest string, secretMoved bool) {
 	fmt.Fprintf(w, "\nnext:\n")
 	fmt.Fprintf(w, "1. Set DATABASE_URL=%s (with the real password) for every server and worker, then start them: "+
 		"the workers deliver the outbox's pending events.\n", dest)
@@ -88,12 +126,15 @@ func printNextSteps(w io.Writer, cfg config.Config, path, dest string) {
 	switch {
 	case cfg.JWTSecret != "":
 		fmt.Fprintf(w, "2. JWT_SECRET is set here: give every server the same value, or users are logged out.\n")
+	case secretMoved:
+		fmt.Fprintf(w, "2. The JWT secret of %s is now kept in the database, where every server on PostgreSQL "+
+			"finds it: sessions go on working; leave JWT_SECRET unset.\n", secret)
 	case err == nil:
 		fmt.Fprintf(w, "2. The JWT secret is in %s: give every server its contents as JWT_SECRET, e.g. "+
 			"JWT_SECRET=\"$(cat %s)\", or users are logged out.\n", secret, secret)
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(w, "2. There is no JWT secret in %s and JWT_SECRET is unset: set JWT_SECRET (at least 16 bytes) to "+
-			"one value on every server (users log in again).\n", cfg.DataDir)
+		fmt.Fprintf(w, "2. There is no JWT secret in %s and JWT_SECRET is unset: the first server on PostgreSQL "+
+			"generates one in the database for all of them (users log in again).\n", cfg.DataDir)
 	default:
 		fmt.Fprintf(w, "2. The JWT secret in %s could not be read (%v): give every server its contents as JWT_SECRET, "+
 			"or users are logged out.\n", secret, err)

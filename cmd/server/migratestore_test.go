@@ -77,24 +77,26 @@ func TestMigrateStoreNextSteps(t *testing.T) {
 	path := filepath.Join(dir, "moviesdiary.db")
 	dest := redactURL("postgres://md:hunter2@db:5432/md?sslmode=require")
 	for _, c := range []struct {
-		name string
-		cfg  config.Config
-		want []string
+		name  string
+		cfg   config.Config
+		moved bool
+		want  []string
 	}{
-		{"generated secret, local images", config.Config{DataDir: dir}, []string{
+		{"generated secret moved", config.Config{DataDir: dir}, true, []string{"now kept in the database", "leave JWT_SECRET unset"}},
+		{"generated secret, local images", config.Config{DataDir: dir}, false, []string{
 			"DATABASE_URL=postgres://md:xxxxx@db:5432/md?sslmode=require",
 			`JWT_SECRET="$(cat ` + filepath.Join(dir, "jwt_secret") + `)"`,
 			"Images are in " + filepath.Join(dir, "images"), "IMAGE_STORAGE=s3",
 			"Keep " + path + " as the backup",
 		}},
 		{"configured secret, S3", config.Config{DataDir: dir, JWTSecret: "0123456789abcdef",
-			ImageStore: config.ImageStore{ImageStorage: "s3", S3Bucket: "posters"}}, []string{
+			ImageStore: config.ImageStore{ImageStorage: "s3", S3Bucket: "posters"}}, false, []string{
 			"JWT_SECRET is set here", "S3 bucket posters: nothing to move",
 		}},
-		{"no secret, no images", config.Config{DataDir: t.TempDir()}, []string{"JWT_SECRET is unset", "There are no images in"}},
+		{"no secret, no images", config.Config{DataDir: t.TempDir()}, false, []string{"JWT_SECRET is unset", "There are no images in"}},
 	} {
 		var out bytes.Buffer
-		printNextSteps(&out, c.cfg, path, dest)
+		printNextSteps(&out, c.cfg, path, dest, c.moved)
 		for _, want := range c.want {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%s: the advice lacks %q:\n%s", c.name, want, out.String())
