@@ -162,6 +162,15 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		rows = append(rows, row{scenario, fmt.Sprintf(format, args...)})
 		fmt.Fprintf(os.Stderr, "done: %s\n", scenario)
 	}
+	if o.wantsPostgres() {
+		srv, err := startPostgres(ctx)
+		if err != nil {
+			add("pg: PostgreSQL rows", "not measured: %v", err)
+		} else {
+			defer srv.Stop()
+			o.pg = srv
+		}
+	}
 	var limitFull, limitDeliver float64
 	// drains are SQLite's drain rates by synchronous setting, for the PostgreSQL rows' ratios.
 	drains := map[sqlite.Synchronous]float64{}
@@ -286,20 +295,27 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 		}
 	}
+	if o.pg != nil && (o.wants("pg-db") || o.wants("pg-latency") || o.wants("pg-idle")) {
+		if err := postgresScenarios(ctx, dir, o, log, sqliteRun{drains: drains, figures: figures}, add); err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+	}
+	// SQLite's and PostgreSQL's write paths run in the same rounds, so their ratio is taken
+	// within each round.
+	var modes []writeMode
 	if o.wants("write") {
-		wr, rate, err := writePath(ctx, dir, o.clients, o.writeD, o.syncs, log)
+		modes = sqliteWriteModes(dir, o.syncs, log)
+	}
+	if len(modes) > 0 {
+		wr, rates, err := writePath(ctx, o.clients, o.writeD, modes, log)
 		if err != nil {
 			return fmt.Errorf("write path: %w", err)
 		}
 		for _, r := range wr {
 			add(r.scenario, "%s", r.result)
 		}
-		figures["write"] = rate
-	}
-
-	if o.wantsPostgres() {
-		if err := postgresScenarios(ctx, dir, o, log, sqliteRun{drains: drains, figures: figures}, add); err != nil {
-			return fmt.Errorf("postgres: %w", err)
+		if o.wants("write") {
+			figures["write"] = rates[0]
 		}
 	}
 

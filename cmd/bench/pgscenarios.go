@@ -24,11 +24,10 @@ func (o options) wantsPostgres() bool {
 }
 
 // sqliteRun are SQLite's figures from the same run, which the PostgreSQL rows are divided by:
-// drain rates by synchronous setting, the latency quantiles and the write path's median rates.
+// drain rates by synchronous setting and the latency quantiles.
 type sqliteRun struct {
 	drains  map[sqlite.Synchronous]float64
 	figures map[string]float64 // latency_p50_ms, idle_p99_ms…, as written for bench-peers
-	writes  map[sqlite.Synchronous]float64
 }
 
 // vsSQLite is "; ×r SQLite's synchronous=s" for each SQLite rate measured (nothing if none was).
@@ -45,17 +44,9 @@ func vsSQLite(rate float64, sqliteRates map[sqlite.Synchronous]float64, syncs []
 	return "; " + strings.Join(parts, ", ")
 }
 
-// postgresScenarios starts a throwaway PostgreSQL cluster, runs the pg-* scenarios asked for
-// with each synchronous_commit setting and adds their rows. A machine without PostgreSQL gets a
-// row saying so instead.
+// postgresScenarios runs pg-db, pg-latency and pg-idle, those asked for, on o.pg with each
+// synchronous_commit setting and adds their rows.
 func postgresScenarios(ctx context.Context, dir string, o options, log *slog.Logger, base sqliteRun, add func(scenario, format string, args ...any)) error {
-	srv, err := startPostgres(ctx)
-	if err != nil {
-		add("pg: PostgreSQL rows", "not measured: %v", err)
-		return nil
-	}
-	defer srv.Stop()
-	o.pg = srv
 	tag := func(c string) string { return ", synchronous_commit=" + c }
 	if o.wants("pg-db") {
 		for _, c := range o.pgCommits {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -155,6 +156,11 @@ func pgBacklogInChild(ctx context.Context, o options, log *slog.Logger) (pgDrain
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	if statementsReport {
+		if err := resetStatements(ctx, db); err != nil {
+			return pgDrain{}, fmt.Errorf("pg_stat_statements: %w", err)
+		}
+	}
 	before, err := readPGStats(ctx, db)
 	if err != nil {
 		return pgDrain{}, err
@@ -195,6 +201,11 @@ func pgBacklogInChild(ctx context.Context, o options, log *slog.Logger) (pgDrain
 		return r, err
 	}
 	r.stats = after.minus(before)
+	if statementsReport {
+		if err := reportStatements(ctx, db, os.Stderr, o.events); err != nil {
+			return r, fmt.Errorf("pg_stat_statements: %w", err)
+		}
+	}
 	var done int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM event_queue WHERE status = 'done'").Scan(&done); err != nil {
 		return r, err
@@ -307,9 +318,52 @@ func parseStat(line string) (procStat, error) {
 	return s, nil
 }
 
-// startPostgres starts the throwaway cluster the PostgreSQL rows run on.
+// startPostgres starts the throwaway cluster the PostgreSQL rows run on; with
+// BENCH_PG_STATEMENTS set it loads pg_stat_statements for the drain's statement report.
 func startPostgres(ctx context.Context) (*pgtest.Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	if os.Getenv("BENCH_PG_STATEMENTS") != "" {
+		return pgtest.StartDurable(ctx, "shared_preload_libraries = 'pg_stat_statements'", "pg_stat_statements.track = all")
+	}
 	return pgtest.StartDurable(ctx)
+}
+
+// statementsReport is on when BENCH_PG_STATEMENTS is set: the drain then writes to stderr the
+// statements PostgreSQL spent its time on, from pg_stat_statements.
+var statementsReport = os.Getenv("BENCH_PG_STATEMENTS") != ""
+
+// resetStatements installs pg_stat_statements in db's database and empties it.
+func resetStatements(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, "SELECT pg_stat_statements_reset()")
+	return err
+}
+
+// reportStatements writes the statements of db's database that took the most execution time
+// since resetStatements, per event of the drain.
+func reportStatements(ctx context.Context, db *sql.DB, w io.Writer, events int) error {
+	rows, err := db.QueryContext(ctx, `SELECT s.calls, s.total_exec_time, s.rows, s.wal_records, left(regexp_replace(s.query, '\s+', ' ', 'g'), 90)
+		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+		WHERE d.datname = current_database() ORDER BY s.total_exec_time DESC LIMIT 15`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fmt.Fprintf(w, "pg_stat_statements over the drain of %d events (execution time in the server, per event):\n", events)
+	for rows.Next() {
+		var (
+			calls, n, wal int64
+			ms            float64
+			query         string
+		)
+		if err := rows.Scan(&calls, &ms, &n, &wal, &query); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  %8d calls  %7.1f µs/event  %6.1f µs/call  %5.1f WAL records/call  %s\n",
+			calls, 1000*ms/float64(events), 1000*ms/float64(max(calls, 1)), float64(wal)/float64(max(calls, 1)), query)
+	}
+	return rows.Err()
 }

@@ -24,9 +24,14 @@ log_min_error_statement = panic
 type Server struct{ c *cluster }
 
 // StartDurable runs initdb into a new temporary directory and starts a server with PostgreSQL's
-// durable defaults on a unix socket there.
-func StartDurable(ctx context.Context) (*Server, error) {
-	c, err := start(ctx, durableConf)
+// durable defaults on a unix socket there; settings are further postgresql.conf lines
+// ("shared_preload_libraries = 'pg_stat_statements'").
+func StartDurable(ctx context.Context, settings ...string) (*Server, error) {
+	conf := durableConf
+	for _, s := range settings {
+		conf += s + "\n"
+	}
+	c, err := start(ctx, conf)
 	if err != nil {
 		return nil, err
 	}
