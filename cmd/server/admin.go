@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/auth"
@@ -49,11 +48,7 @@ func adminCommand(ctx context.Context, cfg config.Config, args []string, stdin i
 		return fmt.Errorf("%w: delete-user removes %s's account, reviews, watchlist and follows for good and tells their remote followers; add --yes", errUsage, positional[0])
 	}
 
-	path, err := cfg.DatabasePath()
-	if err != nil {
-		return err
-	}
-	store, err := sqlite.OpenExisting(ctx, path)
+	store, err := openExisting(ctx, cfg)
 	if err != nil {
 		return err
 	}

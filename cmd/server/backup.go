@@ -48,6 +48,9 @@ func backupCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		return fmt.Errorf("%w: backup takes one directory", errUsage)
 	}
 	dir := positional[0]
+	if _, pg := cfg.PostgresURL(); pg {
+		return errNotSQLite
+	}
 	if err := emptyDir(dir); err != nil {
 		return err
 	}
@@ -120,6 +123,9 @@ func restoreCommand(ctx context.Context, cfg config.Config, args []string, stdou
 		return fmt.Errorf("%w: restore takes one backup directory", errUsage)
 	}
 	dir := positional[0]
+	if _, pg := cfg.PostgresURL(); pg {
+		return errNotSQLite
+	}
 	src := filepath.Join(dir, backupDB)
 	if err := sqlite.IntegrityCheck(ctx, src); err != nil {
 		return fmt.Errorf("%s is not a usable backup: %w", dir, err)

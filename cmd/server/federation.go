@@ -4,14 +4,13 @@ import (
 	"log/slog"
 
 	"moviesdiary/internal/adapters/activitypub"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 )
 
 // newFederation builds the ActivityPub side of the server: its routes (WebFinger, NodeInfo,
 // actors, inboxes, collections, objects) and the WebFinger lookup of remote follows.
-func newFederation(cfg config.Config, store *sqlite.Store, log *slog.Logger) (*activitypub.Federation, error) {
+func newFederation(cfg config.Config, store activitypub.Store, log *slog.Logger) (*activitypub.Federation, error) {
 	if cfg.FederationAllowPrivate {
 		log.Warn("FEDERATION_ALLOW_PRIVATE=true: federation may reach loopback and private addresses")
 	}

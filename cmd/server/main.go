@@ -19,7 +19,6 @@ import (
 
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/app"
@@ -37,14 +36,18 @@ func main() {
 }
 
 // newAPI wires the site (web pages in front of the API) over the store from the configuration.
-func newAPI(cfg config.Config, store *sqlite.Store, images storage.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*app.Site, error) {
-	secret, generated, err := jwtSecret(cfg.JWTSecret, cfg.DataDir)
-	if err != nil {
-		return nil, err
+func newAPI(ctx context.Context, cfg config.Config, db *database, images storage.Store, log *slog.Logger, ready httpapi.Readiness, serverMetrics *metrics.Server) (*app.Site, error) {
+	secret, generated := []byte(cfg.JWTSecret), false
+	if len(secret) == 0 {
+		var err error
+		if secret, generated, err = db.secret(ctx); err != nil {
+			return nil, fmt.Errorf("JWT secret: %w", err)
+		}
 	}
 	if generated {
-		log.Info("generated a JWT secret; it is kept in the data directory", "file", secretFile)
+		log.Info("generated a JWT secret; it is kept with the data (JWT_SECRET overrides it)", "where", db.where)
 	}
+	store := db.Store
 	var metadata movie.Metadata
 	if cfg.TMDBAPIKey != "" {
 		metadata = tmdb.New(cfg.TMDBAPIURL, cfg.TMDBAPIKey, nil)
@@ -101,19 +104,12 @@ func openImages(ctx context.Context, cfg config.Config, log *slog.Logger) (stora
 // first part's error. now is the clock of every part. When listening is non-nil it receives the
 // bound address (tests listen on port 0).
 func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time, listening chan<- string) error {
-	path, err := cfg.DatabasePath()
+	db, err := openDatabase(ctx, cfg, log, now)
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now), sqlite.WithSynchronous(sqlite.Synchronous(cfg.Synchronous())))
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	latest, err := sqlite.LatestVersion()
-	if err != nil {
-		return err
-	}
+	defer db.Close()
+	store, latest := db.Store, db.latest
 	ready := func(ctx context.Context) error {
 		// Not ready while the database or its directory has no room for writes: they would fail.
 		if err := store.CheckWritable(ctx); err != nil {
@@ -136,7 +132,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		return err
 	}
 	defer images.Close()
-	api, err := newAPI(cfg, store, images, log, ready, serverMetrics)
+	api, err := newAPI(ctx, cfg, db, images, log, ready, serverMetrics)
 	if err != nil {
 		return err
 	}
@@ -152,7 +148,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	log.Info("server listening", "version", buildinfo.Version(), "addr", ln.Addr().String(), "database", path,
+	log.Info("server listening", "version", buildinfo.Version(), "addr", ln.Addr().String(), "database", db.where,
 		"base_url", cfg.BaseURL, "metrics_addr", cfg.ServerMetricsAddr)
 	if listening != nil {
 		listening <- ln.Addr().String()

@@ -19,13 +19,20 @@ import (
 	"go.uber.org/goleak"
 
 	"moviesdiary/internal/adapters/httpapi"
+	"moviesdiary/internal/adapters/postgres/pgtest"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/usecase/auth"
 )
 
 // TestMain fails the tests if a goroutine outlives them: run must join every part it starts.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(withPostgres{m}) }
+
+// withPostgres stops the throwaway PostgreSQL cluster (started by the first test that needs
+// one) after the tests, before the leak check.
+type withPostgres struct{ m *testing.M }
+
+func (w withPostgres) Run() int { return pgtest.Main(w.m) }
 
 // testLog sends a test's logs to its output (shown when it fails or with -v).
 func testLog(t *testing.T) *slog.Logger { return slog.New(slog.NewTextHandler(t.Output(), nil)) }

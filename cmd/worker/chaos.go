@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
@@ -21,8 +22,8 @@ const chaosRecorder = "chaos-recorder"
 // chaos_handlers; the chaos harness checks both against the outbox and the ledger. Only
 // CHAOS_RECORD=1 enables it. Each execution takes a few milliseconds, so a SIGSTOP or SIGKILL
 // often lands inside one.
-func chaosRecording(ctx context.Context, path string, now func() time.Time, hs []delivery.Handler) ([]delivery.Handler, func(), error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL")
+func chaosRecording(ctx context.Context, driver, dsn string, now func() time.Time, hs []delivery.Handler) ([]delivery.Handler, func(), error) {
+	db, err := sqlx.Open(driver, dsn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -43,7 +44,7 @@ func chaosRecording(ctx context.Context, path string, now func() time.Time, hs [
 	wrapped := make([]delivery.Handler, len(hs))
 	for i, h := range hs {
 		for _, t := range h.Types {
-			if _, err := db.ExecContext(ctx, `INSERT OR IGNORE INTO chaos_handlers VALUES (?, ?)`, h.Name, t); err != nil {
+			if _, err := db.ExecContext(ctx, db.Rebind(`INSERT INTO chaos_handlers VALUES (?, ?) ON CONFLICT DO NOTHING`), h.Name, t); err != nil {
 				db.Close()
 				return nil, nil, fmt.Errorf("chaos recording: %w", err)
 			}
@@ -55,7 +56,7 @@ func chaosRecording(ctx context.Context, path string, now func() time.Time, hs [
 				return err
 			}
 			time.Sleep(time.Duration(2+rand.IntN(15)) * time.Millisecond)
-			_, err := db.ExecContext(ctx, `INSERT INTO chaos_recordings VALUES (?, ?, ?, ?, ?)`,
+			_, err := db.ExecContext(ctx, db.Rebind(`INSERT INTO chaos_recordings VALUES (?, ?, ?, ?, ?)`),
 				e.EventID, h.Name, pid, start.UnixMicro(), now().UnixMicro())
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"moviesdiary/internal/adapters/postgres/pgtest"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
@@ -28,8 +29,14 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WORKER_TEST_CHILD") == "1" {
 		os.Exit(childWorker())
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(withPostgres{m})
 }
+
+// withPostgres stops the throwaway PostgreSQL cluster (started by the first test that needs
+// one) after the tests, before the leak check.
+type withPostgres struct{ m *testing.M }
+
+func (w withPostgres) Run() int { return pgtest.Main(w.m) }
 
 // childWorker is the production worker plus handlers that record each execution in the
 // recordings table of the same database.

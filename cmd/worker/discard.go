@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/outbox"
 )
 
 // discard deletes dead-lettered events for good: `worker events discard ID... | --all-dead
@@ -24,7 +24,7 @@ func (c *eventsCmd) discard(ctx context.Context, args []string) error {
 	if err := deadSelection(fs, "discard", *allDead, *typ != "" || *olderThan != ""); err != nil {
 		return err
 	}
-	f := sqlite.DeadFilter{IDs: fs.Args(), EventType: *typ}
+	f := outbox.DeadFilter{IDs: fs.Args(), EventType: *typ}
 	if *olderThan != "" {
 		age, err := parseAge(*olderThan)
 		if err != nil {
@@ -70,18 +70,18 @@ func deadSelection(fs *flag.FlagSet, cmd string, allDead, narrowed bool) error {
 }
 
 // dryRun lists the dead-lettered rows a retry or discard would change, and changes nothing.
-func (c *eventsCmd) dryRun(ctx context.Context, cmd string, f sqlite.DeadFilter) error {
+func (c *eventsCmd) dryRun(ctx context.Context, cmd string, f outbox.DeadFilter) error {
 	rows, err := c.store.DeadLettered(ctx, f)
 	if err != nil {
 		return err
 	}
 	if rows == nil {
-		rows = []sqlite.EventRow{}
+		rows = []outbox.EventRow{}
 	}
 	return c.emit(struct {
 		DryRun bool              `json:"dry_run"`
 		Would  string            `json:"would"`
-		Events []sqlite.EventRow `json:"events"`
+		Events []outbox.EventRow `json:"events"`
 	}{true, cmd, rows}, func(w *tabwriter.Writer) {
 		fmt.Fprintf(w, "dry run: would %s %d dead-lettered event(s)\n", cmd, len(rows))
 		if len(rows) > 0 {

@@ -13,8 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
+	"moviesdiary/internal/outbox"
 )
 
 const eventsUsage = `usage: worker events <command> [flags]
@@ -45,12 +45,7 @@ func eventsCommand(ctx context.Context, cfg config.Config, args []string, stdout
 		}
 		return 0
 	}
-	path, err := cfg.DatabasePath()
-	if err != nil {
-		fmt.Fprintln(stderr, "worker events:", err)
-		return 2
-	}
-	store, err := sqlite.OpenExisting(ctx, path)
+	store, err := openOperator(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "worker events:", err)
 		return 1
@@ -86,7 +81,7 @@ func eventsCommand(ctx context.Context, cfg config.Config, args []string, stdout
 }
 
 type eventsCmd struct {
-	store *sqlite.Store
+	store operatorStore
 	out   io.Writer
 	json  bool
 }
@@ -183,7 +178,7 @@ func (c *eventsCmd) list(ctx context.Context, args []string) error {
 		return err
 	}
 	if rows == nil {
-		rows = []sqlite.EventRow{}
+		rows = []outbox.EventRow{}
 	}
 	return c.emit(rows, func(w *tabwriter.Writer) {
 		fmt.Fprintln(w, "ID\tEVENT ID\tTYPE\tSTATUS\tATTEMPTS\tCREATED\tLAST ERROR")
@@ -207,12 +202,12 @@ func (c *eventsCmd) show(ctx context.Context, args []string) error {
 		return err
 	}
 	if ledger == nil {
-		ledger = []sqlite.LedgerEntry{}
+		ledger = []outbox.LedgerEntry{}
 	}
 	out := struct {
-		sqlite.EventRow
+		outbox.EventRow
 		Payload json.RawMessage      `json:"payload"`
-		Ledger  []sqlite.LedgerEntry `json:"ledger"`
+		Ledger  []outbox.LedgerEntry `json:"ledger"`
 	}{EventRow: r, Ledger: ledger}
 	if json.Valid([]byte(r.Payload)) {
 		out.Payload = json.RawMessage(r.Payload)
@@ -249,7 +244,7 @@ func (c *eventsCmd) retry(ctx context.Context, args []string) error {
 		return err
 	}
 	if *dryRun {
-		return c.dryRun(ctx, "retry", sqlite.DeadFilter{IDs: fs.Args(), EventType: *typ})
+		return c.dryRun(ctx, "retry", outbox.DeadFilter{IDs: fs.Args(), EventType: *typ})
 	}
 	n, err := c.store.RetryEvents(ctx, fs.Args(), *typ)
 	if err != nil {

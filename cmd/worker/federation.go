@@ -7,7 +7,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"moviesdiary/internal/adapters/activitypub"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 )
@@ -15,7 +14,7 @@ import (
 // federationHandlers turn domain events into ActivityPub activities and deliver them, and
 // process the activities the server's inboxes stored; the inbound activities they drop are
 // counted in moviesdiary_federation_ignored_total.
-func federationHandlers(_ context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger,
+func federationHandlers(_ context.Context, cfg config.Config, store store, log *slog.Logger,
 	register func(prometheus.Collector) error) ([]delivery.Handler, error) {
 	fed, err := activitypub.New(store, activitypub.Config{
 		BaseURL:           cfg.BaseURL,

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"moviesdiary/internal/adapters/metrics"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
@@ -77,14 +76,10 @@ func main() {
 // has stopped, with the first part's error. now is the clock of every part; extra handlers are
 // added to the production set (tests record deliveries with them).
 func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time, extra ...delivery.Handler) error {
-	path, err := cfg.DatabasePath()
-	if err != nil {
-		return err
-	}
 	if err := checkLeases(cfg); err != nil {
 		return err
 	}
-	store, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithClock(now), sqlite.WithSynchronous(sqlite.Synchronous(cfg.Synchronous())))
+	store, err := openDatabase(ctx, cfg, log, now)
 	if err != nil {
 		return err
 	}
@@ -96,10 +91,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		return err
 	}
 	handlers = append(handlers, extra...)
-	var ledger delivery.Ledger = store.Ledger()
+	var ledger delivery.Ledger = store.ledger
 	if cfg.ChaosRecord {
 		var closeRec func()
-		if handlers, closeRec, err = chaosRecording(ctx, path, now, handlers); err != nil {
+		if handlers, closeRec, err = chaosRecording(ctx, store.chaosDriver, store.chaosDSN, now, handlers); err != nil {
 			return err
 		}
 		defer closeRec()
@@ -123,7 +118,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	if err != nil {
 		return err
 	}
-	queue := store.Queue(sqlite.QueueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log,
+	queue := store.queue(queueConfig{MaxAttempts: cfg.MaxAttempts, ClaimLease: cfg.ClaimLease, Logger: log,
 		OnDeadLetter: obs.DeadLettered})
 	defer queue.Close()
 
@@ -136,12 +131,12 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	// deferred closes above run.
 	w := startWorker(ctx, cfg, log, now, engine,
 		httpserve.Metrics{Addr: cfg.WorkerMetricsAddr, Env: "WORKER_METRICS_ADDR", Handler: obs.Handler(), Log: log}.Run,
-		newMaintenance(cfg, store, log, now).Run,
+		newMaintenance(cfg, store, store.ledger, log, now).Run,
 	)
 	if cfg.EventBusBackend == "nats" {
 		err = runNATS(w.ctx, cfg, log, store, w, queue, obs, names)
 	} else {
-		log.Info("worker started", "version", buildinfo.Version(), "backend", cfg.EventBusBackend, "database", path, "handlers", names,
+		log.Info("worker started", "version", buildinfo.Version(), "backend", cfg.EventBusBackend, "database", store.where, "handlers", names,
 			"batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 		err = w.serve(queue, nil, nil)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"log/slog"
 	"moviesdiary/internal/delivery/deliverytest"
@@ -14,6 +15,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"go.uber.org/goleak"
 
+	"moviesdiary/internal/adapters/postgres/postgrestest"
 	"moviesdiary/internal/config"
 )
 
@@ -72,34 +74,53 @@ func TestRunStopsWithAFailingPart(t *testing.T) {
 	}
 }
 
-// TestRunStopsCleanly: run returns nil once its context ends and leaves no goroutine behind.
+// TestRunStopsCleanly: run returns nil once its context ends and leaves no goroutine behind, on
+// SQLite and on PostgreSQL.
 func TestRunStopsCleanly(t *testing.T) {
-	t.Setenv("DATA_DIR", t.TempDir())
-	t.Setenv("EVENT_BUS_BACKEND", "db")
-	t.Setenv("WORKER_METRICS_ADDR", "127.0.0.1:0")
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Setenv("DATA_DIR", t.TempDir())
+			t.Setenv("EVENT_BUS_BACKEND", "db")
+			t.Setenv("WORKER_METRICS_ADDR", "127.0.0.1:0")
+			var db *sql.DB
+			var leakOpts []goleak.Option
+			if kind == "postgres" {
+				url := postgrestest.URL(t)
+				t.Setenv("DATABASE_URL", url)
+				var err error
+				if db, err = sql.Open("pgx", url); err != nil {
+					t.Fatal(err)
+				}
+				// The throwaway cluster's own connections live as long as the test binary.
+				leakOpts = append(leakOpts, goleak.IgnoreCurrent())
+			}
+			cfg, err := config.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- run(ctx, cfg, testLog(t), time.Now) }()
+			if db == nil {
+				path, _ := cfg.DatabasePath()
+				db = openDB(t, filepath.Clean(path))
+			}
+			// The maintenance jobs run at start, under the lease: once it is taken, every part is up.
+			deliverytest.Eventually(t, waitLimit, "the maintenance lease taken", func() bool {
+				var n int
+				return db.QueryRow(`SELECT count(*) FROM job_leases`).Scan(&n) == nil && n == 1
+			})
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("run = %v after its context ended, want nil", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("run did not return after its context ended")
+			}
+			db.Close()
+			goleak.VerifyNone(t, leakOpts...)
+		})
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, cfg, testLog(t), time.Now) }()
-	path, _ := cfg.DatabasePath()
-	db := openDB(t, filepath.Clean(path))
-	// The maintenance jobs run at start, under the lease: once it is taken, every part is up.
-	deliverytest.Eventually(t, waitLimit, "the maintenance lease taken", func() bool {
-		var n int
-		return db.QueryRow(`SELECT count(*) FROM job_leases`).Scan(&n) == nil && n == 1
-	})
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run = %v after its context ended, want nil", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("run did not return after its context ended")
-	}
-	db.Close()
-	goleak.VerifyNone(t)
 }

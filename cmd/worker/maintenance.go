@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"time"
 
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/maintenance"
 )
@@ -13,7 +12,7 @@ import (
 // lease (one worker at a time): stale-enrichment requests (only with TMDb, whose handlers answer
 // them), the wrap-up reaper, the done-outbox purge, the ledger pruning (30 days) and the federation pruning
 // (inbound ids after 14 days, unneeded published activities after 90).
-func newMaintenance(cfg config.Config, store *sqlite.Store, log *slog.Logger, now func() time.Time) *maintenance.Runner {
+func newMaintenance(cfg config.Config, store store, ledger maintenance.Ledger, log *slog.Logger, now func() time.Time) *maintenance.Runner {
 	jc := maintenance.JobConfig{Logger: log, Now: now}
 	var jobs []maintenance.Job
 	if cfg.TMDBAPIKey != "" {
@@ -22,7 +21,7 @@ func newMaintenance(cfg config.Config, store *sqlite.Store, log *slog.Logger, no
 	jobs = append(jobs,
 		maintenance.NewWrapUpReaper(store, jc),
 		maintenance.NewOutboxPurger(store, jc),
-		maintenance.NewLedgerPruner(store.Ledger(), jc),
+		maintenance.NewLedgerPruner(ledger, jc),
 		maintenance.NewWatchEventPurger(store, jc),
 		maintenance.NewFederationPruner(store, jc),
 	)

@@ -69,7 +69,7 @@ func TestStaleEnrichmentIsRequestedOnlyWithTMDb(t *testing.T) {
 				}
 			}
 			cfg := config.Config{TMDBAPIKey: key, Media: config.Media{JobInterval: time.Hour, EnrichmentBatch: 10}}
-			if !newMaintenance(cfg, store, testLog(t), time.Now).RunOnce(context.Background()) {
+			if !newMaintenance(cfg, store, store.Ledger(), testLog(t), time.Now).RunOnce(context.Background()) {
 				t.Fatal("the maintenance did not run (lease not taken)")
 			}
 			if n := count(t, db, `SELECT count(*) FROM event_queue WHERE event_type = 'MovieEnrichmentRequested'`); n != want {

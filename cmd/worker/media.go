@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"moviesdiary/internal/adapters/imaging"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/storage"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/config"
@@ -21,7 +20,7 @@ import (
 // mediaHandlers are the posters, images, search, enrichment and wrap-up handlers. Without
 // TMDB_API_KEY the poster sync and the enrichments are not registered (said once here); without
 // IMAGE_CONVERSION_ENABLED the conversion is not. (Their periodic jobs are in maintenance.go.)
-func mediaHandlers(ctx context.Context, cfg config.Config, store *sqlite.Store, log *slog.Logger) ([]delivery.Handler, error) {
+func mediaHandlers(ctx context.Context, cfg config.Config, store store, log *slog.Logger) ([]delivery.Handler, error) {
 	// The image store (directory or bucket) is open for the process's life, like the database.
 	images, err := openImages(ctx, cfg, log)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/nats"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
@@ -22,8 +21,8 @@ import (
 // event's outcome in its outbox row (a durable
 // JetStream pull consumer, or a core queue-group subscription with NATS_MODE=core). It returns
 // once w.serve has joined every part; ctx is the worker's.
-func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sqlite.Store, w *worker,
-	outbox *sqlite.Queue, obs *metrics.Worker, handlers []string) error {
+func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *database, w *worker,
+	outbox queue, obs *metrics.Worker, handlers []string) error {
 	conn, err := nats.Dial(nats.ConnConfig{URL: cfg.NATSURL, Logger: log, OnReconnect: obs.Reconnected})
 	if err != nil {
 		return err
@@ -46,10 +45,10 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 		if err != nil {
 			return err
 		}
-		src = nats.NewConsumer(conn, cons, store.Ledger(), nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
+		src = nats.NewConsumer(conn, cons, store.ledger, nats.ConsumerConfig{Prefix: cfg.NATSSubjectPrefix, Logger: log,
 			Now: w.now, Horizon: horizon, OnRedelivery: obs.Redelivered, OnDeadLetter: obs.DeadLettered})
 	case nats.Core:
-		consumer, err := nats.SubscribeCore(conn, store.Ledger(), nats.CoreConfig{Prefix: cfg.NATSSubjectPrefix,
+		consumer, err := nats.SubscribeCore(conn, store.ledger, nats.CoreConfig{Prefix: cfg.NATSSubjectPrefix,
 			Group: cfg.NATSConsumerName, MaxAttempts: cfg.MaxAttempts, Horizon: horizon, Logger: log, Now: w.now,
 			OnDeadLetter: obs.DeadLettered})
 		if err != nil {
@@ -69,7 +68,7 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *sq
 	log.Info("worker started", "version", buildinfo.Version(), "backend", cfg.EventBusBackend, "handlers", handlers, "nats_mode", cfg.NATSMode, "nats_url", conn.NATS().ConnectedUrlRedacted(),
 		"subject_prefix", cfg.NATSSubjectPrefix, "stream", cfg.NATSStreamName, "consumer", cfg.NATSConsumerName,
 		"rerelay_horizon", horizon.String(),
-		"database", store.Path(), "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
+		"database", store.where, "batch_size", cfg.BatchSize, "concurrency", cfg.Concurrency, "max_attempts", cfg.MaxAttempts)
 	// The source's in-progress notices and subscription run until the pump has drained: the
 	// messages it still settles after ctx ends need them.
 	return w.serve(src, []part{relay.Run}, []part{src.Run})

@@ -16,7 +16,6 @@ import (
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tabular"
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/endpoint"
@@ -70,7 +69,7 @@ type Options struct {
 }
 
 // NewAPI builds the HTTP server with every use case over store.
-func NewAPI(store *sqlite.Store, o Options) (*httpapi.Server, error) {
+func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 	signer, err := token.New(o.Secret, o.TokenTTL)
 	if err != nil {
 		return nil, err

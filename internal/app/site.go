@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"moviesdiary/internal/adapters/httpapi"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/web"
 )
 
@@ -19,7 +18,7 @@ type Site struct {
 // their own paths and hand every other request to the API; with federation they also answer
 // browsers at actor URLs (/users/{id}), which serve ActivityPub JSON to federation clients.
 // With Options.RootToClient, "/" stays the API's (WEB_CLIENT_DIR's client).
-func NewSite(store *sqlite.Store, o Options) (*Site, error) {
+func NewSite(store Store, o Options) (*Site, error) {
 	api, err := NewAPI(store, o)
 	if err != nil {
 		return nil, err

@@ -83,6 +83,7 @@ type Config struct {
 	FederationInboxRate  float64 `envconfig:"FEDERATION_INBOX_RATE" default:"50"`
 	FederationInboxBurst int     `envconfig:"FEDERATION_INBOX_BURST" default:"500"`
 
+	Database   // PostgreSQL's pool (database.go)
 	Media      // posters, images, enrichment (media.go)
 	ImageStore // local directory or S3 bucket (images.go)
 
@@ -145,7 +146,7 @@ func (c Config) validate() error {
 	if _, err := c.Level(); err != nil {
 		return err
 	}
-	if _, err := c.DatabasePath(); err != nil {
+	if err := c.validateDatabase(); err != nil {
 		return err
 	}
 	if err := c.validateMedia(); err != nil {
@@ -173,7 +174,7 @@ func (c Config) Level() (slog.Level, error) {
 }
 
 // DatabasePath is the SQLite file: DATABASE_URL as a plain path or sqlite:// URL, else
-// moviesdiary.db inside DATA_DIR.
+// moviesdiary.db inside DATA_DIR. A PostgreSQL URL is not a path (see PostgresURL).
 func (c Config) DatabasePath() (string, error) {
 	u := c.DatabaseURL
 	if u == "" {
@@ -189,7 +190,7 @@ func (c Config) DatabasePath() (string, error) {
 		u = u[:i]
 	}
 	if u == "" || strings.Contains(u, "://") {
-		return "", fmt.Errorf("DATABASE_URL: %q is not a SQLite path or sqlite:// URL", c.DatabaseURL)
+		return "", fmt.Errorf("DATABASE_URL: %q is not a SQLite path, a sqlite:// URL or a postgres:// URL", c.RedactedDatabaseURL())
 	}
 	return u, nil
 }

@@ -15,7 +15,7 @@ import (
 var allVars = []string{"DATA_DIR", "DATABASE_URL", "HOST", "PORT", "BASE_URL", "EVENT_BUS_BACKEND",
 	"EVENT_QUEUE_MAX_ATTEMPTS", "EVENT_QUEUE_BATCH_SIZE", "EVENT_QUEUE_CONCURRENCY", "EVENT_QUEUE_CLAIM_LEASE",
 	"EVENT_QUEUE_LEDGER_LEASE", "EVENT_QUEUE_BACKOFF_BASE", "SHUTDOWN_GRACE", "LOG_LEVEL", "LOG_FORMAT",
-	"CHAOS_RECORD", "CHAOS_BREAK_LEDGER"}
+	"CHAOS_RECORD", "CHAOS_BREAK_LEDGER", "DATABASE_MAX_CONNS", "DATABASE_MAX_IDLE_CONNS"}
 
 func clearEnv(t *testing.T) {
 	for _, v := range allVars {
@@ -61,7 +61,8 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		"PORT":                     "70000",
 		"LOG_FORMAT":               "xml",
 		"LOG_LEVEL":                "loud",
-		"DATABASE_URL":             "postgres://db/md",
+		"DATABASE_URL":             "mysql://db/md",
+		"DATABASE_MAX_CONNS":       "0",
 		"EVENT_QUEUE_CLAIM_LEASE":  "10ms",
 		"BASE_URL":                 "localhost",
 	} {
@@ -104,5 +105,41 @@ func TestBackoffBaseIsATestOnlyScale(t *testing.T) {
 	t.Setenv("EVENT_QUEUE_BACKOFF_BASE", "200ms")
 	if c, err := Load(); err != nil || c.BackoffBase != 200*time.Millisecond {
 		t.Errorf("EVENT_QUEUE_BACKOFF_BASE=200ms with CHAOS_RECORD=1: %v, %v; want the test scale", c.BackoffBase, err)
+	}
+}
+
+// TestDatabaseURLChoosesTheStore: a postgres:// or postgresql:// URL selects PostgreSQL, a path
+// or sqlite:// URL (or nothing) SQLite, and the pool must be sane.
+func TestDatabaseURLChoosesTheStore(t *testing.T) {
+	for url, pg := range map[string]bool{
+		"":                                  false,
+		"/var/lib/md/db.sqlite":             false,
+		"sqlite:///tmp/x.db":                false,
+		"postgres://md:secret@db:5432/md":   true,
+		"postgresql://md@db/md?sslmode=off": true,
+		"postgres:///md?host=/run/postgres": true,
+	} {
+		clearEnv(t)
+		t.Setenv("DATABASE_URL", url)
+		c, err := Load()
+		if err != nil {
+			t.Fatalf("DATABASE_URL=%s: %v", url, err)
+		}
+		if _, got := c.PostgresURL(); got != pg {
+			t.Errorf("DATABASE_URL=%s: PostgreSQL %v, want %v", url, got, pg)
+		}
+		if strings.Contains(c.RedactedDatabaseURL(), "secret") {
+			t.Errorf("redacted URL %q shows the password", c.RedactedDatabaseURL())
+		}
+	}
+	clearEnv(t)
+	t.Setenv("DATABASE_URL", "postgres:///md")
+	if _, err := Load(); err == nil || !strings.HasPrefix(err.Error(), "DATABASE_URL:") {
+		t.Errorf("a URL with no host: %v", err)
+	}
+	clearEnv(t)
+	t.Setenv("DATABASE_MAX_IDLE_CONNS", "-1")
+	if _, err := Load(); err == nil || !strings.HasPrefix(err.Error(), "DATABASE_MAX_IDLE_CONNS:") {
+		t.Errorf("a negative idle pool: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/outbox"
 )
 
 // Operator tooling over the outbox: what `worker events …` shows and changes, as on SQLite.
@@ -17,38 +19,16 @@ import (
 // workers run.
 
 // ErrEventNotFound is returned when no row has the given id.
-var ErrEventNotFound = errors.New("postgres: event not found")
+var ErrEventNotFound = outbox.ErrEventNotFound
 
 // QueueStats summarises event_queue.
-type QueueStats struct {
-	ByStatus         map[string]int            `json:"by_status"`
-	ByType           map[string]map[string]int `json:"by_type"`
-	OldestPendingAge *time.Duration            `json:"-"`
-	OldestPendingSec *float64                  `json:"oldest_pending_age_seconds"`
-}
+type QueueStats = outbox.QueueStats
 
 // EventRow is one outbox row as operators see it.
-type EventRow struct {
-	ID            int64      `json:"id"`
-	EventID       string     `json:"event_id,omitempty"`
-	EventType     string     `json:"event_type"`
-	Status        string     `json:"status"`
-	Attempts      int        `json:"attempts"`
-	CreatedAt     time.Time  `json:"created_at"`
-	NextAttemptAt time.Time  `json:"next_attempt_at"`
-	ClaimedAt     *time.Time `json:"claimed_at,omitempty"`
-	LastError     string     `json:"last_error,omitempty"`
-	Payload       string     `json:"payload,omitempty"`
-}
+type EventRow = outbox.EventRow
 
 // LedgerEntry is one processed_events row.
-type LedgerEntry struct {
-	Handler     string     `json:"handler"`
-	Status      string     `json:"status"`
-	StartedAt   time.Time  `json:"started_at"`
-	ProcessedAt *time.Time `json:"processed_at,omitempty"`
-	Takeovers   int        `json:"takeovers"`
-}
+type LedgerEntry = outbox.LedgerEntry
 
 // Stats counts rows by status and by type, and the age of the oldest pending row.
 func (s *Store) Stats(ctx context.Context) (QueueStats, error) {

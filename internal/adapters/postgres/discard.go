@@ -8,19 +8,15 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/outbox"
 )
 
-// DeadFilter selects dead-lettered rows for the operators' retry and discard: the rows named by
-// IDs (event ids or row ids), or, with no IDs, every dead-lettered row of EventType (all types
-// when empty) created more than OlderThan ago (any age when zero).
-type DeadFilter struct {
-	IDs       []string
-	EventType string
-	OlderThan time.Duration
-}
+// DeadFilter selects dead-lettered rows for the operators' retry and discard.
+type DeadFilter = outbox.DeadFilter
 
 // where is the filter as a condition on event_queue with its arguments, numbered from $1.
-func (f DeadFilter) where(now time.Time) (string, []any) {
+func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 	cond, args := []string{"status = 'dead_lettered'"}, []any{}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -49,7 +45,7 @@ func (f DeadFilter) where(now time.Time) (string, []any) {
 // DeadLettered returns the dead-lettered rows the filter selects, oldest first, without payloads:
 // what a retry or discard would touch (their --dry-run).
 func (s *Store) DeadLettered(ctx context.Context, f DeadFilter) ([]EventRow, error) {
-	where, args := f.where(s.now())
+	where, args := deadWhere(f, s.now())
 	var rows []eventRow
 	if err := s.db.SelectContext(ctx, &rows, `SELECT `+eventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`,
 		args...); err != nil {
@@ -66,7 +62,7 @@ func (s *Store) DeadLettered(ctx context.Context, f DeadFilter) ([]EventRow, err
 // events an operator has given up on. Only dead-lettered rows go, in one transaction, so it is
 // safe while workers run; their ledger rows stay and are pruned with the rest after 30 days.
 func (s *Store) DiscardEvents(ctx context.Context, f DeadFilter) (int64, error) {
-	where, args := f.where(s.now())
+	where, args := deadWhere(f, s.now())
 	var n int64
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM event_queue WHERE `+where, args...)

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"sync"
 	"time"
@@ -55,6 +56,8 @@ type options struct {
 	maxConns int
 	maxIdle  int
 	poll     time.Duration
+	wait     time.Duration
+	log      *slog.Logger
 }
 
 // WithClock sets the clock of every time the store writes or compares: outbox stamps, claims,
@@ -80,6 +83,13 @@ func WithPool(maxConns, maxIdle int) Option {
 // connection.
 func WithNotifyPoll(d time.Duration) Option {
 	return func(o *options) { o.poll = d }
+}
+
+// WithConnectWait makes Open retry an unreachable database for up to d, logging each failure
+// to log: a process may start before PostgreSQL accepts connections (a compose file's first
+// start, a database restarting). Zero tries once.
+func WithConnectWait(d time.Duration, log *slog.Logger) Option {
+	return func(o *options) { o.wait, o.log = d, log }
 }
 
 // IsURL reports whether s names a PostgreSQL database (a postgres:// or postgresql:// URL), as
@@ -117,11 +127,31 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if s.insert == nil {
 		s.insert = EnqueueEvents
 	}
-	if err := s.Ping(ctx); err != nil {
+	if err := s.connect(ctx, o.wait, o.log); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	return s, nil
+}
+
+// connect pings the database until it answers, for at most wait, backing off from 250 ms to 5 s.
+func (s *Store) connect(ctx context.Context, wait time.Duration, log *slog.Logger) error {
+	deadline, backoff := time.Now().Add(wait), 250*time.Millisecond
+	for {
+		err := s.Ping(ctx)
+		if err == nil || time.Now().Add(backoff).After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		if log != nil {
+			log.Warn("PostgreSQL does not answer yet; retrying", "error", err, "retry_in", backoff.String())
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
 }
 
 // Ping checks that the database answers.

@@ -1,0 +1,52 @@
+package outbox
+
+import (
+	"errors"
+	"time"
+)
+
+// The outbox as operators see it (`worker events …`): the same shapes whichever store holds it,
+// so the command and its JSON output do not depend on the database.
+
+// ErrEventNotFound is returned when no outbox row has the given id.
+var ErrEventNotFound = errors.New("event not found")
+
+// QueueStats summarises event_queue.
+type QueueStats struct {
+	ByStatus         map[string]int            `json:"by_status"`
+	ByType           map[string]map[string]int `json:"by_type"`
+	OldestPendingAge *time.Duration            `json:"-"`
+	OldestPendingSec *float64                  `json:"oldest_pending_age_seconds"`
+}
+
+// EventRow is one outbox row as operators see it.
+type EventRow struct {
+	ID            int64      `json:"id"`
+	EventID       string     `json:"event_id,omitempty"`
+	EventType     string     `json:"event_type"`
+	Status        string     `json:"status"`
+	Attempts      int        `json:"attempts"`
+	CreatedAt     time.Time  `json:"created_at"`
+	NextAttemptAt time.Time  `json:"next_attempt_at"`
+	ClaimedAt     *time.Time `json:"claimed_at,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+	Payload       string     `json:"payload,omitempty"`
+}
+
+// LedgerEntry is one processed_events row.
+type LedgerEntry struct {
+	Handler     string     `json:"handler"`
+	Status      string     `json:"status"`
+	StartedAt   time.Time  `json:"started_at"`
+	ProcessedAt *time.Time `json:"processed_at,omitempty"`
+	Takeovers   int        `json:"takeovers"`
+}
+
+// DeadFilter selects dead-lettered rows for the operators' retry and discard: the rows named by
+// IDs (event ids or row ids), or, with no IDs, every dead-lettered row of EventType (all types
+// when empty) created more than OlderThan ago (any age when zero).
+type DeadFilter struct {
+	IDs       []string
+	EventType string
+	OlderThan time.Duration
+}
