@@ -306,6 +306,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.wants("write") {
 		modes = sqliteWriteModes(dir, o.syncs, log)
 	}
+	if o.pg != nil && o.wants("pg-write") {
+		modes = append(modes, pgWriteModes(o, log)...)
+	}
 	if len(modes) > 0 {
 		wr, rates, err := writePath(ctx, o.clients, o.writeD, modes, log)
 		if err != nil {

@@ -7,7 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/app"
+	"moviesdiary/internal/domain"
 )
 
 // pgScenarios are the PostgreSQL twins of db, latency, idle and write, run on one throwaway
@@ -99,4 +104,30 @@ func postgresScenarios(ctx context.Context, dir string, o options, log *slog.Log
 		}
 	}
 	return nil
+}
+
+// pgWriteModes are the write path's PostgreSQL settings, a fresh database on o.pg per run.
+func pgWriteModes(o options, log *slog.Logger) []writeMode {
+	var out []writeMode
+	for _, c := range o.pgCommits {
+		o := o
+		o.pgCommit = c
+		out = append(out, writeMode{store: "PostgreSQL", prefix: "pg: write path", label: "synchronous_commit=" + c, short: c,
+			open: func(ctx context.Context, name string, outbox bool) (app.Store, func() error, error) {
+				url, err := pgDatabase(ctx, o, name)
+				if err != nil {
+					return nil, nil, err
+				}
+				var opts []postgres.Option
+				if !outbox {
+					opts = append(opts, postgres.WithEnqueue(func(context.Context, *sqlx.Tx, time.Time, ...domain.Event) error { return nil }))
+				}
+				s, err := postgres.OpenMigrated(ctx, url, log, opts...)
+				if err != nil {
+					return nil, nil, err
+				}
+				return s, s.Close, nil
+			}})
+	}
+	return out
 }

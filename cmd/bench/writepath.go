@@ -36,7 +36,7 @@ type writeMode struct {
 	store, prefix, label string // "SQLite", "write path", "synchronous=normal"
 	// short names the mode in the "vs" row of another mode of its store ("normal").
 	short string
-	open  func(ctx context.Context, name string, outbox bool) (apiStore, func() error, error)
+	open  func(ctx context.Context, name string, outbox bool) (app.Store, func() error, error)
 }
 
 // sqliteWriteModes are the write path's SQLite settings, on files in dir.
@@ -44,7 +44,7 @@ func sqliteWriteModes(dir string, modes []sqlite.Synchronous, log *slog.Logger) 
 	var out []writeMode
 	for _, m := range modes {
 		out = append(out, writeMode{store: "SQLite", prefix: "write path", label: "synchronous=" + string(m), short: string(m),
-			open: func(ctx context.Context, name string, outbox bool) (apiStore, func() error, error) {
+			open: func(ctx context.Context, name string, outbox bool) (app.Store, func() error, error) {
 				opts := []sqlite.Option{sqlite.WithSynchronous(m)}
 				if !outbox {
 					opts = append(opts, sqlite.WithEnqueue(func(context.Context, *sqlx.Tx, time.Time, ...domain.Event) error { return nil }))
@@ -232,6 +232,3 @@ func writePathPost(ctx context.Context, c *http.Client, url, token, body string,
 	}
 	return out, nil
 }
-
-// apiStore is the store app.NewAPI serves.
-type apiStore = *sqlite.Store
