@@ -39,9 +39,12 @@ type options struct {
 	conc       int
 	writeD     time.Duration
 	clients    int
-	relayN     int
-	only       string
-	keep       bool
+	// writeSpread is how many users, each reviewing a movie of its own, the write path's
+	// clients post as (-write-spread).
+	writeSpread int
+	relayN      int
+	only        string
+	keep        bool
 	// mixedSizes, mixedClients and mixedD shape the mixed read/write load (-only mixed).
 	mixedSizes   []int
 	mixedClients []int
@@ -84,6 +87,7 @@ func main() {
 	flag.IntVar(&o.conc, "concurrency", 16, "EVENT_QUEUE_CONCURRENCY")
 	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
+	flag.IntVar(&o.writeSpread, "write-spread", 1, "users (each with a movie of its own) the write path's clients post as, client i as user i mod this; 1: every review updates one user's and one movie's counters, hot rows for PostgreSQL")
 	flag.IntVar(&o.relayN, "relay-events", 20_000, "backlog size for the relay fsync scenario")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,mixed,pg-db,pg-latency,pg-idle,pg-write (default all)")
 	flag.StringVar(&o.workerBin, "worker", "bin/worker", "the worker binary the worker scenario measures (make bench builds it)")
@@ -310,7 +314,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		modes = append(modes, pgWriteModes(o, log)...)
 	}
 	if len(modes) > 0 {
-		wr, rates, err := writePath(ctx, o.clients, o.writeD, modes, log)
+		wr, rates, err := writePath(ctx, o.clients, o.writeSpread, o.writeD, modes, log)
 		if err != nil {
 			return fmt.Errorf("write path: %w", err)
 		}

@@ -60,15 +60,20 @@ func sqliteWriteModes(dir string, modes []sqlite.Synchronous, log *slog.Logger) 
 }
 
 // writePath measures the server's write path: POST /api/v1/reviews over loopback HTTP with
-// clients concurrent clients for d per run, with the outbox (every review commits its
+// clients concurrent clients as spread users, each reviewing a movie of its own (a spread of one:
+// every review updates the same user's and movie's counters) for d per run, with the outbox (every review commits its
 // ReviewLogged in its transaction) and with the enqueue removed, for each mode, and returns a
 // row for each, one for the outbox's cost per mode and, with several modes, one for each mode's
 // throughput against the first's, and each mode's median rate with the outbox. Every round runs
 // all of them back to back in rotating order, and ratios are taken within a round, so load from
 // other work on the machine mostly cancels out instead of favouring one run.
-func writePath(ctx context.Context, clients int, d time.Duration, modes []writeMode, log *slog.Logger) ([]row, []float64, error) {
-	if clients < 1 || d <= 0 || len(modes) == 0 {
-		return nil, nil, fmt.Errorf("write path: clients, duration and settings must be positive")
+func writePath(ctx context.Context, clients, spread int, d time.Duration, modes []writeMode, log *slog.Logger) ([]row, []float64, error) {
+	if clients < 1 || spread < 1 || d <= 0 || len(modes) == 0 {
+		return nil, nil, fmt.Errorf("write path: clients, spread, duration and settings must be positive")
+	}
+	load := fmt.Sprintf("%d clients", clients)
+	if spread > 1 {
+		load += fmt.Sprintf(" as %d users on %d movies", spread, spread)
 	}
 	type key struct {
 		mode   int
@@ -90,7 +95,7 @@ func writePath(ctx context.Context, clients int, d time.Duration, modes []writeM
 			}
 			m := modes[k.mode]
 			name := fmt.Sprintf("writepath-%s-%d-%v", strings.NewReplacer("=", "-", " ", "-").Replace(m.prefix+"-"+m.label), round, k.outbox)
-			rate, err := writePathRun(ctx, m, name, k.outbox, clients, d, log)
+			rate, err := writePathRun(ctx, m, name, k.outbox, clients, spread, d, log)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s, %s: %w", m.prefix, m.label, err)
 			}
@@ -109,8 +114,8 @@ func writePath(ctx context.Context, clients int, d time.Duration, modes []writeM
 		ratio := median(costs[m])
 		medians = append(medians, median(samples[key{m, true}]))
 		rows = append(rows,
-			row{scenario: mode.prefix + ": POST /reviews, outbox" + tag, result: fmt.Sprintf("%.0f req/s median (%d clients, loopback, %d runs of %s)",
-				median(samples[key{m, true}]), clients, writePathRounds, d)},
+			row{scenario: mode.prefix + ": POST /reviews, outbox" + tag, result: fmt.Sprintf("%.0f req/s median (%s, loopback, %d runs of %s)",
+				median(samples[key{m, true}]), load, writePathRounds, d)},
 			row{scenario: mode.prefix + ": POST /reviews, no enqueue" + tag, result: fmt.Sprintf("%.0f req/s median", median(samples[key{m, false}]))},
 			row{scenario: mode.prefix + ": outbox cost" + tag, result: fmt.Sprintf("%.1f%% slower (median ratio of paired runs %.3f; target < 10%%)", 100*(1-ratio), ratio)})
 	}
@@ -134,9 +139,9 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// writePathRun serves the real API over a fresh store of mode and posts reviews of one known
-// movie for d, returning requests per second.
-func writePathRun(ctx context.Context, mode writeMode, name string, outbox bool, clients int, d time.Duration, log *slog.Logger) (float64, error) {
+// writePathRun serves the real API over a fresh store of mode and posts reviews for d, client i
+// as user i mod spread, of that user's movie, returning requests per second.
+func writePathRun(ctx context.Context, mode writeMode, name string, outbox bool, clients, spread int, d time.Duration, log *slog.Logger) (float64, error) {
 	store, closeStore, err := mode.open(ctx, name, outbox)
 	if err != nil {
 		return 0, err
@@ -160,24 +165,34 @@ func writePathRun(ctx context.Context, mode writeMode, name string, outbox bool,
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
 
-	creds := `{"email":"bench@example.test","username":"bench","password":"password-bench"}`
-	if _, err := writePathPost(ctx, client, base+"/api/v1/auth/register", "", creds, http.StatusCreated); err != nil {
-		return 0, err
-	}
-	body, err := writePathPost(ctx, client, base+"/api/v1/auth/login", "", creds, http.StatusOK)
-	if err != nil {
-		return 0, err
-	}
-	var login struct {
-		Token string `json:"token"`
-	}
-	if err := json.Unmarshal(body, &login); err != nil {
-		return 0, fmt.Errorf("login: %w", err)
-	}
-	review := `{"manual_title":"Heat","manual_release_year":1995,"rating":4,"watched_at":"2024-03-01"}`
-	// One review first, so every timed request finds the movie and writes exactly one event.
-	if _, err := writePathPost(ctx, client, base+"/api/v1/reviews", login.Token, review, http.StatusCreated); err != nil {
-		return 0, err
+	// Writer i is user i with a review of movie i already logged, so every timed request finds
+	// its movie and writes exactly one event; writer 0 is the one of a spread of one.
+	type writer struct{ token, review string }
+	writers := make([]writer, spread)
+	for i := range writers {
+		name, title := "bench", "Heat"
+		if i > 0 {
+			name, title = fmt.Sprintf("bench%d", i+1), fmt.Sprintf("Heat %d", i+1)
+		}
+		creds := fmt.Sprintf(`{"email":"%s@example.test","username":%q,"password":"password-bench"}`, name, name)
+		if _, err := writePathPost(ctx, client, base+"/api/v1/auth/register", "", creds, http.StatusCreated); err != nil {
+			return 0, err
+		}
+		body, err := writePathPost(ctx, client, base+"/api/v1/auth/login", "", creds, http.StatusOK)
+		if err != nil {
+			return 0, err
+		}
+		var login struct {
+			Token string `json:"token"`
+		}
+		if err := json.Unmarshal(body, &login); err != nil {
+			return 0, fmt.Errorf("login: %w", err)
+		}
+		review := fmt.Sprintf(`{"manual_title":%q,"manual_release_year":1995,"rating":4,"watched_at":"2024-03-01"}`, title)
+		if _, err := writePathPost(ctx, client, base+"/api/v1/reviews", login.Token, review, http.StatusCreated); err != nil {
+			return 0, err
+		}
+		writers[i] = writer{login.Token, review}
 	}
 
 	var (
@@ -189,10 +204,11 @@ func writePathRun(ctx context.Context, mode writeMode, name string, outbox bool,
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
-	for range clients {
+	for c := range clients {
+		w := writers[c%spread]
 		wg.Go(func() {
 			for runCtx.Err() == nil {
-				if _, err := writePathPost(ctx, client, base+"/api/v1/reviews", login.Token, review, http.StatusCreated); err != nil {
+				if _, err := writePathPost(ctx, client, base+"/api/v1/reviews", w.token, w.review, http.StatusCreated); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					cancel()
 					return

@@ -24,7 +24,7 @@ func TestWritePathReportsBothModes(t *testing.T) {
 		clients = v
 	}
 	modes := sqliteWriteModes(t.TempDir(), []sqlite.Synchronous{sqlite.SynchronousFull}, log)
-	rows, _, err := writePath(context.Background(), clients, d, modes, log)
+	rows, _, err := writePath(context.Background(), clients, 1, d, modes, log)
 	if err != nil {
 		t.Fatal(err)
 	}
