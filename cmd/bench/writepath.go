@@ -94,7 +94,7 @@ func writePath(ctx context.Context, clients, spread int, d time.Duration, modes 
 				k = runs[len(runs)-1-(i+round)%len(runs)]
 			}
 			m := modes[k.mode]
-			name := fmt.Sprintf("writepath-%s-%d-%v", strings.NewReplacer("=", "-", " ", "-").Replace(m.prefix+"-"+m.label), round, k.outbox)
+			name := fmt.Sprintf("writepath-%s-%d-%v", strings.NewReplacer("=", "-", " ", "-", ":", "").Replace(m.prefix+"-"+m.label), round, k.outbox)
 			rate, err := writePathRun(ctx, m, name, k.outbox, clients, spread, d, log)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s, %s: %w", m.prefix, m.label, err)
