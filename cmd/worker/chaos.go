@@ -28,7 +28,9 @@ func chaosRecording(ctx context.Context, driver, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	for _, q := range []string{
-		`CREATE TABLE IF NOT EXISTS chaos_recordings (event_id TEXT, handler TEXT, pid INTEGER, started_us INTEGER, ended_us INTEGER)`,
+		// BIGINT: times in µs since 1970 overflow PostgreSQL's INTEGER (SQLite reads BIGINT as
+		// its INTEGER).
+		`CREATE TABLE IF NOT EXISTS chaos_recordings (event_id TEXT, handler TEXT, pid INTEGER, started_us BIGINT, ended_us BIGINT)`,
 		// The harness joins executions by (event, handler); without this its checks are quadratic.
 		`CREATE INDEX IF NOT EXISTS chaos_recordings_key ON chaos_recordings (event_id, handler)`,
 		`CREATE TABLE IF NOT EXISTS chaos_handlers (handler TEXT, event_type TEXT, PRIMARY KEY (handler, event_type))`,
