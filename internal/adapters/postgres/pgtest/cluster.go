@@ -107,8 +107,9 @@ func serverUser() (*syscall.Credential, error) {
 	return nil, errors.New("running as root and there is neither a postgres nor a nobody user to run PostgreSQL as")
 }
 
-// start runs initdb into a new temporary directory and starts the server on a unix socket there.
-func start(ctx context.Context) (c *cluster, err error) {
+// start runs initdb into a new temporary directory and starts the server on a unix socket there,
+// with conf (tuning, or durableConf) appended to its postgresql.conf.
+func start(ctx context.Context, conf string) (c *cluster, err error) {
 	initdb, pgCtl, err := findBinaries()
 	if err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func start(ctx context.Context) (c *cluster, err error) {
 		"--lc-collate=C", "--lc-ctype=C.UTF-8", "--no-sync", "--no-instructions"); err != nil {
 		return nil, fmt.Errorf("initdb: %w\n%s", err, out)
 	}
-	conf := tuning + fmt.Sprintf("unix_socket_directories = '%s'\n", dir)
+	conf += fmt.Sprintf("unix_socket_directories = '%s'\n", dir)
 	f, err := os.OpenFile(filepath.Join(c.data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,10 @@
 //
 // Without PostgreSQL installed a test fails naming the Debian package (.ci/run installs it). initdb and postgres refuse to
 // run as root: as root, they run as the postgres system user (or nobody).
+//
+// The tests' cluster trades durability for speed (fsync and synchronous_commit off). A program
+// that measures PostgreSQL (cmd/bench) starts a Server instead: StartDurable keeps PostgreSQL's
+// durable defaults and needs no testing.TB.
 package pgtest
 
 import (
@@ -55,7 +59,7 @@ func get(t testing.TB) *cluster {
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		shared.c, shared.err = start(ctx)
+		shared.c, shared.err = start(ctx, tuning)
 	})
 	switch {
 	case errors.Is(shared.err, errNotInstalled):
