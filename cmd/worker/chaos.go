@@ -35,7 +35,13 @@ func chaosRecording(ctx context.Context, driver, dsn string, now func() time.Tim
 		`CREATE INDEX IF NOT EXISTS chaos_recordings_key ON chaos_recordings (event_id, handler)`,
 		`CREATE TABLE IF NOT EXISTS chaos_handlers (handler TEXT, event_type TEXT, PRIMARY KEY (handler, event_type))`,
 	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
+		// PostgreSQL's IF NOT EXISTS is no lock: of workers starting at once, all but one may fail
+		// on a catalogue index (23505) or find the relation there (42P07). A second try sees it.
+		_, err := db.ExecContext(ctx, q)
+		if err != nil {
+			_, err = db.ExecContext(ctx, q)
+		}
+		if err != nil {
 			db.Close()
 			return nil, nil, fmt.Errorf("chaos recording: %w", err)
 		}

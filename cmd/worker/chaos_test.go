@@ -50,3 +50,28 @@ func TestChaosRecordingOnEachStore(t *testing.T) {
 		})
 	}
 }
+
+// TestChaosRecordingStartsTogether: workers starting at once on one PostgreSQL database all set
+// up the recorder's tables (CREATE TABLE IF NOT EXISTS races there).
+func TestChaosRecordingStartsTogether(t *testing.T) {
+	url := postgrestest.URL(t)
+	const workers = 8
+	errs := make(chan error, workers)
+	start := make(chan struct{})
+	for range workers {
+		go func() {
+			<-start
+			_, closeRec, err := chaosRecording(context.Background(), "pgx", url, time.Now, nil)
+			if err == nil {
+				closeRec()
+			}
+			errs <- err
+		}()
+	}
+	close(start)
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Errorf("a worker's recorder: %v", err)
+		}
+	}
+}
