@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
 )
 
 // lockFeedCounts locks, in key order, the following-feed counts a write of the local review id
@@ -21,6 +23,21 @@ func lockFeedCounts(ctx context.Context, tx *sqlx.Tx, id, author uuid.UUID) erro
 			UNION SELECT owner_id FROM following_feed WHERE review_id = $1)
 		ORDER BY key FOR UPDATE`, id.String(), author.String()); err != nil {
 		return fmt.Errorf("lock feed counts: %w", err)
+	}
+	return nil
+}
+
+// lockFollowerCount locks a local follower's following-feed count before its follow is
+// accepted or deleted, which moves that count row by row of the feed: taken first, as
+// lockFeedCounts takes it, so a review written meanwhile waits for it (or this for the review)
+// before either touches the other's feed rows.
+func lockFollowerCount(ctx context.Context, tx *sqlx.Tx, follower domain.SocialIdentity) error {
+	if follower.Kind != domain.IdentityLocal {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM review_counts WHERE scope = 'following' AND key = $1 FOR UPDATE`,
+		follower.ID); err != nil {
+		return fmt.Errorf("lock feed count: %w", err)
 	}
 	return nil
 }

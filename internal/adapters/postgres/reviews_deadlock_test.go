@@ -14,7 +14,7 @@ import (
 )
 
 // TestReviewsOfAuthorsWithSharedFollowers: users who all follow each other log, edit and
-// delete reviews at once. Each review goes into every follower's feed and moves its count, in
+// delete reviews, and end and accept follows again, at once. Each review goes into every follower's feed and moves its count, in
 // the order the follows come (another order per author), so two transactions can each hold a
 // count the other wants; PostgreSQL then aborts one (deadlock_detected), which the store runs
 // again instead of failing the request (make chaos with -store postgres saw such 500s).
@@ -67,6 +67,20 @@ func TestReviewsOfAuthorsWithSharedFollowers(t *testing.T) {
 					if err := s.DeleteReview(ctx, r.ID, func(domain.Review) error { return nil }); err != nil {
 						errs <- err
 					}
+				}
+				// One follow ends and comes back: its feed rows leave and return.
+				other := users[(i+1+j%(n-1))%n]
+				if err := s.Unfollow(ctx, u, domain.LocalIdentity(other)); err != nil {
+					errs <- err
+					continue
+				}
+				if _, err := db.ExecContext(ctx, `INSERT INTO follows (follower_kind, follower_id, target_kind, target_id)
+					VALUES ('local', $1, 'local', $2)`, u.String(), other.String()); err != nil {
+					errs <- err
+					continue
+				}
+				if err := s.AcceptFollower(ctx, other, domain.LocalIdentity(u)); err != nil {
+					errs <- err
 				}
 			}
 		})
