@@ -109,7 +109,9 @@ func run(ctx context.Context, o options) (int, error) {
 			return total, err
 		}
 		s, err := runBackend(ctx, o, backend, dir)
-		if !o.keep && err == nil && (s.violations() == 0 || o.expectBroken) {
+		// A round with violations keeps its directory to be looked into, unless a broken ledger
+		// was asked for.
+		if !o.keep && err == nil && (s.violations() == 0 || o.breakLedger) {
 			os.RemoveAll(dir)
 		} else {
 			fmt.Fprintf(os.Stderr, "chaos: databases and logs kept in %s\n", dir)
