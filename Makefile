@@ -31,6 +31,8 @@ run: build
 test: lint
 	$(GO) test $(TAGS) -race -count=1 -timeout 20m ./...
 
+# Every scenario of cmd/bench; the pg-* rows run on a throwaway PostgreSQL cluster (Debian's
+# postgresql binaries) beside SQLite's. BENCH_FLAGS="-only db,pg-db" to pick.
 bench: build
 	$(GO) run $(TAGS) ./cmd/bench $(BENCH_FLAGS)
 

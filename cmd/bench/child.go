@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery"
 )
@@ -74,7 +75,7 @@ func dbBacklogInChild(ctx context.Context, dir string, o options, log *slog.Logg
 // workerChild drains the backlog at -db with no-op handlers and prints a workerResult.
 func workerChild(args []string) int {
 	fs := flag.NewFlagSet("worker-child", flag.ContinueOnError)
-	path := fs.String("db", "", "database")
+	path := fs.String("db", "", "database: a SQLite file or a postgres:// URL")
 	var o options
 	fs.IntVar(&o.events, "events", 0, "")
 	fs.IntVar(&o.handlers, "handlers", 3, "")
@@ -108,22 +109,41 @@ func workerChild(args []string) int {
 	return 0
 }
 
+// drainInProcess drains the backlog of the database at path, a SQLite file or a postgres:// URL
+// (which selects PostgreSQL, as DATABASE_URL does).
 func drainInProcess(path string, o options) workerResult {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := sqlite.Open(ctx, path, sqlite.WithSynchronous(o.sync))
-	if err != nil {
-		return workerResult{Error: err.Error()}
+	var (
+		counts outboxWriter
+		ledger delivery.Ledger
+		q      interface {
+			delivery.Source
+			Close() error
+		}
+	)
+	if postgres.IsURL(path) {
+		s, err := postgres.Open(ctx, path)
+		if err != nil {
+			return workerResult{Error: err.Error()}
+		}
+		defer s.Close()
+		counts, ledger, q = s, s.Ledger(), s.Queue(postgres.QueueConfig{Logger: log})
+	} else {
+		s, err := sqlite.Open(ctx, path, sqlite.WithSynchronous(o.sync))
+		if err != nil {
+			return workerResult{Error: err.Error()}
+		}
+		defer s.Close()
+		counts, ledger, q = s, s.Ledger(), s.Queue(sqlite.QueueConfig{Logger: log})
 	}
-	defer s.Close()
+	defer q.Close()
 	memReport(os.Stderr, "store open")
 	rec := newRecorder()
-	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, s.Ledger(), rec.handlers(o.handlers, false)...)
+	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, ledger, rec.handlers(o.handlers, false)...)
 	if err != nil {
 		return workerResult{Error: err.Error()}
 	}
-	q := s.Queue(sqlite.QueueConfig{Logger: log})
-	defer q.Close()
 	pump := delivery.NewPump(q, engine, delivery.PumpConfig{BatchSize: o.batch, Concurrency: o.conc, Logger: log})
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -134,7 +154,7 @@ func drainInProcess(path string, o options) workerResult {
 		pump.Run(ctx)
 	}()
 	want := int64(o.events * o.handlers)
-	err = waitDone(ctx, s, o.events, 30*time.Minute, func() bool { return rec.calls.Load() >= want })
+	err = waitDone(ctx, counts, o.events, 30*time.Minute, func() bool { return rec.calls.Load() >= want })
 	r := workerResult{Elapsed: time.Since(start), CPU: cpuTime() - cpu0, PeakRSS: peakRSS()}
 	stop()
 	<-done

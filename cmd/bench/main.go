@@ -22,6 +22,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"moviesdiary/internal/adapters/postgres/pgtest"
 	"moviesdiary/internal/adapters/sqlite"
 )
 
@@ -38,9 +39,12 @@ type options struct {
 	conc       int
 	writeD     time.Duration
 	clients    int
-	relayN     int
-	only       string
-	keep       bool
+	// writeSpread is how many users, each reviewing a movie of its own, the write path's
+	// clients post as (-write-spread).
+	writeSpread int
+	relayN      int
+	only        string
+	keep        bool
 	// mixedSizes, mixedClients and mixedD shape the mixed read/write load (-only mixed).
 	mixedSizes   []int
 	mixedClients []int
@@ -54,6 +58,11 @@ type options struct {
 	sync sqlite.Synchronous
 	// workerBin is the production worker binary the worker scenario drains a backlog with.
 	workerBin string
+	// pgCommits are the synchronous_commit settings the PostgreSQL rows run with, each in the
+	// same run; pgCommit is the setting of this measurement, and pg the throwaway cluster.
+	pgCommits []string
+	pgCommit  string
+	pg        *pgtest.Server
 }
 
 // row is one line of the result table.
@@ -78,8 +87,9 @@ func main() {
 	flag.IntVar(&o.conc, "concurrency", 16, "EVENT_QUEUE_CONCURRENCY")
 	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
+	flag.IntVar(&o.writeSpread, "write-spread", 1, "users (each with a movie of its own) the write path's clients post as, client i as user i mod this; 1: every review updates one user's and one movie's counters, hot rows for PostgreSQL")
 	flag.IntVar(&o.relayN, "relay-events", 20_000, "backlog size for the relay fsync scenario")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,mixed (default all)")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,mixed,pg-db,pg-latency,pg-idle,pg-write (default all)")
 	flag.StringVar(&o.workerBin, "worker", "bin/worker", "the worker binary the worker scenario measures (make bench builds it)")
 	mixedSizes := flag.String("mixed-reviews", "1000,100000", "comma-separated database sizes (reviews) of the mixed load")
 	mixedClients := flag.String("mixed-clients", "8,32,128", "comma-separated client counts of the mixed load")
@@ -88,7 +98,13 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	syncs := flag.String("synchronous", "normal,full", "comma-separated SQLITE_SYNCHRONOUS settings the write path and the db drain run with")
+	pgCommits := flag.String("pg-synchronous-commit", strings.Join(pgCommits, ","), "comma-separated synchronous_commit settings (on, off) the pg-* scenarios run with")
 	flag.Parse()
+	var err error
+	if o.pgCommits, err = parsePGCommits(*pgCommits); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -pg-synchronous-commit:", err)
+		os.Exit(2)
+	}
 	for _, v := range strings.Split(*syncs, ",") {
 		sv, err := sqlite.ParseSynchronous(strings.TrimSpace(v))
 		if err != nil {
@@ -118,7 +134,7 @@ func main() {
 		}
 		pprof.StartCPUProfile(f)
 	}
-	err := run(context.Background(), o, os.Stdout)
+	err = run(context.Background(), o, os.Stdout)
 	pprof.StopCPUProfile()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -150,7 +166,18 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		rows = append(rows, row{scenario, fmt.Sprintf(format, args...)})
 		fmt.Fprintf(os.Stderr, "done: %s\n", scenario)
 	}
+	if o.wantsPostgres() {
+		srv, err := startPostgres(ctx)
+		if err != nil {
+			add("pg: PostgreSQL rows", "not measured: %v", err)
+		} else {
+			defer srv.Stop()
+			o.pg = srv
+		}
+	}
 	var limitFull, limitDeliver float64
+	// drains are SQLite's drain rates by synchronous setting, for the PostgreSQL rows' ratios.
+	drains := map[sqlite.Synchronous]float64{}
 	// figures are the numbers bench-peers compares with River (-figures).
 	figures := map[string]float64{}
 	frac := func(rate, limit float64) string {
@@ -175,6 +202,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				return fmt.Errorf("db backlog: %w", err)
 			}
 			rate := float64(o.events) / r.Elapsed.Seconds()
+			drains[sync] = rate
 			if sync == o.syncs[0] {
 				figures["drain"] = rate
 			}
@@ -271,15 +299,31 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 		}
 	}
+	if o.pg != nil && (o.wants("pg-db") || o.wants("pg-latency") || o.wants("pg-idle")) {
+		if err := postgresScenarios(ctx, dir, o, log, sqliteRun{drains: drains, figures: figures}, add); err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+	}
+	// SQLite's and PostgreSQL's write paths run in the same rounds, so their ratio is taken
+	// within each round.
+	var modes []writeMode
 	if o.wants("write") {
-		wr, rate, err := writePath(ctx, dir, o.clients, o.writeD, o.syncs, log)
+		modes = sqliteWriteModes(dir, o.syncs, log)
+	}
+	if o.pg != nil && o.wants("pg-write") {
+		modes = append(modes, pgWriteModes(o, log)...)
+	}
+	if len(modes) > 0 {
+		wr, rates, err := writePath(ctx, o.clients, o.writeSpread, o.writeD, modes, log)
 		if err != nil {
 			return fmt.Errorf("write path: %w", err)
 		}
 		for _, r := range wr {
 			add(r.scenario, "%s", r.result)
 		}
-		figures["write"] = rate
+		if o.wants("write") {
+			figures["write"] = rates[0]
+		}
 	}
 
 	if o.wants("mixed") {

@@ -81,7 +81,7 @@ func newNATSPipeline(ctx context.Context, dir, name string, o options, log *slog
 	return p, nil
 }
 
-func (p *natsPipeline) producer() *sqlite.Store { return p.prod }
+func (p *natsPipeline) producer() outboxWriter { return p.prod }
 
 func (p *natsPipeline) start(ctx context.Context) {
 	ctx, p.cancel = context.WithCancel(ctx)

@@ -19,9 +19,9 @@ import (
 )
 
 // pipeline is one backend end to end: a producer store (the server's role) writing the outbox,
-// and a worker consuming it, on one database file as two processes would have.
+// and a worker consuming it, on one database as two processes would have.
 type pipeline interface {
-	producer() *sqlite.Store
+	producer() outboxWriter
 	start(ctx context.Context)
 	close()
 }
@@ -62,7 +62,7 @@ func newDBPipeline(ctx context.Context, dir, name string, o options, log *slog.L
 	}, nil
 }
 
-func (p *dbPipeline) producer() *sqlite.Store { return p.prod }
+func (p *dbPipeline) producer() outboxWriter { return p.prod }
 
 func (p *dbPipeline) start(ctx context.Context) {
 	ctx, p.cancel = context.WithCancel(ctx)
@@ -80,6 +80,13 @@ func (p *dbPipeline) close() {
 	p.queue.Close()
 	p.worker.Close()
 	p.prod.Close()
+}
+
+// outboxWriter is what the scenarios need of the producer's store, SQLite's or PostgreSQL's:
+// commit events on their own, and count the outbox's rows by status.
+type outboxWriter interface {
+	Enqueue(ctx context.Context, events ...domain.Event) error
+	QueueCounts(ctx context.Context) (map[string]int, error)
 }
 
 // benchEvent is the event every scenario writes: an ImageStored whose key starts with a UUID
@@ -127,7 +134,7 @@ func (r *recorder) handlers(n int, timed bool) []delivery.Handler {
 }
 
 // enqueueBacklog writes n events in transactions of 1,000.
-func enqueueBacklog(ctx context.Context, s *sqlite.Store, n, payload int) error {
+func enqueueBacklog(ctx context.Context, s outboxWriter, n, payload int) error {
 	const chunk = 1000
 	for written := 0; written < n; written += chunk {
 		events := make([]domain.Event, min(chunk, n-written))
@@ -241,7 +248,7 @@ func offerLoad(ctx context.Context, dir, name string, o options, log *slog.Logge
 
 // waitDone waits until handled says every handler ran (a cheap in-memory check), then until n
 // rows are done; counting rows on every poll would load the database under measurement.
-func waitDone(ctx context.Context, s *sqlite.Store, n int, limit time.Duration, handled func() bool) error {
+func waitDone(ctx context.Context, s outboxWriter, n int, limit time.Duration, handled func() bool) error {
 	deadline := time.Now().Add(limit)
 	for !handled() {
 		if time.Now().After(deadline) {

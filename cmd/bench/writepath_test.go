@@ -23,7 +23,8 @@ func TestWritePathReportsBothModes(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("WRITEPATH_CLIENTS")); err == nil {
 		clients = v
 	}
-	rows, _, err := writePath(context.Background(), t.TempDir(), clients, d, []sqlite.Synchronous{sqlite.SynchronousFull}, log)
+	modes := sqliteWriteModes(t.TempDir(), []sqlite.Synchronous{sqlite.SynchronousFull}, log)
+	rows, _, err := writePath(context.Background(), clients, 1, d, modes, log)
 	if err != nil {
 		t.Fatal(err)
 	}

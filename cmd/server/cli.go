@@ -23,6 +23,7 @@ commands:
   admin users delete-user USER [--yes]  delete the account; its followers are sent the actor's Delete
   backup DIR                   a consistent copy of the database, the images and the JWT secret, while the server runs
   restore DIR                  put a backup in place (server and workers stopped)
+  migrate-store --to URL [--dry-run]  copy this SQLite instance into an empty PostgreSQL database (server and workers stopped)
   version                      print the version (also --version)
   help                         this text (also -h, --help)
 
@@ -56,7 +57,7 @@ func parseArgs(args []string) (command, error) {
 			return command{}, fmt.Errorf("%w: serve takes no arguments; configure the server through the environment", errUsage)
 		}
 		return command{name: "serve"}, nil
-	case "healthcheck", "admin", "backup", "restore":
+	case "healthcheck", "admin", "backup", "restore", "migrate-store":
 		return command{name: args[0], args: args[1:]}, nil
 	}
 	return command{}, fmt.Errorf("%w: unknown command or flag %q", errUsage, args[0])
@@ -100,6 +101,8 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = backupCommand(ctx, cfg, cmd.args, stdout)
 	case "restore":
 		err = restoreCommand(ctx, cfg, cmd.args, stdout)
+	case "migrate-store":
+		err = migrateStoreCommand(ctx, cfg, cmd.args, stdout)
 	}
 	switch {
 	case err == nil:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +13,84 @@ import (
 // deploy/docker-compose.yml with every profile and deploy/.env.example, when either is on PATH.
 func TestComposeFileValidates(t *testing.T) {
 	t.Parallel()
+	composeConfig(t, "../../deploy/.env.example", "monitoring", "tls", "postgres")
+}
+
+// TestComposePostgresProfile: with the postgres lines of deploy/.env.example uncommented, the
+// server and the worker get a DATABASE_URL naming the profile's service, user and database, and
+// the password the PostgreSQL service is initialised with; the healthcheck asks for that user.
+func TestComposePostgresProfile(t *testing.T) {
+	t.Parallel()
+	example, err := os.ReadFile("../../deploy/.env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	var dbURL string
+	for _, line := range strings.Split(string(example), "\n") {
+		for _, v := range []string{"COMPOSE_PROFILES=", "POSTGRES_PASSWORD=", "DATABASE_URL="} {
+			if strings.HasPrefix(line, "#"+v) {
+				line = strings.TrimPrefix(line, "#")
+			}
+		}
+		if u, ok := strings.CutPrefix(line, "DATABASE_URL="); ok {
+			dbURL = u
+		}
+		if line == "POSTGRES_PASSWORD=" {
+			line += "test-password-0123"
+		}
+		env = append(env, line)
+	}
+	u, err := url.Parse(dbURL)
+	if err != nil || u.Scheme != "postgres" {
+		t.Fatalf("deploy/.env.example: DATABASE_URL %q is not a postgres:// URL (%v)", dbURL, err)
+	}
+	if _, ok := u.User.Password(); ok {
+		t.Errorf("deploy/.env.example: DATABASE_URL %q holds a password; the compose file passes it as PGPASSWORD", dbURL)
+	}
+	envFile := filepath.Join(t.TempDir(), "postgres.env")
+	if err := os.WriteFile(envFile, []byte(strings.Join(env, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := composeConfig(t, envFile, "postgres")
+	user, db := u.User.Username(), strings.TrimPrefix(u.Path, "/")
+	for _, c := range []struct {
+		want string
+		n    int
+	}{
+		{"DATABASE_URL: " + dbURL, 2},                // server and worker
+		{"PGPASSWORD: test-password-0123", 2},        // server and worker
+		{"POSTGRES_PASSWORD: test-password-0123", 1}, // the postgres service
+		{"POSTGRES_USER: " + user, 1},
+		{"POSTGRES_DB: " + db, 1},
+		{"image: postgres:17.", 1},
+	} {
+		if got := strings.Count(out, c.want); got != c.n {
+			t.Errorf("compose config with the postgres lines: %q %d times, want %d", c.want, got, c.n)
+		}
+	}
+	raw, err := os.ReadFile("../../deploy/docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"pg_isready", "-q", "-h", "127.0.0.1", "-U", "` + user + `", "-d", "` + db + `"`; !strings.Contains(string(raw), want) {
+		t.Errorf("deploy/docker-compose.yml: the postgres healthcheck is not %s", want)
+	}
+	if u.Hostname() != "postgres" || !strings.Contains(out, "\n  postgres:\n") {
+		t.Errorf("DATABASE_URL's host %q is not the compose service postgres", u.Hostname())
+	}
+}
+
+// composeConfig runs `docker-compose config` (or `docker compose config`) over
+// deploy/docker-compose.yml with envFile and profiles, and returns the resolved file.
+func composeConfig(t *testing.T, envFile string, profiles ...string) string {
+	t.Helper()
+	args := []string{"--env-file", envFile, "-f", "../../deploy/docker-compose.yml"}
+	for _, p := range profiles {
+		args = append(args, "--profile", p)
+	}
+	args = append(args, "config")
 	var cmd *exec.Cmd
-	args := []string{"--env-file", "../../deploy/.env.example", "-f", "../../deploy/docker-compose.yml",
-		"--profile", "monitoring", "--profile", "tls", "config", "-q"}
 	if p, err := exec.LookPath("docker-compose"); err == nil {
 		cmd = exec.Command(p, args...)
 	} else if p, err := exec.LookPath("docker"); err == nil && exec.Command(p, "compose", "version").Run() == nil {
@@ -22,9 +98,15 @@ func TestComposeFileValidates(t *testing.T) {
 	} else {
 		t.Fatal("neither docker-compose nor docker compose is on PATH: install Debian's docker-compose (.ci/run does)")
 	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, stderr)
 	}
+	return string(out)
 }
 
 // TestDeployFilesAgree: what the image, compose and Prometheus say about ports and commands

@@ -26,13 +26,7 @@ import (
 // TestEndToEnd builds the real server and worker binaries, runs them on one database, registers
 // and logs a review over HTTP, and reads the worker's debug log: ReviewLogged is delivered, once.
 func TestEndToEnd(t *testing.T) {
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin+string(filepath.Separator),
-		"moviesdiary/cmd/server", "moviesdiary/cmd/worker")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinaries(t)
 	data := t.TempDir()
 	port := freePort(t)
 	env := append(os.Environ(), "DATA_DIR="+data, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "LOG_LEVEL=debug",
@@ -96,6 +90,19 @@ func TestEndToEnd(t *testing.T) {
 	if delivered != 1 {
 		t.Errorf("ReviewLogged %s delivered %d times in the worker log, want once", eventID, delivered)
 	}
+}
+
+// buildBinaries builds the server and the worker into a temporary directory and returns it.
+func buildBinaries(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin+string(filepath.Separator),
+		"moviesdiary/cmd/server", "moviesdiary/cmd/worker")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // start runs a binary until the test ends, copying its stderr to w.

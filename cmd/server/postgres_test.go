@@ -25,13 +25,7 @@ import (
 // delivered once, by one of the two workers.
 func TestSeveralHostsOnPostgres(t *testing.T) {
 	url := postgrestest.URL(t)
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin+string(filepath.Separator),
-		"moviesdiary/cmd/server", "moviesdiary/cmd/worker")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinaries(t)
 	host := func(port int) []string {
 		return append(os.Environ(), "DATABASE_URL="+url, "DATA_DIR="+t.TempDir(), "HOST=127.0.0.1",
 			"PORT="+strconv.Itoa(port), "LOG_LEVEL=debug", "EVENT_BUS_BACKEND=db", "WORKER_METRICS_ADDR=",

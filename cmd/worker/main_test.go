@@ -83,7 +83,6 @@ func TestRunStopsCleanly(t *testing.T) {
 			t.Setenv("EVENT_BUS_BACKEND", "db")
 			t.Setenv("WORKER_METRICS_ADDR", "127.0.0.1:0")
 			var db *sql.DB
-			var leakOpts []goleak.Option
 			if kind == "postgres" {
 				url := postgrestest.URL(t)
 				t.Setenv("DATABASE_URL", url)
@@ -91,8 +90,6 @@ func TestRunStopsCleanly(t *testing.T) {
 				if db, err = sql.Open("pgx", url); err != nil {
 					t.Fatal(err)
 				}
-				// The throwaway cluster's own connections live as long as the test binary.
-				leakOpts = append(leakOpts, goleak.IgnoreCurrent())
 			}
 			cfg, err := config.Load()
 			if err != nil {
@@ -120,7 +117,7 @@ func TestRunStopsCleanly(t *testing.T) {
 				t.Fatal("run did not return after its context ended")
 			}
 			db.Close()
-			goleak.VerifyNone(t, leakOpts...)
+			goleak.VerifyNone(t)
 		})
 	}
 }

@@ -13,6 +13,8 @@ import (
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"moviesdiary/internal/adapters/postgres"
+	"moviesdiary/internal/adapters/postgres/postgrestest"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
@@ -21,11 +23,14 @@ import (
 )
 
 // TestRunWithNATSDeliversEveryEventOnce runs the whole worker (relay, consumer, engine, ledger)
-// against an embedded JetStream server, in both NATS modes, and expects events written to the
-// outbox to reach the handler exactly once and every row to end done.
+// against an embedded JetStream server, in both NATS modes and on both stores, and expects events
+// written to the outbox to reach the handler exactly once and every row to end done.
 func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
-	for _, mode := range []string{"jetstream", "core"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, c := range []struct{ mode, store string }{
+		{"jetstream", "sqlite"}, {"core", "sqlite"}, {"jetstream", "postgres"}, {"core", "postgres"},
+	} {
+		mode := c.mode
+		t.Run(mode+"/"+c.store, func(t *testing.T) {
 			ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
 				StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 			if err != nil {
@@ -36,11 +41,17 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 			if !ns.ReadyForConnections(10 * time.Second) {
 				t.Fatal("nats server not ready")
 			}
-			path := filepath.Join(t.TempDir(), "md.db")
+			url, driver, dsn := filepath.Join(t.TempDir(), "md.db"), "sqlite3", ""
+			if c.store == "postgres" {
+				url = postgrestest.URL(t)
+				driver, dsn = "pgx", url
+			} else {
+				dsn = "file:" + url + "?_busy_timeout=10000"
+			}
 			t.Setenv("EVENT_BUS_BACKEND", "nats")
 			t.Setenv("NATS_URL", ns.ClientURL())
 			t.Setenv("NATS_MODE", mode)
-			t.Setenv("DATABASE_URL", path)
+			t.Setenv("DATABASE_URL", url)
 			t.Setenv("DATA_DIR", t.TempDir()) // the image directory
 			t.Setenv("WORKER_METRICS_ADDR", "")
 			t.Setenv("LOG_LEVEL", "error")
@@ -62,7 +73,19 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- run(ctx, cfg, testLog(t), time.Now, record) }()
 
-			store := sqlitetest.Open(t, path)
+			var store interface {
+				Enqueue(context.Context, ...domain.Event) error
+			}
+			if c.store == "postgres" {
+				ps, err := postgres.Open(context.Background(), url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ps.Close()
+				store = ps
+			} else {
+				store = sqlitetest.Open(t, url)
+			}
 			if mode == "core" {
 				// Core NATS loses what is published before the worker subscribes: wait until it
 				// has taken a first event.
@@ -100,7 +123,7 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 					t.Errorf("event %s handled %d times", id, n)
 				}
 			}
-			db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
+			db, err := sql.Open(driver, dsn)
 			if err != nil {
 				t.Fatal(err)
 			}

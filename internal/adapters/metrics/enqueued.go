@@ -11,19 +11,22 @@ import (
 
 // Outbox reports committed outbox rows by type, incrementally.
 type Outbox interface {
-	EventsSince(ctx context.Context, afterID int64) (map[string]int, int64, error)
+	// EventsSince counts by type the committed rows past cursor, an opaque position the store
+	// chose (0 first, then the next it returned last), and returns the next cursor: over a
+	// sequence of calls each committed row is counted exactly once and a rolled-back one never.
+	EventsSince(ctx context.Context, cursor int64) (counts map[string]int, next int64, err error)
 }
 
 var enqueuedDesc = prometheus.NewDesc("moviesdiary_events_enqueued_total",
 	"Events committed to the outbox by event type (by any process), counted from the table so a rolled-back write never counts.",
 	[]string{"type"}, nil)
 
-// enqueuedCollector keeps running totals, reading only rows added since the last scrape.
+// enqueuedCollector keeps running totals, reading only rows committed since the last scrape.
 type enqueuedCollector struct {
 	src    Outbox
 	log    *slog.Logger
 	mu     sync.Mutex
-	last   int64
+	cursor int64
 	totals map[string]float64
 }
 
@@ -34,14 +37,14 @@ func (c *enqueuedCollector) Collect(ch chan<- prometheus.Metric) {
 	defer c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	counts, last, err := c.src.EventsSince(ctx, c.last)
+	counts, next, err := c.src.EventsSince(ctx, c.cursor)
 	if err != nil {
 		c.log.Warn("metrics: cannot count enqueued events", "error", err)
 	} else {
 		for typ, n := range counts {
 			c.totals[typ] += float64(n)
 		}
-		c.last = last
+		c.cursor = next
 	}
 	for typ, n := range c.totals {
 		ch <- prometheus.MustNewConstMetric(enqueuedDesc, prometheus.CounterValue, n, typ)

@@ -93,9 +93,9 @@ func value(body, metric string) (float64, bool) {
 // fakeOutbox hands out rows in two scrapes.
 type fakeOutbox struct{ calls []int64 }
 
-func (f *fakeOutbox) EventsSince(_ context.Context, after int64) (map[string]int, int64, error) {
-	f.calls = append(f.calls, after)
-	if after == 0 {
+func (f *fakeOutbox) EventsSince(_ context.Context, cursor int64) (map[string]int, int64, error) {
+	f.calls = append(f.calls, cursor)
+	if cursor == 0 {
 		return map[string]int{"ReviewLogged": 3}, 7, nil
 	}
 	return map[string]int{"ReviewLogged": 1, "MovieDiscovered": 2}, 10, nil

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 )
 
 // counted names one of the review counts that triggers on reviews (migration 0200) and on the
@@ -12,12 +10,10 @@ import (
 // read takes its total from here instead of counting its scope, as on SQLite.
 type counted struct{ scope, key string }
 
-// reviewCount reads a maintained count; a scope with no row (a user with no review) is 0.
+// reviewCount reads a maintained count: the sum of its slots (0206: the instance-wide counts are
+// spread over 16 rows so writers do not queue on one); a scope with no row is 0.
 func (s *Store) reviewCount(ctx context.Context, c counted) (int, error) {
 	var n int
-	err := s.db.GetContext(ctx, &n, `SELECT n FROM review_counts WHERE scope = $1 AND key = $2`, c.scope, c.key)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
+	err := s.db.GetContext(ctx, &n, `SELECT COALESCE(sum(n), 0) FROM review_counts WHERE scope = $1 AND key = $2`, c.scope, c.key)
 	return n, err
 }

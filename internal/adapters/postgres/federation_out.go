@@ -298,7 +298,7 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 // NodeStats counts the local users and the local reviews, for NodeInfo.
 func (s *Store) NodeStats(ctx context.Context) (users, reviews int, err error) {
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM users),
-		COALESCE((SELECT n FROM review_counts WHERE scope = 'local' AND key = ''), 0)`).Scan(&users, &reviews)
+		(SELECT COALESCE(sum(n), 0) FROM review_counts WHERE scope = 'local' AND key = '')`).Scan(&users, &reviews)
 	if err != nil {
 		return 0, 0, fmt.Errorf("node stats: %w", err)
 	}

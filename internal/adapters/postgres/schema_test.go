@@ -29,7 +29,8 @@ func exec(t *testing.T, db *sqlx.DB, query string, args ...any) {
 }
 
 // TestReviewCountsFollowReviews: the maintained counts of 0200 follow inserts, moves and
-// deletes, including the deletes a user's removal cascades to.
+// deletes, including the deletes a user's removal cascades to (a count is the sum of its slots:
+// 0206).
 func TestReviewCountsFollowReviews(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -51,7 +52,7 @@ func TestReviewCountsFollowReviews(t *testing.T) {
 		Key   string `db:"key"`
 		N     int    `db:"n"`
 	}
-	if err := db.SelectContext(ctx, &rows, `SELECT scope, key, n FROM review_counts`); err != nil {
+	if err := db.SelectContext(ctx, &rows, `SELECT scope, key, sum(n) AS n FROM review_counts GROUP BY scope, key`); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
@@ -129,5 +130,67 @@ func TestSearchDocuments(t *testing.T) {
 	}
 	if len(ids) != 2 || ids[0] != "m1" {
 		t.Fatalf("prefix search for amel: %v, want both, the title match first", ids)
+	}
+}
+
+// TestReviewWritesDoNotQueueOnTheInstanceCounts: two transactions on different connections each
+// write a review of their own user and movie; the second commits while the first is still open.
+// With one row per instance-wide count (before 0206) the second waited for the first's row lock
+// on the 'all' count and ran into its lock_timeout.
+func TestReviewWritesDoNotQueueOnTheInstanceCounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := migratedDB(t)
+	exec(t, db, `INSERT INTO users (id, username, email, password_hash) VALUES ('u1', 'Ann', 'ann@example.org', 'x'),
+		('u2', 'Bob', 'bob@example.org', 'x')`)
+	exec(t, db, `INSERT INTO movies (id, title) VALUES ('m1', 'Alien'), ('m2', 'Heat')`)
+	// Two connections whose writes go to different slots (backend pids differing modulo 16).
+	var conns []*sqlx.Conn
+	slots := map[int]bool{}
+	for len(conns) < 2 {
+		c, err := db.Connx(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var slot int
+		if err := c.GetContext(ctx, &slot, `SELECT review_counts_slot()`); err != nil {
+			t.Fatal(err)
+		}
+		if !slots[slot] {
+			slots[slot] = true
+			conns = append(conns, c)
+		}
+	}
+	first, err := conns[0].BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback()
+	if _, err := first.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, watched_at) VALUES
+		('r1', 'u1', 'm1', 5, '2026-01-01T00:00:00.000Z')`); err != nil {
+		t.Fatal(err)
+	}
+	second, err := conns[1].BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Rollback()
+	if _, err := second.ExecContext(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, watched_at) VALUES
+		('r2', 'u2', 'm2', 4, '2026-01-02T00:00:00.000Z')`); err != nil {
+		t.Fatalf("the second writer waited for the first: %v", err)
+	}
+	if err := second.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var all int
+	if err := db.GetContext(ctx, &all, `SELECT sum(n) FROM review_counts WHERE scope = 'all'`); err != nil || all != 2 {
+		t.Fatalf("the 'all' count is %d (%v), want 2", all, err)
 	}
 }

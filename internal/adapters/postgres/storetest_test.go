@@ -12,13 +12,17 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// openForSuite opens a store on a fresh migrated database whose enqueue fails while faults are on.
+// openForSuite opens a store on a fresh migrated database whose enqueue fails while faults are
+// on (before or after writing the rows).
 func openForSuite(t *testing.T, faults *storetest.Faults) *postgres.Store {
 	s, _ := open(t, postgres.WithEnqueue(func(ctx context.Context, tx *sqlx.Tx, now time.Time, events ...domain.Event) error {
 		if err := faults.Err(); err != nil {
 			return err
 		}
-		return postgres.EnqueueEvents(ctx, tx, now, events...)
+		if err := postgres.EnqueueEvents(ctx, tx, now, events...); err != nil {
+			return err
+		}
+		return faults.ErrAfter()
 	}))
 	return s
 }
@@ -61,5 +65,11 @@ func TestStoreSuite(t *testing.T) {
 	})
 	t.Run("Watchlist", func(t *testing.T) {
 		storetest.RunWatchlist(t, func(t *testing.T, f *storetest.Faults) storetest.Watchlist { return openForSuite(t, f) })
+	})
+	t.Run("EventsSince", func(t *testing.T) {
+		storetest.RunEventsSince(t, func(t *testing.T, f *storetest.Faults) storetest.EventCounter { return openForSuite(t, f) })
+	})
+	t.Run("AtomicWrites", func(t *testing.T) {
+		storetest.RunAtomicWrites(t, func(t *testing.T, f *storetest.Faults) storetest.AtomicWrites { return openForSuite(t, f) })
 	})
 }

@@ -36,8 +36,9 @@ func (s *Store) OldestPending(ctx context.Context) (age time.Duration, ok bool, 
 }
 
 // EventsSince counts outbox rows with an id above afterID by event type and returns the highest
-// id counted. Writers are serialised, so ids commit in order and a caller that keeps the last id
-// counts every committed event exactly once, reading only the new rows.
+// id counted: the metrics cursor is a row id here. Writers are serialised, so ids commit in order
+// and a caller that keeps the last id counts every committed event exactly once, reading only the
+// new rows. (PostgreSQL's ids do not commit in order: its cursor is a transaction id.)
 func (s *Store) EventsSince(ctx context.Context, afterID int64) (map[string]int, int64, error) {
 	var rows []struct {
 		EventType string `db:"event_type"`

@@ -17,8 +17,10 @@ import (
 // ErrInjected is what a store's enqueue returns while its Faults are on.
 var ErrInjected = errors.New("storetest: injected enqueue failure")
 
-// Faults switches a store's event inserts between working and failing.
-type Faults struct{ on atomic.Bool }
+// Faults switches a store's event inserts between working, failing before they write anything
+// (Set), and failing after the rows are written (SetAfter): the latter stands for the rest of
+// the write's transaction failing, whose events must then roll back with it.
+type Faults struct{ on, after atomic.Bool }
 
 // Err is ErrInjected while the faults are on, else nil: what the store's enqueue calls first.
 func (f *Faults) Err() error {
@@ -28,8 +30,20 @@ func (f *Faults) Err() error {
 	return nil
 }
 
+// ErrAfter is ErrInjected while the after-faults are on, else nil: what the store's enqueue
+// returns once it has inserted the rows.
+func (f *Faults) ErrAfter() error {
+	if f.after.Load() {
+		return ErrInjected
+	}
+	return nil
+}
+
 // Set turns the faults on or off.
 func (f *Faults) Set(on bool) { f.on.Store(on) }
+
+// SetAfter turns the after-faults on or off.
+func (f *Faults) SetAfter(on bool) { f.after.Store(on) }
 
 // Outbox is how the suite sees the events a write committed.
 type Outbox interface {

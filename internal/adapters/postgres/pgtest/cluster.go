@@ -43,7 +43,6 @@ type cluster struct {
 	data   string
 	pgCtl  string
 	cred   *syscall.Credential // nil: run as this process's user
-	admin  *sql.DB             // to the postgres database, for CREATE/DROP DATABASE
 	dog    *exec.Cmd           // stops the cluster if this process dies without stop
 	strat  string              // " STRATEGY = FILE_COPY" where the server has it
 	socket string
@@ -154,12 +153,10 @@ func start(ctx context.Context, conf string) (c *cluster, err error) {
 		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 		return nil, fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, log)
 	}
-	if c.admin, err = sql.Open("pgx", c.url("postgres")); err != nil {
-		return nil, err
-	}
-	c.admin.SetMaxOpenConns(2)
 	var v int
-	if err := c.admin.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&v); err != nil {
+	if err := c.admin(ctx, func(db *sql.DB) error {
+		return db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&v)
+	}); err != nil {
 		return nil, fmt.Errorf("connect to the throwaway cluster: %w", err)
 	}
 	if v >= 150000 {
@@ -203,12 +200,29 @@ func (c *cluster) watchdog() {
 	}
 }
 
+// admin runs fn on the postgres database (CREATE and DROP DATABASE) over a pool of its own,
+// closed before it returns: nothing of the cluster's stays open between calls, so the leak checks
+// of the tests that use it see only their own goroutines.
+func (c *cluster) admin(ctx context.Context, fn func(db *sql.DB) error) error {
+	db, err := sql.Open("pgx", c.url("postgres"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
+}
+
+// exec runs one statement with admin.
+func (c *cluster) exec(ctx context.Context, query string, args ...any) error {
+	return c.admin(ctx, func(db *sql.DB) error {
+		_, err := db.ExecContext(ctx, query, args...)
+		return err
+	})
+}
+
 // stop stops the server at once (nothing in it is kept) and removes its directory.
 func (c *cluster) stop() error {
 	var errs []error
-	if c.admin != nil {
-		errs = append(errs, c.admin.Close())
-	}
 	if c.dog != nil {
 		_ = c.dog.Process.Kill()
 		_ = c.dog.Wait()

@@ -103,7 +103,7 @@ func FromTemplate(t testing.TB, name string, prepare func(ctx context.Context, u
 func makeTemplate(c *cluster, name string, prepare func(ctx context.Context, url string) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := c.admin.ExecContext(ctx, "CREATE DATABASE "+quoteIdent(name)+" TEMPLATE template0"); err != nil {
+	if err := c.exec(ctx, "CREATE DATABASE "+quoteIdent(name)+" TEMPLATE template0"); err != nil {
 		return err
 	}
 	if err := prepare(ctx, c.url(name)); err != nil {
@@ -111,7 +111,7 @@ func makeTemplate(c *cluster, name string, prepare func(ctx context.Context, url
 	}
 	// Copies need the template to have no sessions; prepare closed its own, whose backends may
 	// still be on their way out.
-	_, err := c.admin.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, name)
+	err := c.exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, name)
 	return err
 }
 
@@ -129,13 +129,13 @@ func create(t testing.TB, template string) string {
 	if template == "template0" {
 		strategy = "" // template0 is tiny either way
 	}
-	if _, err := c.admin.ExecContext(ctx, "CREATE DATABASE "+quoteIdent(name)+" TEMPLATE "+quoteIdent(template)+strategy); err != nil {
+	if err := c.exec(ctx, "CREATE DATABASE "+quoteIdent(name)+" TEMPLATE "+quoteIdent(template)+strategy); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if _, err := c.admin.ExecContext(ctx, "DROP DATABASE "+quoteIdent(name)+" WITH (FORCE)"); err != nil {
+		if err := c.exec(ctx, "DROP DATABASE "+quoteIdent(name)+" WITH (FORCE)"); err != nil {
 			t.Errorf("pgtest: drop database %s: %v", name, err)
 		}
 	})

@@ -41,7 +41,7 @@ func StartDurable(ctx context.Context, settings ...string) (*Server, error) {
 // CreateDatabase creates the empty database name and returns its URL (postgres://…?host=<socket
 // dir>); it lives until Stop.
 func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	if _, err := s.c.admin.ExecContext(ctx, "CREATE DATABASE "+quoteIdent(name)+" TEMPLATE template0"); err != nil {
+	if err := s.c.exec(ctx, "CREATE DATABASE "+quoteIdent(name)+" TEMPLATE template0"); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
 	return s.c.url(name), nil
