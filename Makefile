@@ -48,7 +48,9 @@ bench-peers:
 	./bin/river-bench -jobs $(BENCH_PEERS_EVENTS) -ours bin/bench-ours.json
 
 # Kills, pauses and outages against the real binaries on both backends, then the invariant
-# checks; CHAOS_FLAGS="-seed N -duration 60s -backend db -v" to vary it.
+# checks; CHAOS_FLAGS="-seed N -duration 60s -backend db -v" to vary it. CHAOS_FLAGS="-store
+# postgres -backend db" runs two servers and three workers on a throwaway PostgreSQL cluster
+# (fsync on) that it also restarts during the load.
 chaos: build
 	$(GO) build $(TAGS) -o bin/chaos ./cmd/chaos
 	./bin/chaos $(CHAOS_FLAGS)

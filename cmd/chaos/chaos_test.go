@@ -32,7 +32,8 @@ func buildBinaries(t *testing.T) string {
 }
 
 // TestChaos is the short run of `make chaos` that `make test` includes: the three backends under
-// kills, pauses and (nats) outages must show no violation, and the same harness against a build
+// kills, pauses and (nats) outages, and the db backend on PostgreSQL under a restart of it too,
+// must show no violation, and the same harness against a build
 // without the ledger must show violations, so the checker itself is known to work.
 func TestChaos(t *testing.T) {
 	bin := buildBinaries(t)
@@ -45,6 +46,16 @@ func TestChaos(t *testing.T) {
 		}
 		if n != 0 {
 			t.Fatalf("%d violations (seed %d)", n, seed)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		// Two servers and three workers on a throwaway PostgreSQL cluster, restarted once.
+		n, err := run(context.Background(), options{backends: []string{"db"}, store: "postgres", duration: 12 * time.Second, seed: seed, bin: bin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("%d violations on PostgreSQL (seed %d)", n, seed)
 		}
 	})
 	t.Run("broken ledger is caught", func(t *testing.T) {

@@ -13,9 +13,12 @@ import (
 	"time"
 )
 
-// client is one registered user driving the API.
+// client is one registered user driving the API, its requests spread round-robin over the
+// servers.
 type client struct {
-	base   string
+	bases  []string     // the servers' URLs
+	next   atomic.Int64 // the server of the next request
+	site   string       // BASE_URL, the instance's public URL, the same on every server
 	http   *http.Client
 	token  string
 	userID string
@@ -23,6 +26,7 @@ type client struct {
 
 	mu       sync.Mutex
 	reviews  []string // ids of this user's live reviews
+	logged   []string // ids of every review whose creation the server acknowledged (201)
 	watching []string // movie ids on this user's watchlist
 }
 
@@ -31,6 +35,22 @@ type loadStats struct {
 	requests  atomic.Int64
 	serverErr atomic.Int64
 	lastErr   atomic.Value // string
+
+	mu     sync.Mutex
+	failed []failure // the 5xx answers, to be told apart by the outage windows
+}
+
+// failure is one 5xx answer: when its request was sent and answered, and what it said.
+type failure struct {
+	sent, answered time.Time
+	what           string
+}
+
+// failures is the 5xx answers so far.
+func (st *loadStats) failures() []failure {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return append([]failure(nil), st.failed...)
 }
 
 func (c *client) do(ctx context.Context, st *loadStats, method, path string, body, out any) (int, error) {
@@ -42,7 +62,8 @@ func (c *client) do(ctx context.Context, st *loadStats, method, path string, bod
 		}
 		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	base := c.bases[int(c.next.Add(1)-1)%len(c.bases)]
+	req, err := http.NewRequestWithContext(ctx, method, base+path, r)
 	if err != nil {
 		return 0, err
 	}
@@ -52,6 +73,7 @@ func (c *client) do(ctx context.Context, st *loadStats, method, path string, bod
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	sent := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, err
@@ -61,8 +83,12 @@ func (c *client) do(ctx context.Context, st *loadStats, method, path string, bod
 	if st != nil {
 		st.requests.Add(1)
 		if resp.StatusCode >= 500 {
+			what := fmt.Sprintf("%s %s: %d %s", method, path, resp.StatusCode, data)
 			st.serverErr.Add(1)
-			st.lastErr.Store(fmt.Sprintf("%s %s: %d %s", method, path, resp.StatusCode, data))
+			st.lastErr.Store(what)
+			st.mu.Lock()
+			st.failed = append(st.failed, failure{sent: sent, answered: time.Now(), what: what})
+			st.mu.Unlock()
 		}
 	}
 	if out != nil && resp.StatusCode < 300 && len(data) > 0 {
@@ -73,9 +99,10 @@ func (c *client) do(ctx context.Context, st *loadStats, method, path string, bod
 	return resp.StatusCode, nil
 }
 
-// register creates and logs in user n.
-func register(ctx context.Context, base string, n int) (*client, error) {
-	c := &client{base: base, http: &http.Client{Timeout: 30 * time.Second}, handle: fmt.Sprintf("chaos%d", n)}
+// register creates user n on one server and logs it in on the next, whose token every server
+// accepts.
+func register(ctx context.Context, bases []string, site string, n int) (*client, error) {
+	c := &client{bases: bases, site: site, http: &http.Client{Timeout: 30 * time.Second}, handle: fmt.Sprintf("chaos%d", n)}
 	email, password := c.handle+"@example.test", "correct horse battery staple"
 	if code, err := c.do(ctx, nil, "POST", "/api/v1/auth/register", map[string]string{
 		"email": email, "username": c.handle, "password": password}, nil); err != nil || code != 201 {
@@ -117,7 +144,7 @@ func drive(ctx context.Context, c *client, others []*client, rnd *rand.Rand, st 
 	}
 }
 
-func (c *client) actorURL() string { return c.base + "/users/" + c.userID }
+func (c *client) actorURL() string { return c.site + "/users/" + c.userID }
 
 func (c *client) logReview(ctx context.Context, rnd *rand.Rand, st *loadStats) {
 	var out struct {
@@ -138,6 +165,7 @@ func (c *client) logReview(ctx context.Context, rnd *rand.Rand, st *loadStats) {
 	if code, err := c.do(ctx, st, "POST", "/api/v1/reviews", body, &out); err == nil && code == 201 && out.Review.ID != "" {
 		c.mu.Lock()
 		c.reviews = append(c.reviews, out.Review.ID)
+		c.logged = append(c.logged, out.Review.ID)
 		c.mu.Unlock()
 	}
 }

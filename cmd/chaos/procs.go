@@ -25,6 +25,10 @@ type proc struct {
 	paused  bool
 	starts  int
 	waitErr error
+	// asked is set when the harness kills or stops the process; an exit without it counts in
+	// unasked.
+	asked   bool
+	unasked int
 }
 
 func newProc(dir, name, path string, env []string, args ...string) (*proc, error) {
@@ -43,13 +47,16 @@ func (p *proc) start() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", p.name, err)
 	}
-	p.cmd, p.exited, p.paused = cmd, make(chan struct{}), false
+	p.cmd, p.exited, p.paused, p.asked = cmd, make(chan struct{}), false, false
 	p.starts++
 	exited := p.exited
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()
 		p.waitErr = err
+		if !p.asked {
+			p.unasked++
+		}
 		p.mu.Unlock()
 		close(exited)
 	}()
@@ -60,6 +67,7 @@ func (p *proc) start() error {
 func (p *proc) kill() {
 	p.mu.Lock()
 	cmd, exited := p.cmd, p.exited
+	p.asked = true
 	p.mu.Unlock()
 	if cmd == nil {
 		return
@@ -93,6 +101,7 @@ func (p *proc) stop(grace time.Duration) error {
 	p.resume()
 	p.mu.Lock()
 	cmd, exited := p.cmd, p.exited
+	p.asked = true
 	p.mu.Unlock()
 	if cmd == nil {
 		return nil
@@ -131,6 +140,13 @@ func (p *proc) running() bool {
 	default:
 		return true
 	}
+}
+
+// unexpectedExits counts the exits the harness did not cause (a crash, a fatal error).
+func (p *proc) unexpectedExits() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.unasked
 }
 
 func (p *proc) close() { p.log.Close() }

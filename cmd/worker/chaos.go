@@ -27,28 +27,15 @@ func chaosRecording(ctx context.Context, driver, dsn string, now func() time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, q := range []string{
-		`CREATE TABLE IF NOT EXISTS chaos_recordings (event_id TEXT, handler TEXT, pid INTEGER, started_us INTEGER, ended_us INTEGER)`,
-		// The harness joins executions by (event, handler); without this its checks are quadratic.
-		`CREATE INDEX IF NOT EXISTS chaos_recordings_key ON chaos_recordings (event_id, handler)`,
-		`CREATE TABLE IF NOT EXISTS chaos_handlers (handler TEXT, event_type TEXT, PRIMARY KEY (handler, event_type))`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			db.Close()
-			return nil, nil, fmt.Errorf("chaos recording: %w", err)
-		}
-	}
 	hs = append(hs, delivery.Handler{Name: chaosRecorder, Types: domain.EventTypes(),
 		Handle: func(context.Context, delivery.Envelope) error { return nil }})
+	if err := prepareRecording(ctx, db, hs); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("chaos recording: %w", err)
+	}
 	pid := os.Getpid()
 	wrapped := make([]delivery.Handler, len(hs))
 	for i, h := range hs {
-		for _, t := range h.Types {
-			if _, err := db.ExecContext(ctx, db.Rebind(`INSERT INTO chaos_handlers VALUES (?, ?) ON CONFLICT DO NOTHING`), h.Name, t); err != nil {
-				db.Close()
-				return nil, nil, fmt.Errorf("chaos recording: %w", err)
-			}
-		}
 		inner := h.Handle
 		h.Handle = func(ctx context.Context, e delivery.Envelope) error {
 			start := now()
@@ -63,6 +50,47 @@ func chaosRecording(ctx context.Context, driver, dsn string, now func() time.Tim
 		wrapped[i] = h
 	}
 	return wrapped, func() { db.Close() }, nil
+}
+
+// prepareRecording creates the recorder's tables and lists the handlers, trying again for up to
+// connectWait: make chaos restarts PostgreSQL, which may be down while a worker starts, and
+// PostgreSQL's IF NOT EXISTS takes no lock, so of workers starting at once all but one may fail
+// on a catalogue index (23505) or find the relation there (42P07) until they try again.
+func prepareRecording(ctx context.Context, db *sqlx.DB, hs []delivery.Handler) error {
+	prepare := func() error {
+		for _, q := range []string{
+			// BIGINT: times in µs since 1970 overflow PostgreSQL's INTEGER (SQLite reads BIGINT
+			// as its INTEGER).
+			`CREATE TABLE IF NOT EXISTS chaos_recordings (event_id TEXT, handler TEXT, pid INTEGER, started_us BIGINT, ended_us BIGINT)`,
+			// The harness joins executions by (event, handler); without this its checks are quadratic.
+			`CREATE INDEX IF NOT EXISTS chaos_recordings_key ON chaos_recordings (event_id, handler)`,
+			`CREATE TABLE IF NOT EXISTS chaos_handlers (handler TEXT, event_type TEXT, PRIMARY KEY (handler, event_type))`,
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		for _, h := range hs {
+			for _, t := range h.Types {
+				if _, err := db.ExecContext(ctx, db.Rebind(`INSERT INTO chaos_handlers VALUES (?, ?) ON CONFLICT DO NOTHING`), h.Name, t); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	deadline := time.Now().Add(connectWait)
+	for {
+		err := prepare()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // brokenLedger acquires every claim and remembers nothing: CHAOS_BREAK_LEDGER=1 uses it to show

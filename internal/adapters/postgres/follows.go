@@ -66,6 +66,9 @@ func (s *Store) Unfollow(ctx context.Context, follower uuid.UUID, target domain.
 // AcceptFollower accepts follower's pending follow of owner, with an incoming FollowAccepted.
 func (s *Store) AcceptFollower(ctx context.Context, owner uuid.UUID, follower domain.SocialIdentity) error {
 	return s.writeWithEvents(ctx, "accept follower", func(tx *sqlx.Tx) ([]domain.Event, error) {
+		if err := lockFollowerCount(ctx, tx, follower); err != nil {
+			return nil, err
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE follows SET status = 'accepted' WHERE follower_kind = $1 AND follower_id = $2
 			AND target_kind = 'local' AND target_id = $3 AND status = 'pending'`, follower.Kind, follower.ID, owner.String())
 		if err != nil {
@@ -132,14 +135,17 @@ func (s *Store) Unblock(ctx context.Context, blocker uuid.UUID, target domain.So
 	})
 }
 
-// writeWithEvents runs write in a transaction and enqueues the events it returns there.
+// writeWithEvents runs write in a transaction and enqueues the events it returns there; a
+// transaction PostgreSQL aborts to break a deadlock runs again (againOnDeadlock).
 func (s *Store) writeWithEvents(ctx context.Context, what string, write func(*sqlx.Tx) ([]domain.Event, error)) error {
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
-		events, err := write(tx)
-		if err != nil {
-			return err
-		}
-		return s.enqueue(ctx, tx, events...)
+	err := againOnDeadlock(func() error {
+		return s.write(ctx, func(tx *sqlx.Tx) error {
+			events, err := write(tx)
+			if err != nil {
+				return err
+			}
+			return s.enqueue(ctx, tx, events...)
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -150,6 +156,9 @@ func (s *Store) writeWithEvents(ctx context.Context, what string, write func(*sq
 // deleteFollow deletes the follow of target by follower, of the given status ("" for any), and
 // reports a missing one as KindNotFound with missing.
 func deleteFollow(ctx context.Context, tx *sqlx.Tx, follower, target domain.SocialIdentity, status, missing string) error {
+	if err := lockFollowerCount(ctx, tx, follower); err != nil {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM follows WHERE follower_kind = $1 AND follower_id = $2 AND target_kind = $3
 		AND target_id = $4 AND ($5 = '' OR status = $5)`, follower.Kind, follower.ID, target.Kind, target.ID, status)
 	if err != nil {

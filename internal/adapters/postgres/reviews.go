@@ -20,10 +20,19 @@ import (
 // result and writes nothing, and one used for another request is a conflict. Two requests with
 // one key at once both miss it at first; the second's claim then waits for the first and fails
 // on the key, and the whole transaction runs again, finding the first's result.
+//
+// A deadlock on the feed counts (see againOnDeadlock) runs it again too.
 func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error) {
-	out, err := s.logReviewOnce(ctx, r, m, idem)
-	if c, unique := uniqueConstraint(err); unique && c == "idempotency_keys_pkey" {
+	var out review.Logged
+	err := againOnDeadlock(func() (err error) {
 		out, err = s.logReviewOnce(ctx, r, m, idem)
+		return err
+	})
+	if c, unique := uniqueConstraint(err); unique && c == "idempotency_keys_pkey" {
+		err = againOnDeadlock(func() (err error) {
+			out, err = s.logReviewOnce(ctx, r, m, idem)
+			return err
+		})
 	}
 	if err != nil {
 		return review.Logged{}, fmt.Errorf("log review: %w", err)
@@ -67,6 +76,9 @@ func (s *Store) logReview(ctx context.Context, tx *sqlx.Tx, r *domain.Review, m 
 		return domain.Movie{}, nil, err
 	}
 	r.MovieID = movie.ID
+	if err := lockFeedCounts(ctx, tx, r.ID, r.UserID); err != nil {
+		return domain.Movie{}, nil, err
+	}
 	if err := insertReview(ctx, tx, *r); err != nil {
 		return domain.Movie{}, nil, err
 	}
@@ -149,14 +161,27 @@ func reviewWhere(ctx context.Context, q sqlx.QueryerContext, where string, args 
 // UpdateReview loads a review, applies update and saves the result with ReviewUpdated, in one
 // transaction. The review is read FOR UPDATE: two edits on any hosts take turns, and the second
 // applies its change to the first's result.
+//
+// A deadlock on the feed counts (see againOnDeadlock) runs it again on a fresh read.
 func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*domain.Review) error) (domain.Review, error) {
 	var r domain.Review
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
-		var err error
-		if r, err = reviewWhere(ctx, tx, `r.id = $1 FOR UPDATE`, id.String()); err != nil {
+	err := againOnDeadlock(func() error { return s.updateReviewOnce(ctx, id, update, &r) })
+	if err != nil {
+		return domain.Review{}, fmt.Errorf("edit review: %w", err)
+	}
+	return r, nil
+}
+
+func (s *Store) updateReviewOnce(ctx context.Context, id uuid.UUID, update func(*domain.Review) error, out *domain.Review) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
+		r, err := reviewWhere(ctx, tx, `r.id = $1 FOR UPDATE`, id.String())
+		if err != nil {
 			return err
 		}
 		if err := update(&r); err != nil {
+			return err
+		}
+		if err := lockFeedCounts(ctx, tx, r.ID, r.UserID); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE reviews SET rating = $1, comment = $2, watch_medium = $3, watched_at = $4,
@@ -165,24 +190,30 @@ func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*dom
 		if err != nil {
 			return fmt.Errorf("update review: %w", err)
 		}
+		*out = r
 		return s.enqueue(ctx, tx, domain.ReviewUpdated{
 			ReviewID: r.ID, MovieID: r.MovieID, UserID: r.UserID, Rating: uint8(r.Rating),
 			WatchedAt: domain.NewUnixTime(r.WatchedAt),
 		})
 	})
-	if err != nil {
-		return domain.Review{}, fmt.Errorf("edit review: %w", err)
-	}
-	return r, nil
 }
 
 // DeleteReview deletes a review that check allows, and its movie if nothing else refers to it,
 // with ReviewDeleted and MovieDeleted, in one transaction. The review is read FOR UPDATE, and
 // its movie is locked before anything is written (deleteMovieIfOrphan says why): a transaction
 // storing a review of the movie meanwhile is waited for before this one touches the review
-// counts the triggers keep, which that one updates too, so the two never deadlock.
+// counts the triggers keep, which that one updates too, so the two never deadlock. A deadlock on
+// the feed counts (see againOnDeadlock) runs it again.
 func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domain.Review) error) error {
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
+	err := againOnDeadlock(func() error { return s.deleteReviewOnce(ctx, id, check) })
+	if err != nil {
+		return fmt.Errorf("delete review: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) deleteReviewOnce(ctx context.Context, id uuid.UUID, check func(domain.Review) error) error {
+	return s.write(ctx, func(tx *sqlx.Tx) error {
 		r, err := reviewWhere(ctx, tx, `r.id = $1 FOR UPDATE`, id.String())
 		if err != nil {
 			return err
@@ -192,6 +223,9 @@ func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domai
 		}
 		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM movies WHERE id = $1 FOR UPDATE`, r.MovieID.String()); err != nil {
 			return fmt.Errorf("lock movie: %w", err)
+		}
+		if err := lockFeedCounts(ctx, tx, r.ID, r.UserID); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM reviews WHERE id = $1`, id.String()); err != nil {
 			return fmt.Errorf("delete review: %w", err)
@@ -203,8 +237,4 @@ func (s *Store) DeleteReview(ctx context.Context, id uuid.UUID, check func(domai
 		}
 		return s.enqueue(ctx, tx, events...)
 	})
-	if err != nil {
-		return fmt.Errorf("delete review: %w", err)
-	}
-	return nil
 }
