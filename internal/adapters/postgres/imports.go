@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -283,7 +285,7 @@ func (s *Store) writeImportBatch(ctx context.Context, b importer.Batch) error {
 			return err
 		}
 		var events []domain.Event
-		for _, it := range b.Items {
+		for _, it := range inLockOrder(b.Items) {
 			outcome, errText := importer.OutcomeFailed, it.Err
 			if it.Err == "" {
 				var evs []domain.Event
@@ -309,6 +311,33 @@ func (s *Store) writeImportBatch(ctx context.Context, b importer.Batch) error {
 		}
 		return s.enqueue(ctx, tx, events...)
 	})
+}
+
+// inLockOrder is the batch's items sorted by their movie (stably: a user's rows of one movie keep
+// their order, so the first of two reviews on one day is the one imported). Writing a new movie
+// holds its key, and a review holds its movie's counts, until commit: batches of different users
+// naming the same movies in different orders would wait for each other in a cycle (PostgreSQL
+// then aborts one, and its retry, starting over from its first row, meets the other again), while
+// in one order the second batch only waits behind the first.
+func inLockOrder(items []importer.Item) []importer.Item {
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b importer.Item) int { return strings.Compare(movieKey(a.Movie), movieKey(b.Movie)) })
+	return sorted
+}
+
+// movieKey names the movie an item writes as findMovie looks it up.
+func movieKey(m domain.Movie) string {
+	switch {
+	case m.ExternalID != nil:
+		return "e\x00" + *m.ExternalID
+	case m.ID != uuid.Nil:
+		return "i\x00" + m.ID.String()
+	}
+	director := ""
+	if m.Director != nil {
+		director = strings.ToLower(*m.Director)
+	}
+	return fmt.Sprintf("t\x00%s\x00%d\x00%s", strings.ToLower(m.Title), m.ReleaseYear, director)
 }
 
 // importReview stores one imported review like LogReview does (its movie if new, off the
