@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
@@ -97,14 +98,36 @@ func LatestVersion() (uint, error) {
 
 // OpenMigrated opens the database at url and applies every pending migration: what each process
 // does at start-up.
+//
+// With WithConnectWait, a migration that fails because the database went away meanwhile (a
+// restart between the first connection and the migration) is tried again within the same wait;
+// a migration that fails while the database answers is returned at once.
 func OpenMigrated(ctx context.Context, url string, log *slog.Logger, opts ...Option) (*Store, error) {
-	s, err := Open(ctx, url, opts...)
-	if err != nil {
-		return nil, err
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
-	if err := s.Migrate(ctx, log); err != nil {
+	deadline := time.Now().Add(o.wait)
+	for {
+		s, err := Open(ctx, url, append(opts, WithConnectWait(max(0, time.Until(deadline)), o.log))...)
+		if err != nil {
+			return nil, err
+		}
+		if o.beforeMigrate != nil {
+			o.beforeMigrate()
+			o.beforeMigrate = nil
+		}
+		err = s.Migrate(ctx, log)
+		if err == nil {
+			return s, nil
+		}
+		down := s.Ping(ctx) != nil
 		s.Close()
-		return nil, err
+		if !down || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, err
+		}
+		if o.log != nil {
+			o.log.Warn("PostgreSQL went away during the migration; trying again", "error", err)
+		}
 	}
-	return s, nil
 }

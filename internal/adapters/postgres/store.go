@@ -58,6 +58,9 @@ type options struct {
 	poll     time.Duration
 	wait     time.Duration
 	log      *slog.Logger
+	// beforeMigrate, for tests, runs once between OpenMigrated's first connection and its
+	// migration.
+	beforeMigrate func()
 }
 
 // WithClock sets the clock of every time the store writes or compares: outbox stamps, claims,
@@ -90,6 +93,12 @@ func WithNotifyPoll(d time.Duration) Option {
 // start, a database restarting). Zero tries once.
 func WithConnectWait(d time.Duration, log *slog.Logger) Option {
 	return func(o *options) { o.wait, o.log = d, log }
+}
+
+// WithBeforeMigrate runs f once after OpenMigrated's first connection and before its migration:
+// for tests, to take the database away at that moment.
+func WithBeforeMigrate(f func()) Option {
+	return func(o *options) { o.beforeMigrate = f }
 }
 
 // IsURL reports whether s names a PostgreSQL database (a postgres:// or postgresql:// URL), as
