@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 
+	"moviesdiary/internal/adapters/sqlrow"
+
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 )
@@ -70,7 +72,7 @@ func (s *Store) ActorKey(ctx context.Context, owner uuid.UUID) (privatePEM, publ
 		return "", "", err
 	}
 	err = s.write(ctx, func(tx *sqlx.Tx) error {
-		if err := insertActorKey(ctx, tx, owner, priv, pub, millis(s.now())); err != nil {
+		if err := insertActorKey(ctx, tx, owner, priv, pub, sqlrow.Millis(s.now())); err != nil {
 			return err
 		}
 		return tx.GetContext(ctx, &key, query, owner.String())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/outbox"
 )
 
@@ -80,7 +81,7 @@ func (r eventRow) event() EventRow {
 	return EventRow{
 		ID: r.ID, EventID: r.EventID.String, EventType: r.EventType, Status: r.Status, Attempts: r.Attempts,
 		CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), NextAttemptAt: time.UnixMilli(r.NextAttemptAt).UTC(),
-		ClaimedAt: utcMillis(r.ClaimedAt), LastError: r.LastError.String, Payload: r.Payload,
+		ClaimedAt: sqlrow.UTCMillis(r.ClaimedAt), LastError: r.LastError.String, Payload: r.Payload,
 	}
 }
 
@@ -95,16 +96,7 @@ type ledgerRow struct {
 
 func (r ledgerRow) entry() LedgerEntry {
 	return LedgerEntry{Handler: r.Handler, Status: r.Status, StartedAt: time.UnixMilli(r.StartedAt).UTC(),
-		ProcessedAt: utcMillis(r.ProcessedAt), Takeovers: r.Takeovers}
-}
-
-// utcMillis is a nullable Unix-ms column as a time, nil when NULL.
-func utcMillis(ms sql.NullInt64) *time.Time {
-	if !ms.Valid {
-		return nil
-	}
-	t := time.UnixMilli(ms.Int64).UTC()
-	return &t
+		ProcessedAt: sqlrow.UTCMillis(r.ProcessedAt), Takeovers: r.Takeovers}
 }
 
 // ListEvents returns up to limit rows with the status (all if empty) and type (all if empty),
@@ -158,7 +150,7 @@ func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEnt
 func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string) (int64, error) {
 	const set = `UPDATE event_queue SET status = 'pending', attempts = 0, next_attempt_at = $1, claimed_at = NULL
 		WHERE status = 'dead_lettered' AND `
-	query, args := set+`($2 = '' OR event_type = $2)`, []any{millis(s.now()), eventType}
+	query, args := set+`($2 = '' OR event_type = $2)`, []any{sqlrow.Millis(s.now()), eventType}
 	if len(ids) > 0 {
 		rowIDs, eventIDs := []int64{}, []string{}
 		for _, id := range ids {
@@ -192,7 +184,7 @@ func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string)
 // chunks so no transaction holds many row locks. (PostgreSQL's identity never reuses an id, so
 // unlike SQLite the newest row need not be kept.)
 func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
-	cutoff := millis(now.Add(-olderThan))
+	cutoff := sqlrow.Millis(now.Add(-olderThan))
 	var total int64
 	for {
 		res, err := s.db.ExecContext(ctx, `DELETE FROM event_queue WHERE id IN (

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
@@ -16,20 +17,20 @@ import (
 const entryFrom = ` FROM reviews r JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id`
 
 // entrySelect selects an entryRow.
-const entrySelect = `SELECT ` + reviewColumns + `, ` + movieColumnsAsMovie + `, COALESCE(u.username::text, r.remote_actor_url, '') AS user_display`
+const entrySelect = `SELECT ` + sqlrow.ReviewColumns + `, ` + sqlrow.MovieColumnsAsMovie + `, COALESCE(u.username::text, r.remote_actor_url, '') AS user_display`
 
 // entryRow is a diary entry: a review, its movie and its author's name.
 type entryRow struct {
-	reviewMovieRow
+	sqlrow.ReviewMovie
 	UserDisplay string `db:"user_display"`
 }
 
 func (r entryRow) entry() (review.Entry, error) {
-	rv, err := r.review()
+	rv, err := r.Review.Review()
 	if err != nil {
 		return review.Entry{}, err
 	}
-	m, err := r.Movie.movie()
+	m, err := r.Movie.Movie()
 	if err != nil {
 		return review.Entry{}, err
 	}
@@ -92,12 +93,12 @@ func (s *Store) entries(ctx context.Context, where string, args []any, c counted
 	if err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	rows := pageOf[entryRow](p, out.Total)
+	rows := sqlrow.PageOf[entryRow](p, out.Total)
 	err = s.db.SelectContext(ctx, &rows, entriesPage(where, len(args), sort), append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
-	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, entryRow.entry); err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
@@ -115,12 +116,12 @@ func entriesPage(where string, n int, sort review.Sort) string {
 
 // History returns every review of a movie, oldest viewing first.
 func (s *Store) History(ctx context.Context, movieID uuid.UUID) ([]domain.Review, error) {
-	var rows []reviewRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+reviewColumns+` FROM reviews r WHERE r.movie_id = $1
+	var rows []sqlrow.Review
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+` FROM reviews r WHERE r.movie_id = $1
 		ORDER BY r.watched_at, r.id`, movieID.String()); err != nil {
 		return nil, fmt.Errorf("movie history: %w", err)
 	}
-	return mapRows(rows, reviewRow.review)
+	return sqlrow.MapRows(rows, sqlrow.Review.Review)
 }
 
 // DiaryExportBatch returns up to limit of the user's reviews after the cursor, in (watched_at,
@@ -139,7 +140,7 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	if len(rows) == 0 {
 		return nil, nil, nil
 	}
-	out, err := mapRows(rows, entryRow.entry)
+	out, err := sqlrow.MapRows(rows, entryRow.entry)
 	if err != nil {
 		return nil, nil, fmt.Errorf("export batch: %w", err)
 	}
@@ -160,5 +161,5 @@ func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) (
 		append(args, limit)...); err != nil {
 		return nil, fmt.Errorf("recent reviews: %w", err)
 	}
-	return mapRows(rows, entryRow.entry)
+	return sqlrow.MapRows(rows, entryRow.entry)
 }

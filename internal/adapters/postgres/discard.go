@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/outbox"
 )
 
@@ -37,7 +38,7 @@ func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 		cond = append(cond, "event_type = "+arg(f.EventType))
 	}
 	if f.OlderThan > 0 {
-		cond = append(cond, "created_at < "+arg(millis(now.Add(-f.OlderThan))))
+		cond = append(cond, "created_at < "+arg(sqlrow.Millis(now.Add(-f.OlderThan))))
 	}
 	return strings.Join(cond, " AND "), args
 }
@@ -82,7 +83,7 @@ func (s *Store) DiscardEvents(ctx context.Context, f DeadFilter) (int64, error) 
 func (s *Store) CountPurgeable(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
 	var n int64
 	if err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM event_queue WHERE status = 'done' AND created_at < $1`,
-		millis(now.Add(-olderThan))); err != nil {
+		sqlrow.Millis(now.Add(-olderThan))); err != nil {
 		return 0, fmt.Errorf("count purgeable events: %w", err)
 	}
 	return n, nil

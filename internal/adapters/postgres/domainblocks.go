@@ -7,6 +7,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -19,7 +20,7 @@ type domainBlockRow struct {
 
 func (r domainBlockRow) block() domain.DomainBlock {
 	b := domain.DomainBlock{Domain: r.Domain, Reason: r.Reason}
-	b.BlockedAt, _ = parseTime(r.BlockedAt)
+	b.BlockedAt, _ = sqlrow.ParseTime(r.BlockedAt)
 	return b
 }
 
@@ -31,7 +32,7 @@ func (s *Store) DomainBlocks(ctx context.Context) ([]domain.DomainBlock, error) 
 		FROM domain_blocks ORDER BY 1`); err != nil {
 		return nil, fmt.Errorf("read domain blocks: %w", err)
 	}
-	return castRows(rows, domainBlockRow.block), nil
+	return sqlrow.CastRows(rows, domainBlockRow.block), nil
 }
 
 // UnblockDomain lifts the block of host; a host that is not blocked is KindNotFound.

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/importer"
 )
@@ -57,8 +58,8 @@ func (s *Store) CreateImportSession(ctx context.Context, is importer.Session) er
 	}
 	return s.execImport(ctx, "create import session", `INSERT INTO import_sessions (id, user_id, format, kind, target,
 		columns, mappings, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, is.ID.String(),
-		is.UserID.String(), is.Format, string(is.Kind), string(is.Target), string(cols), mappings, millis(is.CreatedAt),
-		millis(is.ExpiresAt))
+		is.UserID.String(), is.Format, string(is.Kind), string(is.Target), string(cols), mappings, sqlrow.Millis(is.CreatedAt),
+		sqlrow.Millis(is.ExpiresAt))
 }
 
 // AppendImportRows stores a chunk of an upload's rows in one transaction.
@@ -94,7 +95,7 @@ func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) er
 // DeleteExpiredImportSessions deletes the sessions expired at now, with their rows, and says how
 // many there were. Uploads that never completed (their request died) expire like the others.
 func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= $1`, millis(now))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= $1`, sqlrow.Millis(now))
 	if err != nil {
 		return 0, fmt.Errorf("delete expired import sessions: %w", storageFull(err))
 	}
@@ -147,9 +148,9 @@ func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now tim
 		count(*) FILTER (WHERE r.selected AND r.outcome = 'failed') AS failed
 		FROM import_sessions s LEFT JOIN import_rows r ON r.session_id = s.id AND r.selected
 		WHERE s.id = $1 AND s.user_id = $2 AND s.complete AND s.expires_at > $3
-		GROUP BY s.id`, id.String(), userID.String(), millis(now))
+		GROUP BY s.id`, id.String(), userID.String(), sqlrow.Millis(now))
 	if err != nil {
-		return importer.Session{}, notFound(err, "Entity not found: import session")
+		return importer.Session{}, sqlrow.NotFound(err, "Entity not found: import session")
 	}
 	var cols []string
 	if err := json.Unmarshal([]byte(row.Columns), &cols); err != nil {
@@ -202,7 +203,7 @@ func (s *Store) importRows(ctx context.Context, where string, sessionID uuid.UUI
 	if err != nil {
 		return nil, fmt.Errorf("read import rows: %w", err)
 	}
-	return mapRows(rows, importRowRow.row)
+	return sqlrow.MapRows(rows, importRowRow.row)
 }
 
 // SelectImportRows marks the rows at indices confirmed, with the federate choice and a new
@@ -218,7 +219,7 @@ func (s *Store) SelectImportRows(ctx context.Context, sessionID uuid.UUID, indic
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE import_sessions SET federate = $1, expires_at = greatest(expires_at, $2)
-			WHERE id = $3`, federate, millis(expires), sessionID.String())
+			WHERE id = $3`, federate, sqlrow.Millis(expires), sessionID.String())
 		return err
 	})
 	if err != nil {
@@ -329,8 +330,8 @@ func (s *Store) importReview(ctx context.Context, tx *sqlx.Tx, b importer.Batch,
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium, watched_at,
 		created_at, updated_at, quiet) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, r.ID.String(), r.UserID.String(),
-		r.MovieID.String(), r.Rating, nullString(r.Comment), mediumValue(r.WatchMedium), formatTime(r.WatchedAt),
-		formatTime(r.CreatedAt), formatTime(r.UpdatedAt), b.Quiet)
+		r.MovieID.String(), r.Rating, sqlrow.NullString(r.Comment), sqlrow.MediumValue(r.WatchMedium), sqlrow.FormatTime(r.WatchedAt),
+		sqlrow.FormatTime(r.CreatedAt), sqlrow.FormatTime(r.UpdatedAt), b.Quiet)
 	if err != nil {
 		return "", nil, fmt.Errorf("insert review: %w", err)
 	}
@@ -353,7 +354,7 @@ func (s *Store) importWatchlistEntry(ctx context.Context, tx *sqlx.Tx, b importe
 		return "", nil, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO watchlist (user_id, movie_id, added_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		b.UserID.String(), mv.ID.String(), formatTime(b.Now))
+		b.UserID.String(), mv.ID.String(), sqlrow.FormatTime(b.Now))
 	if err != nil {
 		return "", nil, fmt.Errorf("insert watchlist entry: %w", err)
 	}
@@ -409,7 +410,7 @@ func (s *Store) InterruptedImportSessions(ctx context.Context, now time.Time) ([
 	err := s.db.SelectContext(ctx, &rows, `SELECT s.id, s.user_id FROM import_sessions s
 		WHERE s.complete AND s.expires_at > $1 AND EXISTS (SELECT 1 FROM import_rows r
 			WHERE r.session_id = s.id AND r.selected AND r.outcome IS NULL)
-		ORDER BY s.created_at, s.id`, millis(now))
+		ORDER BY s.created_at, s.id`, sqlrow.Millis(now))
 	if err != nil {
 		return nil, fmt.Errorf("interrupted import sessions: %w", err)
 	}
@@ -441,7 +442,7 @@ func (s *Store) ImportFailures(ctx context.Context, sessionID uuid.UUID) ([]impo
 // SaveImportProfile stores a mapping profile.
 func (s *Store) SaveImportProfile(ctx context.Context, p importer.Profile) error {
 	return s.execImport(ctx, "save import profile", `INSERT INTO import_profiles (id, user_id, name, mappings, created_at)
-		VALUES ($1, $2, $3, $4, $5)`, p.ID.String(), p.UserID.String(), p.Name, encodeMappings(p.Mappings), formatTime(p.CreatedAt))
+		VALUES ($1, $2, $3, $4, $5)`, p.ID.String(), p.UserID.String(), p.Name, encodeMappings(p.Mappings), sqlrow.FormatTime(p.CreatedAt))
 }
 
 type importProfileRow struct {
@@ -457,7 +458,7 @@ func (r importProfileRow) profile() (importer.Profile, error) {
 	if err != nil {
 		return importer.Profile{}, err
 	}
-	at, err := parseTime(r.CreatedAt)
+	at, err := sqlrow.ParseTime(r.CreatedAt)
 	return importer.Profile{ID: r.ID, UserID: r.UserID, Name: r.Name, Mappings: ms, CreatedAt: at}, err
 }
 
@@ -468,7 +469,7 @@ func (s *Store) ImportProfiles(ctx context.Context, userID uuid.UUID) ([]importe
 		WHERE user_id = $1 ORDER BY created_at, id`, userID.String()); err != nil {
 		return nil, fmt.Errorf("import profiles: %w", err)
 	}
-	return mapRows(rows, importProfileRow.profile)
+	return sqlrow.MapRows(rows, importProfileRow.profile)
 }
 
 // ImportProfile returns one of the user's profiles.
@@ -476,7 +477,7 @@ func (s *Store) ImportProfile(ctx context.Context, userID, id uuid.UUID) (import
 	var row importProfileRow
 	if err := s.db.GetContext(ctx, &row, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
 		WHERE id = $1 AND user_id = $2`, id.String(), userID.String()); err != nil {
-		return importer.Profile{}, notFound(err, "Entity not found: import profile")
+		return importer.Profile{}, sqlrow.NotFound(err, "Entity not found: import profile")
 	}
 	return row.profile()
 }

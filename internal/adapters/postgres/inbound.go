@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -91,10 +92,10 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 			ON CONFLICT (id) DO UPDATE SET rating = excluded.rating, comment = excluded.comment,
 			watch_medium = excluded.watch_medium, watched_at = excluded.watched_at, updated_at = excluded.updated_at
 			WHERE reviews.remote_actor_url = excluded.remote_actor_url`, remoteReviewRow{
-			reviewRow: reviewRow{
-				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: nullOf(r.Comment),
-				WatchMedium: nullOf((*string)(r.WatchMedium)), WatchedAt: formatTime(r.WatchedAt),
-				CreatedAt: formatTime(r.Published), UpdatedAt: formatTime(s.now()),
+			Review: sqlrow.Review{
+				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: sqlrow.NullOf(r.Comment),
+				WatchMedium: sqlrow.NullOf((*string)(r.WatchMedium)), WatchedAt: sqlrow.FormatTime(r.WatchedAt),
+				CreatedAt: sqlrow.FormatTime(r.Published), UpdatedAt: sqlrow.FormatTime(s.now()),
 				RemoteActorURL: sql.Null[string]{V: r.ActorURL, Valid: true},
 			},
 			APID: r.APID,
@@ -152,7 +153,7 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 
 // remoteReviewRow is a reviews row of a remote review, with its object id.
 type remoteReviewRow struct {
-	reviewRow
+	sqlrow.Review
 	APID string `db:"ap_id"`
 }
 
@@ -163,7 +164,7 @@ func (s *Store) SaveReaction(ctx context.Context, r domain.Reaction) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO review_reactions (review_id, kind, actor_url, activity_id, created_at)
 			SELECT id, $1::text, $2::text, $3::text, $4::bigint FROM reviews WHERE id = $5 AND remote_actor_url IS NULL
 			ON CONFLICT (review_id, kind, actor_url) DO UPDATE SET activity_id = excluded.activity_id`,
-			r.Kind, r.ActorURL, r.ActivityID, millis(s.now()), r.ReviewID.String())
+			r.Kind, r.ActorURL, r.ActivityID, sqlrow.Millis(s.now()), r.ReviewID.String())
 		if err != nil {
 			return fmt.Errorf("save reaction: %w", err)
 		}

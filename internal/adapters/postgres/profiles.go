@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/user"
 )
@@ -42,8 +43,8 @@ func (s *Store) UserStats(ctx context.Context, id uuid.UUID) (user.Stats, error)
 	if err != nil {
 		return user.Stats{}, fmt.Errorf("user stats: %w", err)
 	}
-	return user.Stats{TotalMovies: row.TotalMovies, AvgRating: ptr(row.AvgRating), FavoriteDirector: ptr(row.FavoriteDirector),
-		MostActiveMonth: ptr(row.MostActiveMonth), FollowingCount: row.FollowingCount, FollowersCount: row.FollowersCount}, nil
+	return user.Stats{TotalMovies: row.TotalMovies, AvgRating: sqlrow.Ptr(row.AvgRating), FavoriteDirector: sqlrow.Ptr(row.FavoriteDirector),
+		MostActiveMonth: sqlrow.Ptr(row.MostActiveMonth), FollowingCount: row.FollowingCount, FollowersCount: row.FollowersCount}, nil
 }
 
 // monthRow is one month of a user's viewings.
@@ -89,7 +90,7 @@ func (s *Store) UserTrends(ctx context.Context, id uuid.UUID, limit int) (user.T
 		count(*) AS count FROM reviews WHERE user_id = $1 GROUP BY 1 ORDER BY 1`, uid); err != nil {
 		return tr, fmt.Errorf("user trends: %w", err)
 	}
-	tr.Monthly = castRows(months, monthRow.month)
+	tr.Monthly = sqlrow.CastRows(months, monthRow.month)
 	counts := []struct {
 		dst   *[]user.Count
 		query string
@@ -108,7 +109,7 @@ func (s *Store) UserTrends(ctx context.Context, id uuid.UUID, limit int) (user.T
 		if err := s.db.SelectContext(ctx, &rows, c.query, c.args...); err != nil {
 			return tr, fmt.Errorf("user trends: %w", err)
 		}
-		*c.dst = castRows(rows, countRow.count)
+		*c.dst = sqlrow.CastRows(rows, countRow.count)
 	}
 	var ratings ratingsRow
 	if err := s.db.GetContext(ctx, &ratings, `SELECT `+ratingsColumns+` FROM reviews WHERE user_id = $1`, uid); err != nil {
@@ -158,7 +159,7 @@ func (s *Store) UpdateProfile(ctx context.Context, id uuid.UUID, update func(p *
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		var row profileRow
 		if err := tx.GetContext(ctx, &row, `SELECT `+profileColumns+` FROM users WHERE id = $1 FOR UPDATE`, id.String()); err != nil {
-			return notFound(err, "Entity not found: user")
+			return sqlrow.NotFound(err, "Entity not found: user")
 		}
 		p := row.profile()
 		events, err := update(&p)

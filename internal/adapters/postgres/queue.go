@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
 )
 
@@ -120,7 +121,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	q.mu.Lock()
 	q.seen = q.notify.current()
 	q.mu.Unlock()
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	stale := now - q.lease.Milliseconds()
 	abandoned := fmt.Sprintf("delivery abandoned: its worker died or stalled past the claim lease (%s)", q.lease)
 	lost := "no outcome recorded within the re-relay horizon (the broker lost it, or its consumers died): relayed again"
@@ -267,7 +268,7 @@ func (q *Queue) Extend(ctx context.Context) error {
 	if len(q.held) == 0 {
 		return nil
 	}
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	refs := make([]*rowRef, 0, len(q.held))
 	ids := make([]int64, 0, len(q.held))
 	tokens := make([]int64, 0, len(q.held))
@@ -328,21 +329,21 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 		case delivery.Ack:
 			acked = append(acked, ref.id)
 		case delivery.Handoff:
-			hIDs, hTokens, hUntil = append(hIDs, ref.id), append(hTokens, ref.token), append(hUntil, millis(r.Until))
+			hIDs, hTokens, hUntil = append(hIDs, ref.id), append(hTokens, ref.token), append(hUntil, sqlrow.Millis(r.Until))
 		case delivery.Return:
 			returned = true
 			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+fmt.Sprintf(owned, 1, 2),
 				ref.id, ref.token)
 		case delivery.Defer:
 			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = $1`+
-				fmt.Sprintf(owned, 2, 3), millis(r.Until), ref.id, ref.token)
+				fmt.Sprintf(owned, 2, 3), sqlrow.Millis(r.Until), ref.id, ref.token)
 		case delivery.Retry, delivery.DeadLetter:
 			// attempts counts failed deliveries; the row dead-letters when they reach the limit.
 			dead := r.Kind == delivery.DeadLetter || r.Msg.Attempt >= q.maxAttempts
 			var res sql.Result
 			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET attempts = attempts + 1, claimed_at = NULL,
 				status = CASE WHEN $1 THEN 'dead_lettered' ELSE 'pending' END, next_attempt_at = $2, last_error = $3`+
-				fmt.Sprintf(owned, 4, 5), dead, millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
+				fmt.Sprintf(owned, 4, 5), dead, sqlrow.Millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
 			if err == nil && dead && r.Kind == delivery.Retry {
 				if n, _ := res.RowsAffected(); n > 0 {
 					if q.onDead != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/search"
 )
@@ -197,13 +198,13 @@ func searchPage[R, T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols st
 	if err := db.GetContext(ctx, &out.Total, `SELECT count(*)`+q.from+w, q.args...); err != nil {
 		return out, err
 	}
-	rows := pageOf[R](p, out.Total)
+	rows := sqlrow.PageOf[R](p, out.Total)
 	n := len(q.args)
 	if err := db.SelectContext(ctx, &rows, `SELECT `+cols+q.from+w+q.order+` LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2),
 		append(q.args, p.Limit, p.Offset)...); err != nil {
 		return out, err
 	}
-	items, err := mapRows(rows, conv)
+	items, err := sqlrow.MapRows(rows, conv)
 	if items != nil {
 		out.Items = items
 	}
@@ -224,8 +225,8 @@ type movieHitRow struct {
 }
 
 func (r movieHitRow) hit() (search.MovieHit, error) {
-	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: ptr(r.Director),
-		PosterPath: ptr(r.PosterPath), Genres: []string{}}
+	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: sqlrow.Ptr(r.Director),
+		PosterPath: sqlrow.Ptr(r.PosterPath), Genres: []string{}}
 	if r.Genres != "" {
 		_ = json.Unmarshal([]byte(r.Genres), &h.Genres)
 	}
@@ -276,8 +277,8 @@ type personHitRow struct {
 }
 
 func (r personHitRow) hit() (search.PersonHit, error) {
-	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
-		ProfilePath: ptr(r.ProfilePath), KnownForTitles: []string{}}
+	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: sqlrow.Ptr(r.KnownForDepartment),
+		ProfilePath: sqlrow.Ptr(r.ProfilePath), KnownForTitles: []string{}}
 	_ = json.Unmarshal([]byte(r.KnownForTitles), &h.KnownForTitles)
 	return h, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/user"
 )
@@ -38,7 +39,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
-			u.Role == domain.RoleAdmin, formatTime(u.CreatedAt))
+			u.Role == domain.RoleAdmin, sqlrow.FormatTime(u.CreatedAt))
 		constraint, unique := uniqueConstraint(err)
 		switch {
 		case unique && strings.Contains(constraint, "email"):
@@ -48,7 +49,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		case err != nil:
 			return err
 		}
-		return insertActorKey(ctx, tx, u.ID, priv, pub, millis(s.now()))
+		return insertActorKey(ctx, tx, u.ID, priv, pub, sqlrow.Millis(s.now()))
 	})
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
@@ -76,7 +77,7 @@ func (r userRow) user() domain.User {
 	if r.IsAdmin {
 		u.Role = domain.RoleAdmin
 	}
-	u.CreatedAt, _ = parseTime(r.CreatedAt)
+	u.CreatedAt, _ = sqlrow.ParseTime(r.CreatedAt)
 	return u
 }
 
@@ -98,7 +99,7 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (domain.Use
 func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.User, error) {
 	var row userRow
 	if err := s.db.GetContext(ctx, &row, `SELECT `+userColumns+` FROM users WHERE `+where, arg); err != nil {
-		return domain.User{}, notFound(err, "Entity not found: user")
+		return domain.User{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
 	return row.user(), nil
 }
@@ -108,7 +109,7 @@ func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.Us
 func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error {
 	return s.write(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
-			VALUES ($1, $2, $3, $4, $1)`, tokenHash, userID.String(), millis(expires), millis(now))
+			VALUES ($1, $2, $3, $4, $1)`, tokenHash, userID.String(), sqlrow.Millis(expires), sqlrow.Millis(now))
 		if err != nil {
 			return fmt.Errorf("create session: %w", err)
 		}
@@ -138,10 +139,10 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 		err := tx.GetContext(ctx, &old, `SELECT user_id, expires_at, coalesce(family_id, token_hash) AS family, rotated_at
 			FROM refresh_sessions WHERE token_hash = $1 FOR UPDATE`, oldHash)
 		if err != nil {
-			return notFound(err, "Invalid refresh token")
+			return sqlrow.NotFound(err, "Invalid refresh token")
 		}
 		switch {
-		case old.ExpiresAt <= millis(now):
+		case old.ExpiresAt <= sqlrow.Millis(now):
 			refusal = errExpired
 			_, err = tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = $1`, oldHash)
 			return err
@@ -151,11 +152,11 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 		}
 		user = old.UserID
 		if _, err := tx.ExecContext(ctx, `UPDATE refresh_sessions SET rotated_at = $1, family_id = $2 WHERE token_hash = $3`,
-			millis(now), old.Family, oldHash); err != nil {
+			sqlrow.Millis(now), old.Family, oldHash); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
-			VALUES ($1, $2, $3, $4, $5)`, newHash, user.String(), millis(expires), millis(now), old.Family)
+			VALUES ($1, $2, $3, $4, $5)`, newHash, user.String(), sqlrow.Millis(expires), sqlrow.Millis(now), old.Family)
 		return err
 	})
 	if err == nil {
@@ -200,7 +201,7 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 
 // PruneSessions deletes expired refresh sessions and returns how many.
 func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= $1`, millis(now))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= $1`, sqlrow.Millis(now))
 	if err != nil {
 		return 0, fmt.Errorf("prune sessions: %w", err)
 	}
@@ -217,7 +218,7 @@ type userSummaryRow struct {
 }
 
 func (r userSummaryRow) summary() user.Summary {
-	return user.Summary{User: r.user(), TotalMovies: r.TotalMovies, AvgRating: ptr(r.AvgRating),
+	return user.Summary{User: r.user(), TotalMovies: r.TotalMovies, AvgRating: sqlrow.Ptr(r.AvgRating),
 		FollowingCount: r.FollowingCount, FollowersCount: r.FollowersCount}
 }
 
@@ -235,5 +236,5 @@ func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
-	return castRows(rows, userSummaryRow.summary), nil
+	return sqlrow.CastRows(rows, userSummaryRow.summary), nil
 }

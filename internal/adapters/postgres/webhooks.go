@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -29,11 +30,11 @@ type webhookTokenRow struct {
 
 func (r webhookTokenRow) token() (domain.WebhookToken, error) {
 	t := domain.WebhookToken{
-		ID: r.ID, UserID: r.UserID, Provider: domain.WatchSource(r.Provider), Label: ptr(r.Label), Hash: r.Hash,
-		AutoConfirmRating: ptr(r.AutoConfirmRating), CreatedAt: time.UnixMilli(r.CreatedAt).UTC(),
+		ID: r.ID, UserID: r.UserID, Provider: domain.WatchSource(r.Provider), Label: sqlrow.Ptr(r.Label), Hash: r.Hash,
+		AutoConfirmRating: sqlrow.Ptr(r.AutoConfirmRating), CreatedAt: time.UnixMilli(r.CreatedAt).UTC(),
 	}
 	if r.LastUsedAt.Valid {
-		t.LastUsedAt = ref(time.UnixMilli(r.LastUsedAt.V).UTC())
+		t.LastUsedAt = sqlrow.Ref(time.UnixMilli(r.LastUsedAt.V).UTC())
 	}
 	return t, nil
 }
@@ -43,8 +44,8 @@ func (r webhookTokenRow) token() (domain.WebhookToken, error) {
 func (s *Store) CreateWebhookToken(ctx context.Context, t domain.WebhookToken) error {
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO webhook_tokens (`+webhookTokenColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)`,
-			t.ID.String(), t.UserID.String(), string(t.Provider), nullString(t.Label), t.Hash,
-			nullOf(t.AutoConfirmRating), millis(t.CreatedAt))
+			t.ID.String(), t.UserID.String(), string(t.Provider), sqlrow.NullString(t.Label), t.Hash,
+			sqlrow.NullOf(t.AutoConfirmRating), sqlrow.Millis(t.CreatedAt))
 		return err
 	})
 	if err != nil {
@@ -61,7 +62,7 @@ func (s *Store) WebhookTokens(ctx context.Context, userID uuid.UUID) ([]domain.W
 	if err != nil {
 		return nil, fmt.Errorf("list webhook tokens: %w", err)
 	}
-	out, err := mapRows(rows, webhookTokenRow.token)
+	out, err := sqlrow.MapRows(rows, webhookTokenRow.token)
 	if out == nil {
 		out = []domain.WebhookToken{}
 	}
@@ -88,9 +89,9 @@ func (s *Store) UseWebhookToken(ctx context.Context, hash string, provider domai
 	var row webhookTokenRow
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		err := tx.GetContext(ctx, &row, `UPDATE webhook_tokens SET last_used_at = $1 WHERE token_hash = $2 AND provider = $3
-			RETURNING `+webhookTokenColumns, millis(now), hash, string(provider))
+			RETURNING `+webhookTokenColumns, sqlrow.Millis(now), hash, string(provider))
 		if err != nil {
-			return notFound(err, "Entity not found: webhook token")
+			return sqlrow.NotFound(err, "Entity not found: webhook token")
 		}
 		return nil
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/outbox"
 )
 
@@ -79,7 +80,7 @@ func (r eventRow) event() EventRow {
 	return EventRow{
 		ID: r.ID, EventID: r.EventID.String, EventType: r.EventType, Status: r.Status, Attempts: r.Attempts,
 		CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), NextAttemptAt: time.UnixMilli(r.NextAttemptAt).UTC(),
-		ClaimedAt: utcMillis(r.ClaimedAt), LastError: r.LastError.String, Payload: r.Payload,
+		ClaimedAt: sqlrow.UTCMillis(r.ClaimedAt), LastError: r.LastError.String, Payload: r.Payload,
 	}
 }
 
@@ -94,16 +95,7 @@ type ledgerRow struct {
 
 func (r ledgerRow) entry() LedgerEntry {
 	return LedgerEntry{Handler: r.Handler, Status: r.Status, StartedAt: time.UnixMilli(r.StartedAt).UTC(),
-		ProcessedAt: utcMillis(r.ProcessedAt), Takeovers: r.Takeovers}
-}
-
-// utcMillis is a nullable Unix-ms column as a time, nil when NULL.
-func utcMillis(ms sql.NullInt64) *time.Time {
-	if !ms.Valid {
-		return nil
-	}
-	t := time.UnixMilli(ms.Int64).UTC()
-	return &t
+		ProcessedAt: sqlrow.UTCMillis(r.ProcessedAt), Takeovers: r.Takeovers}
 }
 
 // ListEvents returns up to limit rows with the status (all if empty) and type (all if empty),
@@ -156,7 +148,7 @@ func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEnt
 func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string) (int64, error) {
 	const set = `UPDATE event_queue SET status = 'pending', attempts = 0, next_attempt_at = ?, claimed_at = NULL
 		WHERE status = 'dead_lettered' AND `
-	now := millis(s.now())
+	now := sqlrow.Millis(s.now())
 	query, args := set+`(? = '' OR event_type = ?)`, []any{now, eventType, eventType}
 	if len(ids) > 0 {
 		var rowIDs []int64
@@ -205,7 +197,7 @@ func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string)
 // show <row id>`, the server's moviesdiary_events_enqueued_total, which counts rows above the
 // last id it saw). Purging everything would let the next insert reuse id 1.
 func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
-	cutoff := millis(now.Add(-olderThan))
+	cutoff := sqlrow.Millis(now.Add(-olderThan))
 	var total int64
 	for {
 		var n int64

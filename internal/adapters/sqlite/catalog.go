@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/movie"
 )
@@ -20,7 +21,7 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 	where := []string{`1 = 1`}
 	var args []any
 	if f.Search != "" {
-		where, args = append(where, `m.title LIKE ? ESCAPE '\'`), append(args, "%"+escapeLike(f.Search)+"%")
+		where, args = append(where, `m.title LIKE ? ESCAPE '\'`), append(args, "%"+sqlrow.EscapeLike(f.Search)+"%")
 	}
 	if f.Genre != "" {
 		where = append(where, `EXISTS (SELECT 1 FROM json_each(m.genres) WHERE value = ? COLLATE NOCASE)`)
@@ -34,13 +35,13 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+w, args...); err != nil {
 		return out, fmt.Errorf("count movies: %w", err)
 	}
-	rows := pageOf[movieRow](p, out.Total)
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+	rows := sqlrow.PageOf[sqlrow.Movie](p, out.Total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
-	if out.Items, err = mapRows(rows, movieRow.movie); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Movie.Movie); err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
 	return out, nil
@@ -79,17 +80,17 @@ func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, erro
 	if err != nil {
 		return movie.Stats{}, fmt.Errorf("movie stats: %w", err)
 	}
-	return movie.Stats{TotalCount: row.Total, AvgRating: ptr(row.Avg), FederatedCount: row.Federated, Histogram: row.histogram()}, nil
+	return movie.Stats{TotalCount: row.Total, AvgRating: sqlrow.Ptr(row.Avg), FederatedCount: row.Federated, Histogram: row.histogram()}, nil
 }
 
 // viewingRow is a review on a movie page with its author's name.
 type viewingRow struct {
-	reviewRow
+	sqlrow.Review
 	UserDisplay string `db:"user_display"`
 }
 
 func (r viewingRow) viewing() (movie.Viewing, error) {
-	rv, err := r.review()
+	rv, err := r.Review.Review()
 	return movie.Viewing{UserDisplay: r.UserDisplay, Review: rv}, err
 }
 
@@ -101,14 +102,14 @@ func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return out, fmt.Errorf("count movie reviews: %w", err)
 	}
-	rows := pageOf[viewingRow](p, out.Total)
-	err = s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
+	rows := sqlrow.PageOf[viewingRow](p, out.Total)
+	err = s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
 		FROM reviews r LEFT JOIN users u ON u.id = r.user_id WHERE r.movie_id = ?
 		ORDER BY r.watched_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, id.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("movie reviews: %w", err)
 	}
-	if out.Items, err = mapRows(rows, viewingRow.viewing); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, viewingRow.viewing); err != nil {
 		return out, fmt.Errorf("movie reviews: %w", err)
 	}
 	return out, nil
@@ -118,7 +119,7 @@ func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (
 func (s *Store) MovieProfile(ctx context.Context, id uuid.UUID) (json.RawMessage, error) {
 	var doc string
 	if err := s.read.GetContext(ctx, &doc, `SELECT profile FROM movie_profiles WHERE movie_id = ?`, id.String()); err != nil {
-		return nil, notFound(err, "Entity not found: movie profile (not enriched yet)")
+		return nil, sqlrow.NotFound(err, "Entity not found: movie profile (not enriched yet)")
 	}
 	return json.RawMessage(doc), nil
 }
@@ -146,9 +147,9 @@ type personRow struct {
 
 func (r personRow) person() movie.Person {
 	return movie.Person{
-		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
-		ProfilePath: ptr(r.ProfilePath), Biography: ptr(r.Biography), Birthday: ptr(r.Birthday),
-		Deathday: ptr(r.Deathday), PlaceOfBirth: ptr(r.PlaceOfBirth), Homepage: ptr(r.Homepage), IMDbID: ptr(r.IMDbID),
+		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: sqlrow.Ptr(r.KnownForDepartment),
+		ProfilePath: sqlrow.Ptr(r.ProfilePath), Biography: sqlrow.Ptr(r.Biography), Birthday: sqlrow.Ptr(r.Birthday),
+		Deathday: sqlrow.Ptr(r.Deathday), PlaceOfBirth: sqlrow.Ptr(r.PlaceOfBirth), Homepage: sqlrow.Ptr(r.Homepage), IMDbID: sqlrow.Ptr(r.IMDbID),
 		Enriched: r.EnrichedAt.Valid, EnrichmentRequested: r.RequestedAt.Valid,
 	}
 }
@@ -157,34 +158,34 @@ func (r personRow) person() movie.Person {
 func (s *Store) Person(ctx context.Context, id uuid.UUID) (movie.Person, error) {
 	var row personRow
 	if err := s.read.GetContext(ctx, &row, `SELECT `+personColumns+` FROM people WHERE id = ?`, id.String()); err != nil {
-		return movie.Person{}, notFound(err, "Entity not found: person")
+		return movie.Person{}, sqlrow.NotFound(err, "Entity not found: person")
 	}
 	return row.person(), nil
 }
 
 // creditRow is a person's credit with its movie.
 type creditRow struct {
-	movieRow
+	sqlrow.Movie
 	Kind       string           `db:"kind"`
 	Role       string           `db:"role"`
 	Department sql.Null[string] `db:"department"`
 }
 
 func (r creditRow) credit() (movie.Credit, error) {
-	m, err := r.movie()
-	return movie.Credit{Movie: m, Cast: r.Kind == "cast", Role: r.Role, Department: ptr(r.Department)}, err
+	m, err := r.Movie.Movie()
+	return movie.Credit{Movie: m, Cast: r.Kind == "cast", Role: r.Role, Department: sqlrow.Ptr(r.Department)}, err
 }
 
 // PersonCredits returns a person's credits, newest movie first.
 func (s *Store) PersonCredits(ctx context.Context, id uuid.UUID) ([]movie.Credit, error) {
 	var rows []creditRow
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, c.kind, c.role, c.department
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+`, c.kind, c.role, c.department
 		FROM movie_credits c JOIN movies m ON m.id = c.movie_id WHERE c.person_id = ?
 		ORDER BY m.release_year DESC, m.title, c.billing_order`, id.String())
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}
-	credits, err := mapRows(rows, creditRow.credit)
+	credits, err := sqlrow.MapRows(rows, creditRow.credit)
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
@@ -15,20 +16,20 @@ import (
 const entryFrom = ` FROM reviews r JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id`
 
 // entrySelect selects an entryRow.
-const entrySelect = `SELECT ` + reviewColumns + `, ` + movieColumnsAsMovie + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display`
+const entrySelect = `SELECT ` + sqlrow.ReviewColumns + `, ` + sqlrow.MovieColumnsAsMovie + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display`
 
 // entryRow is a diary entry: a review, its movie and its author's name.
 type entryRow struct {
-	reviewMovieRow
+	sqlrow.ReviewMovie
 	UserDisplay string `db:"user_display"`
 }
 
 func (r entryRow) entry() (review.Entry, error) {
-	rv, err := r.review()
+	rv, err := r.Review.Review()
 	if err != nil {
 		return review.Entry{}, err
 	}
-	m, err := r.Movie.movie()
+	m, err := r.Movie.Movie()
 	if err != nil {
 		return review.Entry{}, err
 	}
@@ -86,12 +87,12 @@ func (s *Store) entries(ctx context.Context, where string, args []any, c counted
 	if err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	rows := pageOf[entryRow](p, out.Total)
+	rows := sqlrow.PageOf[entryRow](p, out.Total)
 	err = s.read.SelectContext(ctx, &rows, entriesPage(where, sort), append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
-	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, entryRow.entry); err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
@@ -111,12 +112,12 @@ func entriesPage(where string, sort review.Sort) string {
 
 // History returns every review of a movie, oldest viewing first.
 func (s *Store) History(ctx context.Context, movieID uuid.UUID) ([]domain.Review, error) {
-	var rows []reviewRow
-	if err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+` FROM reviews r WHERE r.movie_id = ?
+	var rows []sqlrow.Review
+	if err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+` FROM reviews r WHERE r.movie_id = ?
 		ORDER BY r.watched_at, r.id`, movieID.String()); err != nil {
 		return nil, fmt.Errorf("movie history: %w", err)
 	}
-	return mapRows(rows, reviewRow.review)
+	return sqlrow.MapRows(rows, sqlrow.Review.Review)
 }
 
 // DiaryExportBatch returns up to limit of the user's reviews after the cursor, in (watched_at,
@@ -161,5 +162,5 @@ func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) (
 		append(args, limit)...); err != nil {
 		return nil, fmt.Errorf("recent reviews: %w", err)
 	}
-	return mapRows(rows, entryRow.entry)
+	return sqlrow.MapRows(rows, entryRow.entry)
 }

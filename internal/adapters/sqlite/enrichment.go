@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/enrichment"
 )
@@ -23,11 +24,11 @@ type enrichmentRow struct {
 }
 
 func (r enrichmentRow) state() (enrichment.State, error) {
-	enriched, err := parseOptionalTime(ptr(r.EnrichedAt))
+	enriched, err := sqlrow.ParseOptionalTime(sqlrow.Ptr(r.EnrichedAt))
 	if err != nil {
 		return enrichment.State{}, err
 	}
-	missing, err := parseOptionalTime(ptr(r.MissingAt))
+	missing, err := sqlrow.ParseOptionalTime(sqlrow.Ptr(r.MissingAt))
 	if err != nil {
 		return enrichment.State{}, err
 	}
@@ -41,7 +42,7 @@ func (s *Store) MovieEnrichmentState(ctx context.Context, id uuid.UUID) (enrichm
 	err := s.read.GetContext(ctx, &row, `SELECT p.enriched_at, m.tmdb_missing_at FROM movies m
 		LEFT JOIN movie_profiles p ON p.movie_id = m.id WHERE m.id = ?`, id.String())
 	if err != nil {
-		return enrichment.State{}, notFound(err, "Entity not found: movie")
+		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: movie")
 	}
 	return row.state()
 }
@@ -51,7 +52,7 @@ func (s *Store) PersonEnrichmentState(ctx context.Context, id uuid.UUID) (enrich
 	var row enrichmentRow
 	err := s.read.GetContext(ctx, &row, `SELECT enriched_at, tmdb_missing_at FROM people WHERE id = ?`, id.String())
 	if err != nil {
-		return enrichment.State{}, notFound(err, "Entity not found: person")
+		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: person")
 	}
 	return row.state()
 }
@@ -78,7 +79,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 				ON CONFLICT (id) DO UPDATE SET name = excluded.name,
 					known_for_department = ifnull(excluded.known_for_department, people.known_for_department),
 					profile_path = ifnull(excluded.profile_path, people.profile_path)`,
-				p.ID.String(), p.ExternalID, p.Name, nullString(p.KnownForDepartment), nullString(p.ProfilePath))
+				p.ID.String(), p.ExternalID, p.Name, sqlrow.NullString(p.KnownForDepartment), sqlrow.NullString(p.ProfilePath))
 			if err != nil {
 				return fmt.Errorf("upsert person %s: %w", p.ExternalID, err)
 			}
@@ -92,7 +93,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 				kind = "cast"
 			}
 			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO movie_credits (movie_id, person_id, kind, role, department, billing_order)
-				VALUES (?, ?, ?, ?, ?, ?)`, e.MovieID.String(), c.PersonID.String(), kind, c.Role, nullString(c.Department), c.Order)
+				VALUES (?, ?, ?, ?, ?, ?)`, e.MovieID.String(), c.PersonID.String(), kind, c.Role, sqlrow.NullString(c.Department), c.Order)
 			if err != nil {
 				return fmt.Errorf("insert credit: %w", err)
 			}
@@ -102,17 +103,17 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			runtime_minutes = ifnull(:runtime_minutes, runtime_minutes),
 			original_language = ifnull(:original_language, original_language), overview = ifnull(:overview, overview),
 			collection_name = ifnull(:collection_name, collection_name), director = ifnull(director, :director),
-			tmdb_missing_at = NULL WHERE id = :id`, movieRow{
-			ID: e.MovieID, Genres: string(genres), RuntimeMinutes: nullOf(e.Runtime),
-			OriginalLanguage: nullOf(e.OriginalLanguage), Overview: nullOf(e.Overview),
-			CollectionName: nullOf(e.Collection), Director: nullOf(e.Director),
+			tmdb_missing_at = NULL WHERE id = :id`, sqlrow.Movie{
+			ID: e.MovieID, Genres: string(genres), RuntimeMinutes: sqlrow.NullOf(e.Runtime),
+			OriginalLanguage: sqlrow.NullOf(e.OriginalLanguage), Overview: sqlrow.NullOf(e.Overview),
+			CollectionName: sqlrow.NullOf(e.Collection), Director: sqlrow.NullOf(e.Director),
 		})
 		if err != nil {
 			return fmt.Errorf("update movie: %w", err)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO movie_profiles (movie_id, profile, enriched_at) VALUES (?, ?, ?)
 			ON CONFLICT (movie_id) DO UPDATE SET profile = excluded.profile, enriched_at = excluded.enriched_at`,
-			e.MovieID.String(), string(e.Profile), formatTime(e.EnrichedAt))
+			e.MovieID.String(), string(e.Profile), sqlrow.FormatTime(e.EnrichedAt))
 		if err != nil {
 			return err
 		}
@@ -129,7 +130,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 // MarkMovieMissing records that TMDb does not know the movie.
 func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = ? WHERE id = ?`, formatTime(at), id.String())
+		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = ? WHERE id = ?`, sqlrow.FormatTime(at), id.String())
 		return err
 	})
 }
@@ -143,10 +144,10 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 			imdb_id = :imdb_id, known_for_department = ifnull(:known_for_department, known_for_department),
 			profile_path = ifnull(:profile_path, profile_path), tmdb_missing_at = NULL, enriched_at = :enriched_at
 			WHERE id = :id`, personRow{
-			ID: id, Name: p.Name, Biography: nonEmpty(p.Biography), Birthday: nullOf(p.Birthday),
-			Deathday: nullOf(p.Deathday), PlaceOfBirth: nullOf(p.PlaceOfBirth), Homepage: nullOf(p.Homepage),
-			IMDbID: nullOf(p.IMDbID), KnownForDepartment: nonEmpty(p.KnownForDepartment), ProfilePath: nullOf(p.ProfilePath),
-			EnrichedAt: sql.Null[string]{V: formatTime(at), Valid: true},
+			ID: id, Name: p.Name, Biography: sqlrow.NonEmpty(p.Biography), Birthday: sqlrow.NullOf(p.Birthday),
+			Deathday: sqlrow.NullOf(p.Deathday), PlaceOfBirth: sqlrow.NullOf(p.PlaceOfBirth), Homepage: sqlrow.NullOf(p.Homepage),
+			IMDbID: sqlrow.NullOf(p.IMDbID), KnownForDepartment: sqlrow.NonEmpty(p.KnownForDepartment), ProfilePath: sqlrow.NullOf(p.ProfilePath),
+			EnrichedAt: sql.Null[string]{V: sqlrow.FormatTime(at), Valid: true},
 		})
 		if err != nil {
 			return err
@@ -163,7 +164,7 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 // MarkPersonMissing records that TMDb does not know the person.
 func (s *Store) MarkPersonMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = ? WHERE id = ?`, formatTime(at), id.String())
+		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = ? WHERE id = ?`, sqlrow.FormatTime(at), id.String())
 		return err
 	})
 }
@@ -186,14 +187,14 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 				AND (m.tmdb_missing_at IS NULL OR m.tmdb_missing_at < ?2)
 				AND (m.enrichment_requested_at IS NULL OR m.enrichment_requested_at < ?3)
 			ORDER BY p.enriched_at IS NOT NULL, p.enriched_at, m.id LIMIT CAST(?4 AS INTEGER)`,
-			formatTime(now.Add(-freshFor)), formatTime(now.Add(-missingRetry)), formatTime(now.Add(-requestedWithin)), limit)
+			sqlrow.FormatTime(now.Add(-freshFor)), sqlrow.FormatTime(now.Add(-missingRetry)), sqlrow.FormatTime(now.Add(-requestedWithin)), limit)
 		if err != nil || len(stale) == 0 {
 			return err
 		}
 		events := make([]domain.Event, len(stale))
 		for i, m := range stale {
 			if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = ? WHERE id = ?`,
-				formatTime(now), m.ID.String()); err != nil {
+				sqlrow.FormatTime(now), m.ID.String()); err != nil {
 				return err
 			}
 			events[i] = domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: m.ExternalID}
@@ -212,7 +213,7 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 func (s *Store) RequestMovieEnrichment(ctx context.Context, id uuid.UUID, externalID string) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = ? WHERE id = ?`,
-			formatTime(s.now()), id.String()); err != nil {
+			sqlrow.FormatTime(s.now()), id.String()); err != nil {
 			return err
 		}
 		return s.enqueue(ctx, tx, domain.MovieEnrichmentRequested{MovieID: id, ExternalMetadataID: externalID})
@@ -230,7 +231,7 @@ func (s *Store) RequestPersonEnrichment(ctx context.Context, id uuid.UUID, exter
 	requested := false
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = ?
-			WHERE id = ? AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, formatTime(s.now()), id.String())
+			WHERE id = ? AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, sqlrow.FormatTime(s.now()), id.String())
 		if err != nil {
 			return err
 		}
@@ -262,14 +263,14 @@ func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time,
 			WHERE enrichment_requested_at IS NOT NULL AND enriched_at IS NULL AND enrichment_requested_at < ?1
 				AND (tmdb_missing_at IS NULL OR tmdb_missing_at < ?2)
 			ORDER BY enrichment_requested_at, id LIMIT CAST(?3 AS INTEGER)`,
-			formatTime(now.Add(-requestedWithin)), formatTime(now.Add(-missingRetry)), limit)
+			sqlrow.FormatTime(now.Add(-requestedWithin)), sqlrow.FormatTime(now.Add(-missingRetry)), limit)
 		if err != nil || len(stale) == 0 {
 			return err
 		}
 		events := make([]domain.Event, len(stale))
 		for i, p := range stale {
 			if _, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = ? WHERE id = ?`,
-				formatTime(now), p.ID.String()); err != nil {
+				sqlrow.FormatTime(now), p.ID.String()); err != nil {
 				return err
 			}
 			events[i] = domain.PersonEnrichmentRequested{PersonID: p.ID, ExternalPersonID: p.ExternalID}
@@ -282,6 +283,3 @@ func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time,
 	}
 	return n, nil
 }
-
-// nonEmpty is s as a nullable column: NULL when empty.
-func nonEmpty(s string) sql.Null[string] { return sql.Null[string]{V: s, Valid: s != ""} }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -42,7 +43,7 @@ func (r remoteActorRow) actor() domain.RemoteActor {
 func (s *Store) remoteActorWhere(ctx context.Context, rest string, args ...any) (domain.RemoteActor, error) {
 	var row remoteActorRow
 	if err := s.read.GetContext(ctx, &row, `SELECT `+remoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
-		return domain.RemoteActor{}, notFound(err, "Entity not found: remote actor")
+		return domain.RemoteActor{}, sqlrow.NotFound(err, "Entity not found: remote actor")
 	}
 	return row.actor(), nil
 }
@@ -68,7 +69,7 @@ func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error
 			display_name = excluded.display_name, key_id = excluded.key_id, public_key = excluded.public_key,
 			fetched_at = excluded.fetched_at`, remoteActorRow{
 			URL: a.URL, Inbox: a.Inbox, SharedInbox: a.SharedInbox, Outbox: a.Outbox, Handle: a.Handle,
-			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: millis(a.FetchedAt),
+			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: sqlrow.Millis(a.FetchedAt),
 		})
 		if err != nil {
 			return fmt.Errorf("save remote actor: %w", err)
@@ -130,7 +131,7 @@ func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) 
 	fresh := false
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO inbox_activities (activity_id, actor_url, received_at) VALUES (?, ?, ?)
-			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, millis(s.now()))
+			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, sqlrow.Millis(s.now()))
 		if err != nil {
 			return err
 		}
@@ -153,7 +154,7 @@ func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO ap_activities (id, actor_id, type, object_id, activity, created_at)
 			VALUES (?, ?, ?, NULLIF(?, ''), ?, ?) ON CONFLICT (id) DO NOTHING`,
-			p.ActivityID, p.ActorID.String(), p.Type, p.ObjectID, string(p.Activity), millis(s.now()))
+			p.ActivityID, p.ActorID.String(), p.Type, p.ObjectID, string(p.Activity), sqlrow.Millis(s.now()))
 		if err != nil {
 			return err
 		}
@@ -201,7 +202,7 @@ func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Rel
 	err := s.read.GetContext(ctx, &row, `SELECT type, actor, object, activity_id FROM ap_relations WHERE activity_id = ?`,
 		activityID)
 	if err != nil {
-		return domain.Relation{ActivityID: activityID}, notFound(err, "Entity not found: relation")
+		return domain.Relation{ActivityID: activityID}, sqlrow.NotFound(err, "Entity not found: relation")
 	}
 	return domain.Relation(row), nil
 }
@@ -210,7 +211,7 @@ func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Rel
 func (s *Store) PublishedActivity(ctx context.Context, id string) ([]byte, error) {
 	var doc string
 	if err := s.read.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE id = ?`, id); err != nil {
-		return nil, notFound(err, "Entity not found: activity")
+		return nil, sqlrow.NotFound(err, "Entity not found: activity")
 	}
 	return []byte(doc), nil
 }
@@ -273,8 +274,8 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
 	}
-	rows := pageOf[reviewMovieRow](domain.Page{Limit: limit, Offset: offset}, total)
-	err = s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, `+movieColumnsAsMovie+` FROM reviews r
+	rows := sqlrow.PageOf[sqlrow.ReviewMovie](domain.Page{Limit: limit, Offset: offset}, total)
+	err = s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+`, `+sqlrow.MovieColumnsAsMovie+` FROM reviews r
 		JOIN movies m ON m.id = r.movie_id WHERE r.user_id = ? AND r.remote_actor_url IS NULL
 		ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
@@ -285,11 +286,11 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 		movies  []domain.Movie
 	)
 	for _, row := range rows {
-		r, err := row.review()
+		r, err := row.Review.Review()
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 		}
-		m, err := row.Movie.movie()
+		m, err := row.Movie.Movie()
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 		}
@@ -311,13 +312,13 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 	if err := s.read.GetContext(ctx, &total, `SELECT count(*) FROM follows f WHERE `+where, user.String()); err != nil {
 		return nil, 0, fmt.Errorf("count follows: %w", err)
 	}
-	rows := pageOf[identityRow](domain.Page{Limit: limit, Offset: offset}, total)
+	rows := sqlrow.PageOf[identityRow](domain.Page{Limit: limit, Offset: offset}, total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+cols+` FROM follows f WHERE `+where+
 		` ORDER BY f.created_at, 2 LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list follows: %w", err)
 	}
-	return castRows(rows, identityRow.identity), total, nil
+	return sqlrow.CastRows(rows, identityRow.identity), total, nil
 }
 
 // NodeStats counts the local users and the local reviews, for NodeInfo.
@@ -337,7 +338,7 @@ func (s *Store) LatestActivity(ctx context.Context, objectID string) ([]byte, er
 	err := s.read.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE object_id = ?
 		ORDER BY created_at DESC, rowid DESC LIMIT 1`, objectID)
 	if err != nil {
-		return nil, notFound(err, "Entity not found: object")
+		return nil, sqlrow.NotFound(err, "Entity not found: object")
 	}
 	return []byte(doc), nil
 }
@@ -393,7 +394,7 @@ func (r identityRow) identity() domain.SocialIdentity { return domain.SocialIden
 // Follow and Block (which answers and undos name) are kept.
 func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, activityKeep time.Duration) (inbox, activities int64, err error) {
 	err = s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < ?`, millis(now.Add(-inboxKeep)))
+		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < ?`, sqlrow.Millis(now.Add(-inboxKeep)))
 		if err != nil {
 			return fmt.Errorf("prune inbox activities: %w", err)
 		}
@@ -406,7 +407,7 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 				AND (n.created_at > a.created_at OR (n.created_at = a.created_at AND n.rowid > a.rowid))))
 			OR (a.type IN ('Create', 'Update') AND EXISTS (SELECT 1 FROM ap_activities d WHERE d.object_id = a.object_id
 				AND d.type = 'Delete' AND (d.created_at > a.created_at OR (d.created_at = a.created_at AND d.rowid > a.rowid)))))`,
-			millis(now.Add(-activityKeep)))
+			sqlrow.Millis(now.Add(-activityKeep)))
 		if err != nil {
 			return fmt.Errorf("prune published activities: %w", err)
 		}
@@ -421,7 +422,7 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 func (s *Store) ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error) {
 	var row profileRow
 	if err := s.read.GetContext(ctx, &row, `SELECT `+profileColumns+` FROM users WHERE id = ?`, user.String()); err != nil {
-		return domain.ActorProfile{}, notFound(err, "Entity not found: user")
+		return domain.ActorProfile{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
 	p := row.profile()
 	ap := domain.ActorProfile{DisplayName: p.DisplayName, Bio: p.Bio, AvatarKey: p.AvatarKey, BannerKey: p.BannerKey,

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -175,7 +176,7 @@ type actorRow struct {
 }
 
 func (r actorRow) actor() domain.Actor {
-	return domain.Actor{Identity: r.identity(), Username: r.Username.V, DisplayName: ptr(r.DisplayName)}
+	return domain.Actor{Identity: r.identity(), Username: r.Username.V, DisplayName: sqlrow.Ptr(r.DisplayName)}
 }
 
 // actors runs a query selecting actorRows.
@@ -184,5 +185,5 @@ func (s *Store) actors(ctx context.Context, query string, args ...any) ([]domain
 	if err := s.read.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("list actors: %w", err)
 	}
-	return castRows(rows, actorRow.actor), nil
+	return sqlrow.CastRows(rows, actorRow.actor), nil
 }

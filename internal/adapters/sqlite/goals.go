@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -30,8 +31,8 @@ type goalRow struct {
 
 func (r goalRow) progress() domain.GoalProgress {
 	g := domain.Goal{ID: r.ID, UserID: r.UserID, Year: r.Year, TargetCount: r.TargetCount}
-	g.CreatedAt, _ = parseTime(r.CreatedAt)
-	g.UpdatedAt, _ = parseTime(r.UpdatedAt)
+	g.CreatedAt, _ = sqlrow.ParseTime(r.CreatedAt)
+	g.UpdatedAt, _ = sqlrow.ParseTime(r.UpdatedAt)
 	return domain.GoalProgress{Goal: g, CurrentCount: r.CurrentCount}
 }
 
@@ -42,7 +43,7 @@ func (s *Store) Goals(ctx context.Context, user uuid.UUID) ([]domain.GoalProgres
 		user.String()); err != nil {
 		return nil, fmt.Errorf("read goals: %w", err)
 	}
-	return castRows(rows, goalRow.progress), nil
+	return sqlrow.CastRows(rows, goalRow.progress), nil
 }
 
 // Goal returns a user's goal of a year with its progress; none is KindNotFound.
@@ -59,7 +60,7 @@ func (s *Store) GoalByID(ctx context.Context, id uuid.UUID) (domain.GoalProgress
 func (s *Store) goalWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.GoalProgress, error) {
 	var row goalRow
 	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+goalColumns+` FROM goals g WHERE `+where, args...); err != nil {
-		return domain.GoalProgress{}, notFound(err, "Entity not found: goal")
+		return domain.GoalProgress{}, sqlrow.NotFound(err, "Entity not found: goal")
 	}
 	return row.progress(), nil
 }
@@ -73,7 +74,7 @@ func (s *Store) CreateGoal(ctx context.Context, g domain.Goal) (domain.GoalProgr
 	err := s.writeWithEvents(ctx, "create goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO goals (id, user_id, year, target_count, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, g.ID.String(), g.UserID.String(), g.Year, g.TargetCount,
-			formatTime(g.CreatedAt), formatTime(g.UpdatedAt))
+			sqlrow.FormatTime(g.CreatedAt), sqlrow.FormatTime(g.UpdatedAt))
 		if isUnique(err) {
 			return nil, errGoalExists
 		}
@@ -95,9 +96,9 @@ func (s *Store) UpdateGoal(ctx context.Context, user uuid.UUID, year, target int
 	var id uuid.UUID
 	err := s.writeWithEvents(ctx, "update goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		err := tx.GetContext(ctx, &id, `UPDATE goals SET target_count = ?, updated_at = ? WHERE user_id = ? AND year = ?
-			RETURNING id`, target, formatTime(s.now()), user.String(), year)
+			RETURNING id`, target, sqlrow.FormatTime(s.now()), user.String(), year)
 		if err != nil {
-			return nil, notFound(err, goalMissing(year))
+			return nil, sqlrow.NotFound(err, goalMissing(year))
 		}
 		return []domain.Event{domain.GoalUpdated{GoalID: id, UserID: user, Year: uint16(year), TargetCount: uint32(target)}}, nil
 	})
@@ -114,7 +115,7 @@ func (s *Store) DeleteGoal(ctx context.Context, user uuid.UUID, year int) error 
 		var id uuid.UUID
 		err := tx.GetContext(ctx, &id, `DELETE FROM goals WHERE user_id = ? AND year = ? RETURNING id`, user.String(), year)
 		if err != nil {
-			return nil, notFound(err, goalMissing(year))
+			return nil, sqlrow.NotFound(err, goalMissing(year))
 		}
 		return []domain.Event{domain.GoalDeleted{GoalID: id, UserID: user, Year: uint16(year)}}, nil
 	})

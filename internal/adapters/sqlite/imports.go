@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/importer"
 )
@@ -54,7 +55,7 @@ func (s *Store) CreateImportSession(ctx context.Context, is importer.Session) er
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO import_sessions (id, user_id, format, kind, target, columns, mappings,
 			created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, is.ID.String(), is.UserID.String(), is.Format,
-			string(is.Kind), string(is.Target), string(cols), mappings, millis(is.CreatedAt), millis(is.ExpiresAt))
+			string(is.Kind), string(is.Target), string(cols), mappings, sqlrow.Millis(is.CreatedAt), sqlrow.Millis(is.ExpiresAt))
 		return err
 	})
 	if err != nil {
@@ -106,7 +107,7 @@ func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) er
 func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= ?`, millis(now))
+		res, err := tx.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= ?`, sqlrow.Millis(now))
 		if err != nil {
 			return err
 		}
@@ -168,9 +169,9 @@ func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now tim
 		count(*) FILTER (WHERE r.selected = 1 AND r.outcome = 'failed') AS failed
 		FROM import_sessions s LEFT JOIN import_rows r ON r.session_id = s.id AND r.selected = 1
 		WHERE s.id = ? AND s.user_id = ? AND s.complete = 1 AND s.expires_at > ?
-		GROUP BY s.id`, id.String(), userID.String(), millis(now))
+		GROUP BY s.id`, id.String(), userID.String(), sqlrow.Millis(now))
 	if err != nil {
-		return importer.Session{}, notFound(err, "Entity not found: import session")
+		return importer.Session{}, sqlrow.NotFound(err, "Entity not found: import session")
 	}
 	var cols []string
 	if err := json.Unmarshal([]byte(row.Columns), &cols); err != nil {
@@ -223,7 +224,7 @@ func (s *Store) importRows(ctx context.Context, where string, sessionID uuid.UUI
 	if err != nil {
 		return nil, fmt.Errorf("read import rows: %w", err)
 	}
-	return mapRows(rows, importRowRow.row)
+	return sqlrow.MapRows(rows, importRowRow.row)
 }
 
 // SelectImportRows marks the rows at indices confirmed, with the federate choice and a new
@@ -236,7 +237,7 @@ func (s *Store) SelectImportRows(ctx context.Context, sessionID uuid.UUID, indic
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE import_sessions SET federate = ?, expires_at = max(expires_at, ?) WHERE id = ?`,
-			federate, millis(expires), sessionID.String())
+			federate, sqlrow.Millis(expires), sessionID.String())
 		return err
 	})
 	if err != nil {
@@ -341,8 +342,8 @@ func (st *batchStmts) importReview(ctx context.Context, tx *sqlx.Tx, b importer.
 	if dup {
 		return importer.OutcomeDuplicate, events, nil
 	}
-	_, err = st.insert.ExecContext(ctx, r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, nullString(r.Comment),
-		mediumValue(r.WatchMedium), formatTime(r.WatchedAt), formatTime(r.CreatedAt), formatTime(r.UpdatedAt), b.Quiet)
+	_, err = st.insert.ExecContext(ctx, r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, sqlrow.NullString(r.Comment),
+		sqlrow.MediumValue(r.WatchMedium), sqlrow.FormatTime(r.WatchedAt), sqlrow.FormatTime(r.CreatedAt), sqlrow.FormatTime(r.UpdatedAt), b.Quiet)
 	if err != nil {
 		return "", nil, fmt.Errorf("insert review: %w", err)
 	}
@@ -365,7 +366,7 @@ func (st *batchStmts) importWatchlistEntry(ctx context.Context, tx *sqlx.Tx, b i
 		return "", nil, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO watchlist (user_id, movie_id, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		b.UserID.String(), mv.ID.String(), formatTime(b.Now))
+		b.UserID.String(), mv.ID.String(), sqlrow.FormatTime(b.Now))
 	if err != nil {
 		return "", nil, fmt.Errorf("insert watchlist entry: %w", err)
 	}
@@ -426,7 +427,7 @@ func (s *Store) InterruptedImportSessions(ctx context.Context, now time.Time) ([
 	err := s.read.SelectContext(ctx, &rows, `SELECT s.id, s.user_id FROM import_sessions s
 		WHERE s.complete = 1 AND s.expires_at > ? AND EXISTS (SELECT 1 FROM import_rows r
 			WHERE r.session_id = s.id AND r.selected = 1 AND r.outcome IS NULL)
-		ORDER BY s.created_at`, millis(now))
+		ORDER BY s.created_at`, sqlrow.Millis(now))
 	if err != nil {
 		return nil, fmt.Errorf("interrupted import sessions: %w", err)
 	}
@@ -458,7 +459,7 @@ func (s *Store) ImportFailures(ctx context.Context, sessionID uuid.UUID) ([]impo
 // SaveImportProfile stores a mapping profile.
 func (s *Store) SaveImportProfile(ctx context.Context, p importer.Profile) error {
 	return s.execImport(ctx, "save import profile", `INSERT INTO import_profiles (id, user_id, name, mappings, created_at)
-		VALUES (?, ?, ?, ?, ?)`, p.ID.String(), p.UserID.String(), p.Name, encodeMappings(p.Mappings), formatTime(p.CreatedAt))
+		VALUES (?, ?, ?, ?, ?)`, p.ID.String(), p.UserID.String(), p.Name, encodeMappings(p.Mappings), sqlrow.FormatTime(p.CreatedAt))
 }
 
 type importProfileRow struct {
@@ -474,7 +475,7 @@ func (r importProfileRow) profile() (importer.Profile, error) {
 	if err != nil {
 		return importer.Profile{}, err
 	}
-	at, err := parseTime(r.CreatedAt)
+	at, err := sqlrow.ParseTime(r.CreatedAt)
 	return importer.Profile{ID: r.ID, UserID: r.UserID, Name: r.Name, Mappings: ms, CreatedAt: at}, err
 }
 
@@ -485,7 +486,7 @@ func (s *Store) ImportProfiles(ctx context.Context, userID uuid.UUID) ([]importe
 		WHERE user_id = ? ORDER BY created_at, id`, userID.String()); err != nil {
 		return nil, fmt.Errorf("import profiles: %w", err)
 	}
-	return mapRows(rows, importProfileRow.profile)
+	return sqlrow.MapRows(rows, importProfileRow.profile)
 }
 
 // ImportProfile returns one of the user's profiles.
@@ -493,7 +494,7 @@ func (s *Store) ImportProfile(ctx context.Context, userID, id uuid.UUID) (import
 	var row importProfileRow
 	if err := s.read.GetContext(ctx, &row, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
 		WHERE id = ? AND user_id = ?`, id.String(), userID.String()); err != nil {
-		return importer.Profile{}, notFound(err, "Entity not found: import profile")
+		return importer.Profile{}, sqlrow.NotFound(err, "Entity not found: import profile")
 	}
 	return row.profile()
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
 
 	"github.com/jmoiron/sqlx"
@@ -86,7 +87,7 @@ type rowRef struct {
 // after every lease for ever, taking each batch it is in down with it. A row whose abandoned
 // delivery was its MaxAttempts-th is dead-lettered instead of claimed.
 func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	stale := now - q.lease.Milliseconds()
 	abandoned := fmt.Sprintf("delivery abandoned: its worker died or stalled past the claim lease (%s)", q.lease)
 	lost := "no outcome recorded within the re-relay horizon (the broker lost it, or its consumers died): relayed again"
@@ -248,7 +249,7 @@ func (q *Queue) Extend(ctx context.Context) error {
 	if len(q.held) == 0 {
 		return nil
 	}
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	refs := make([]*rowRef, 0, len(q.held))
 	for _, ref := range q.held {
 		refs = append(refs, ref)
@@ -339,21 +340,21 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 		case delivery.Ack:
 			acked = append(acked, ref.id)
 		case delivery.Handoff:
-			handedOff = append(handedOff, ref.id, ref.token, millis(r.Until))
+			handedOff = append(handedOff, ref.id, ref.token, sqlrow.Millis(r.Until))
 		case delivery.Return:
 			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+owned); err == nil {
 				_, err = st.ExecContext(ctx, ref.id, ref.token)
 			}
 		case delivery.Defer:
 			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?`+owned); err == nil {
-				_, err = st.ExecContext(ctx, millis(r.Until), ref.id, ref.token)
+				_, err = st.ExecContext(ctx, sqlrow.Millis(r.Until), ref.id, ref.token)
 			}
 		case delivery.Retry, delivery.DeadLetter:
 			// attempts counts failed deliveries; the row dead-letters when they reach the limit.
 			dead := r.Kind == delivery.DeadLetter || r.Msg.Attempt >= q.maxAttempts
 			if st, err = prepare(kind, `UPDATE event_queue SET attempts = attempts + 1, claimed_at = NULL,
 				status = CASE WHEN ? THEN 'dead_lettered' ELSE 'pending' END, next_attempt_at = ?, last_error = ?`+owned); err == nil {
-				_, err = st.ExecContext(ctx, dead, millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
+				_, err = st.ExecContext(ctx, dead, sqlrow.Millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
 			}
 			if err == nil && dead && r.Kind == delivery.Retry {
 				if q.onDead != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/search"
 )
@@ -186,12 +187,12 @@ func searchPage[R, T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols st
 	if err := db.GetContext(ctx, &out.Total, count, q.args...); err != nil {
 		return out, err
 	}
-	rows := pageOf[R](p, out.Total)
+	rows := sqlrow.PageOf[R](p, out.Total)
 	if err := db.SelectContext(ctx, &rows, `SELECT `+cols+q.from+w+q.order+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(q.args, p.Limit, p.Offset)...); err != nil {
 		return out, err
 	}
-	items, err := mapRows(rows, conv)
+	items, err := sqlrow.MapRows(rows, conv)
 	if items != nil {
 		out.Items = items
 	}
@@ -212,8 +213,8 @@ type movieHitRow struct {
 }
 
 func (r movieHitRow) hit() (search.MovieHit, error) {
-	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: ptr(r.Director),
-		PosterPath: ptr(r.PosterPath), Genres: []string{}}
+	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: sqlrow.Ptr(r.Director),
+		PosterPath: sqlrow.Ptr(r.PosterPath), Genres: []string{}}
 	if r.Genres != "" {
 		_ = json.Unmarshal([]byte(r.Genres), &h.Genres)
 	}
@@ -264,8 +265,8 @@ type personHitRow struct {
 }
 
 func (r personHitRow) hit() (search.PersonHit, error) {
-	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
-		ProfilePath: ptr(r.ProfilePath), KnownForTitles: []string{}}
+	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: sqlrow.Ptr(r.KnownForDepartment),
+		ProfilePath: sqlrow.Ptr(r.ProfilePath), KnownForTitles: []string{}}
 	_ = json.Unmarshal([]byte(r.KnownForTitles), &h.KnownForTitles)
 	return h, nil
 }

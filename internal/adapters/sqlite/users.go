@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/user"
 )
@@ -33,7 +34,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
-			u.Role == domain.RoleAdmin, formatTime(u.CreatedAt))
+			u.Role == domain.RoleAdmin, sqlrow.FormatTime(u.CreatedAt))
 		switch {
 		case isUnique(err) && strings.Contains(err.Error(), "users.email"):
 			return domain.Invalid("Email already registered")
@@ -42,7 +43,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		case err != nil:
 			return err
 		}
-		return insertActorKey(ctx, tx, u.ID, priv, pub, millis(s.now()))
+		return insertActorKey(ctx, tx, u.ID, priv, pub, sqlrow.Millis(s.now()))
 	})
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
@@ -70,7 +71,7 @@ func (r userRow) user() domain.User {
 	if r.IsAdmin {
 		u.Role = domain.RoleAdmin
 	}
-	u.CreatedAt, _ = parseTime(r.CreatedAt)
+	u.CreatedAt, _ = sqlrow.ParseTime(r.CreatedAt)
 	return u
 }
 
@@ -92,7 +93,7 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (domain.Use
 func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.User, error) {
 	var row userRow
 	if err := s.read.GetContext(ctx, &row, `SELECT `+userColumns+` FROM users WHERE `+where, arg); err != nil {
-		return domain.User{}, notFound(err, "Entity not found: user")
+		return domain.User{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
 	return row.user(), nil
 }
@@ -102,7 +103,7 @@ func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.Us
 func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
-			VALUES (?1, ?2, ?3, ?4, ?1)`, tokenHash, userID.String(), millis(expires), millis(now))
+			VALUES (?1, ?2, ?3, ?4, ?1)`, tokenHash, userID.String(), sqlrow.Millis(expires), sqlrow.Millis(now))
 		if err != nil {
 			return fmt.Errorf("create session: %w", err)
 		}
@@ -131,10 +132,10 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 		err := tx.GetContext(ctx, &old, `SELECT user_id, expires_at, coalesce(family_id, token_hash) AS family, rotated_at
 			FROM refresh_sessions WHERE token_hash = ?`, oldHash)
 		if err != nil {
-			return notFound(err, "Invalid refresh token")
+			return sqlrow.NotFound(err, "Invalid refresh token")
 		}
 		switch {
-		case old.ExpiresAt <= millis(now):
+		case old.ExpiresAt <= sqlrow.Millis(now):
 			refusal = errExpired
 			_, err = tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ?`, oldHash)
 			return err
@@ -144,11 +145,11 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 		}
 		user = old.UserID
 		if _, err := tx.ExecContext(ctx, `UPDATE refresh_sessions SET rotated_at = ?, family_id = ? WHERE token_hash = ?`,
-			millis(now), old.Family, oldHash); err != nil {
+			sqlrow.Millis(now), old.Family, oldHash); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
-			VALUES (?, ?, ?, ?, ?)`, newHash, user.String(), millis(expires), millis(now), old.Family)
+			VALUES (?, ?, ?, ?, ?)`, newHash, user.String(), sqlrow.Millis(expires), sqlrow.Millis(now), old.Family)
 		return err
 	})
 	if err == nil {
@@ -195,7 +196,7 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= ?`, millis(now))
+		res, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= ?`, sqlrow.Millis(now))
 		if err != nil {
 			return fmt.Errorf("prune sessions: %w", err)
 		}
@@ -215,7 +216,7 @@ type userSummaryRow struct {
 }
 
 func (r userSummaryRow) summary() user.Summary {
-	return user.Summary{User: r.user(), TotalMovies: r.TotalMovies, AvgRating: ptr(r.AvgRating),
+	return user.Summary{User: r.user(), TotalMovies: r.TotalMovies, AvgRating: sqlrow.Ptr(r.AvgRating),
 		FollowingCount: r.FollowingCount, FollowersCount: r.FollowersCount}
 }
 
@@ -233,5 +234,5 @@ func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
-	return castRows(rows, userSummaryRow.summary), nil
+	return sqlrow.CastRows(rows, userSummaryRow.summary), nil
 }

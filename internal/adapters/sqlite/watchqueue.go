@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/integration"
 )
@@ -34,12 +35,12 @@ type watchEventRow struct {
 
 func (r watchEventRow) event() (domain.WatchEvent, error) {
 	e := domain.WatchEvent{
-		ID: r.ID, UserID: r.UserID, Source: domain.WatchSource(r.Source), Title: r.Title, Year: ptr(r.Year),
-		ExternalID: ptr(r.ExternalID), MovieID: ptr(r.MovieID), Status: domain.WatchStatus(r.Status),
-		ReviewID: ptr(r.ReviewID), WatchedAt: time.UnixMilli(r.WatchedAt).UTC(),
+		ID: r.ID, UserID: r.UserID, Source: domain.WatchSource(r.Source), Title: r.Title, Year: sqlrow.Ptr(r.Year),
+		ExternalID: sqlrow.Ptr(r.ExternalID), MovieID: sqlrow.Ptr(r.MovieID), Status: domain.WatchStatus(r.Status),
+		ReviewID: sqlrow.Ptr(r.ReviewID), WatchedAt: time.UnixMilli(r.WatchedAt).UTC(),
 	}
 	if r.ClosedAt.Valid {
-		e.ClosedAt = ref(time.UnixMilli(r.ClosedAt.V).UTC())
+		e.ClosedAt = sqlrow.Ref(time.UnixMilli(r.ClosedAt.V).UTC())
 	}
 	return e, nil
 }
@@ -47,7 +48,7 @@ func (r watchEventRow) event() (domain.WatchEvent, error) {
 func watchEventWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WatchEvent, error) {
 	var row watchEventRow
 	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+watchEventColumns+` FROM watch_events WHERE `+where, args...); err != nil {
-		return domain.WatchEvent{}, notFound(err, "Entity not found: watch event")
+		return domain.WatchEvent{}, sqlrow.NotFound(err, "Entity not found: watch event")
 	}
 	return row.event()
 }
@@ -63,7 +64,7 @@ func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.
 		key := ev.DedupKey()
 		var dup bool
 		err := tx.GetContext(ctx, &dup, `SELECT EXISTS (SELECT 1 FROM watch_events WHERE user_id = ? AND dedup_key = ?
-			AND watched_at >= ?)`, ev.UserID.String(), key, millis(since))
+			AND watched_at >= ?)`, ev.UserID.String(), key, sqlrow.Millis(since))
 		if err != nil {
 			return fmt.Errorf("find repeated watch: %w", err)
 		}
@@ -82,8 +83,8 @@ func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO watch_events (id, user_id, source, title, year, external_id, movie_id,
 			dedup_key, status, review_id, watched_at, closed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ev.ID.String(), ev.UserID.String(), string(ev.Source), ev.Title, nullOf(ev.Year), nullString(ev.ExternalID),
-			uuidValue(ev.MovieID), key, string(ev.Status), uuidValue(ev.ReviewID), millis(ev.WatchedAt), timeValue(ev.ClosedAt))
+			ev.ID.String(), ev.UserID.String(), string(ev.Source), ev.Title, sqlrow.NullOf(ev.Year), sqlrow.NullString(ev.ExternalID),
+			sqlrow.UUIDValue(ev.MovieID), key, string(ev.Status), sqlrow.UUIDValue(ev.ReviewID), sqlrow.Millis(ev.WatchedAt), sqlrow.TimeValue(ev.ClosedAt))
 		if err != nil {
 			return fmt.Errorf("insert watch event: %w", err)
 		}
@@ -94,20 +95,6 @@ func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.
 		return false, fmt.Errorf("save watch: %w", err)
 	}
 	return saved, nil
-}
-
-func uuidValue(id *uuid.UUID) any {
-	if id == nil {
-		return nil
-	}
-	return id.String()
-}
-
-func timeValue(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return millis(*t)
 }
 
 // WatchEvent returns a watch event.
@@ -123,7 +110,7 @@ func (s *Store) PendingWatches(ctx context.Context, userID uuid.UUID) ([]domain.
 	if err != nil {
 		return nil, fmt.Errorf("list watch queue: %w", err)
 	}
-	out, err := mapRows(rows, watchEventRow.event)
+	out, err := sqlrow.MapRows(rows, watchEventRow.event)
 	if out == nil {
 		out = []domain.WatchEvent{}
 	}
@@ -150,7 +137,7 @@ func (s *Store) ConfirmWatches(ctx context.Context, userID uuid.UUID, at time.Ti
 				return err
 			}
 			_, err = tx.ExecContext(ctx, `UPDATE watch_events SET status = 'confirmed', review_id = ?, movie_id = ?,
-				closed_at = ? WHERE id = ?`, r.ID.String(), movie.ID.String(), millis(at), ev.ID.String())
+				closed_at = ? WHERE id = ?`, r.ID.String(), movie.ID.String(), sqlrow.Millis(at), ev.ID.String())
 			if err != nil {
 				return fmt.Errorf("close watch event: %w", err)
 			}
@@ -195,7 +182,7 @@ func (s *Store) DismissWatches(ctx context.Context, userID uuid.UUID, ids []uuid
 			}
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE watch_events SET status = 'dismissed', closed_at = ?
-			WHERE status = 'pending' AND user_id = ? AND id IN (`+in+`)`, append([]any{millis(at), userID.String()}, args...)...)
+			WHERE status = 'pending' AND user_id = ? AND id IN (`+in+`)`, append([]any{sqlrow.Millis(at), userID.String()}, args...)...)
 		if err != nil {
 			return fmt.Errorf("dismiss watch events: %w", err)
 		}
@@ -215,7 +202,7 @@ func (s *Store) PurgeWatchEvents(ctx context.Context, closedBefore, pendingBefor
 	var n int64
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM watch_events WHERE (closed_at IS NOT NULL AND closed_at < ?)
-			OR (status = 'pending' AND watched_at < ?)`, millis(closedBefore), millis(pendingBefore))
+			OR (status = 'pending' AND watched_at < ?)`, sqlrow.Millis(closedBefore), sqlrow.Millis(pendingBefore))
 		if err != nil {
 			return fmt.Errorf("purge watch events: %w", err)
 		}

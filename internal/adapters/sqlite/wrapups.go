@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -29,7 +30,7 @@ type wrapUpRow struct {
 }
 
 func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
-	w := domain.WrapUp{ID: r.ID, UserID: ptr(r.UserID), Status: domain.WrapUpStatus(r.Status), ErrorMessage: ptr(r.ErrorMessage)}
+	w := domain.WrapUp{ID: r.ID, UserID: sqlrow.Ptr(r.UserID), Status: domain.WrapUpStatus(r.Status), ErrorMessage: sqlrow.Ptr(r.ErrorMessage)}
 	var err error
 	if w.StartDate, err = domain.ParseDate(r.StartDate); err != nil {
 		return domain.WrapUp{}, err
@@ -37,10 +38,10 @@ func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
 	if w.EndDate, err = domain.ParseDate(r.EndDate); err != nil {
 		return domain.WrapUp{}, err
 	}
-	if w.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
+	if w.CreatedAt, err = sqlrow.ParseTime(r.CreatedAt); err != nil {
 		return domain.WrapUp{}, err
 	}
-	if w.CompletedAt, err = parseOptionalTime(ptr(r.CompletedAt)); err != nil {
+	if w.CompletedAt, err = sqlrow.ParseOptionalTime(sqlrow.Ptr(r.CompletedAt)); err != nil {
 		return domain.WrapUp{}, err
 	}
 	if r.Report.Valid {
@@ -61,7 +62,7 @@ func (s *Store) RequestWrapUp(ctx context.Context, w domain.WrapUp) (domain.Wrap
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO wrapups (id, user_id, status, start_date, end_date, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, w.ID.String(), user, string(w.Status), w.StartDate.String(), w.EndDate.String(),
-			formatTime(w.CreatedAt))
+			sqlrow.FormatTime(w.CreatedAt))
 		if isUnique(err) {
 			out, err = wrapUpWhere(ctx, tx, `ifnull(user_id, '') = ifnull(?, '') AND start_date = ? AND end_date = ?
 				AND status IN ('Pending', 'Generating', 'Ready')`, user, w.StartDate.String(), w.EndDate.String())
@@ -91,7 +92,7 @@ func (s *Store) WrapUps(ctx context.Context, user uuid.UUID) ([]domain.WrapUp, e
 		ORDER BY created_at DESC, id DESC`, user.String()); err != nil {
 		return nil, fmt.Errorf("list wrap-ups: %w", err)
 	}
-	return mapRows(rows, wrapUpRow.wrapUp)
+	return sqlrow.MapRows(rows, wrapUpRow.wrapUp)
 }
 
 // DeleteWrapUp deletes a wrap-up.
@@ -112,7 +113,7 @@ func (s *Store) DeleteWrapUp(ctx context.Context, id uuid.UUID) error {
 func wrapUpWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WrapUp, error) {
 	var row wrapUpRow
 	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+wrapUpColumns+` FROM wrapups WHERE `+where, args...); err != nil {
-		return domain.WrapUp{}, notFound(err, "Entity not found: wrap-up")
+		return domain.WrapUp{}, sqlrow.NotFound(err, "Entity not found: wrap-up")
 	}
 	return row.wrapUp()
 }
