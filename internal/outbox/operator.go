@@ -1,8 +1,13 @@
 package outbox
 
 import (
+	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // The outbox as operators see it (`worker events …`): the same shapes whichever store holds it,
@@ -49,4 +54,35 @@ type DeadFilter struct {
 	IDs       []string
 	EventType string
 	OlderThan time.Duration
+}
+
+// ReadStats counts event_queue rows by status and by type, and the age of the oldest pending
+// row, reading through q: the same SQL on either store.
+func ReadStats(ctx context.Context, q sqlx.QueryerContext, now func() time.Time) (QueueStats, error) {
+	st := QueueStats{ByStatus: map[string]int{}, ByType: map[string]map[string]int{}}
+	var counts []struct {
+		EventType string `db:"event_type"`
+		Status    string `db:"status"`
+		N         int    `db:"n"`
+	}
+	if err := sqlx.SelectContext(ctx, q, &counts, `SELECT event_type, status, count(*) AS n FROM event_queue GROUP BY event_type, status`); err != nil {
+		return st, fmt.Errorf("queue stats: %w", err)
+	}
+	for _, c := range counts {
+		st.ByStatus[c.Status] += c.N
+		if st.ByType[c.EventType] == nil {
+			st.ByType[c.EventType] = map[string]int{}
+		}
+		st.ByType[c.EventType][c.Status] = c.N
+	}
+	var oldest sql.NullInt64
+	if err := sqlx.GetContext(ctx, q, &oldest, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`); err != nil {
+		return st, fmt.Errorf("queue stats: %w", err)
+	}
+	if oldest.Valid {
+		age := now().Sub(time.UnixMilli(oldest.Int64))
+		sec := age.Seconds()
+		st.OldestPendingAge, st.OldestPendingSec = &age, &sec
+	}
+	return st, nil
 }

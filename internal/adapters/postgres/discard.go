@@ -47,14 +47,14 @@ func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 // what a retry or discard would touch (their --dry-run).
 func (s *Store) DeadLettered(ctx context.Context, f DeadFilter) ([]EventRow, error) {
 	where, args := deadWhere(f, s.now())
-	var rows []eventRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+eventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`,
+	var rows []outbox.QueueRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+outbox.EventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`,
 		args...); err != nil {
 		return nil, fmt.Errorf("dead-lettered events: %w", err)
 	}
 	out := make([]EventRow, len(rows))
 	for i, r := range rows {
-		out[i] = r.event()
+		out[i] = r.EventRow()
 	}
 	return out, nil
 }

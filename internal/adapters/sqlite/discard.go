@@ -51,17 +51,17 @@ func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 // what a retry or discard would touch (their --dry-run).
 func (s *Store) DeadLettered(ctx context.Context, f DeadFilter) ([]EventRow, error) {
 	where, args := deadWhere(f, s.now())
-	query, args, err := sqlx.In(`SELECT `+eventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`, args...)
+	query, args, err := sqlx.In(`SELECT `+outbox.EventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("dead-lettered events: %w", err)
 	}
-	var rows []eventRow
+	var rows []outbox.QueueRow
 	if err := s.read.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("dead-lettered events: %w", err)
 	}
 	out := make([]EventRow, len(rows))
 	for i, r := range rows {
-		out[i] = r.event()
+		out[i] = r.EventRow()
 	}
 	return out, nil
 }

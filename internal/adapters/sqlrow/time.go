@@ -1,7 +1,6 @@
 package sqlrow
 
 import (
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -36,12 +35,3 @@ func ParseOptionalTime(s *string) (*time.Time, error) {
 
 // Millis is t as a Unix-ms column value.
 func Millis(t time.Time) int64 { return t.UnixMilli() }
-
-// UTCMillis is a nullable Unix-ms column as a time, nil when NULL.
-func UTCMillis(ms sql.NullInt64) *time.Time {
-	if !ms.Valid {
-		return nil
-	}
-	t := time.UnixMilli(ms.Int64).UTC()
-	return &t
-}
