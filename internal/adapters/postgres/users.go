@@ -22,7 +22,7 @@ import (
 // other writers (reads go on): registrations on every host take their turn, which is cheap for
 // something this rare, and the second one counts the first.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, error) {
-	priv, pub, err := newActorKey()
+	priv, pub, err := sqlrow.NewActorKey()
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}

@@ -20,7 +20,7 @@ import (
 // tens of milliseconds). The first user of the instance becomes the admin; the count and the
 // insert share one write transaction, so two first registrations cannot both win.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, error) {
-	priv, pub, err := newActorKey()
+	priv, pub, err := sqlrow.NewActorKey()
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}

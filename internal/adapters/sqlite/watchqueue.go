@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -15,42 +14,12 @@ import (
 	"moviesdiary/internal/usecase/integration"
 )
 
-// watchEventColumns are the columns of watchEventRow.
-const watchEventColumns = `id, user_id, source, title, year, external_id, movie_id, status, review_id, watched_at, closed_at`
-
-// watchEventRow is a watch_events row.
-type watchEventRow struct {
-	ID         uuid.UUID           `db:"id"`
-	UserID     uuid.UUID           `db:"user_id"`
-	Source     string              `db:"source"`
-	Title      string              `db:"title"`
-	Year       sql.Null[int]       `db:"year"`
-	ExternalID sql.Null[string]    `db:"external_id"`
-	MovieID    sql.Null[uuid.UUID] `db:"movie_id"`
-	Status     string              `db:"status"`
-	ReviewID   sql.Null[uuid.UUID] `db:"review_id"`
-	WatchedAt  int64               `db:"watched_at"`
-	ClosedAt   sql.Null[int64]     `db:"closed_at"`
-}
-
-func (r watchEventRow) event() (domain.WatchEvent, error) {
-	e := domain.WatchEvent{
-		ID: r.ID, UserID: r.UserID, Source: domain.WatchSource(r.Source), Title: r.Title, Year: sqlrow.Ptr(r.Year),
-		ExternalID: sqlrow.Ptr(r.ExternalID), MovieID: sqlrow.Ptr(r.MovieID), Status: domain.WatchStatus(r.Status),
-		ReviewID: sqlrow.Ptr(r.ReviewID), WatchedAt: time.UnixMilli(r.WatchedAt).UTC(),
-	}
-	if r.ClosedAt.Valid {
-		e.ClosedAt = sqlrow.Ref(time.UnixMilli(r.ClosedAt.V).UTC())
-	}
-	return e, nil
-}
-
 func watchEventWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WatchEvent, error) {
-	var row watchEventRow
-	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+watchEventColumns+` FROM watch_events WHERE `+where, args...); err != nil {
+	var row sqlrow.WatchEvent
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+sqlrow.WatchEventColumns+` FROM watch_events WHERE `+where, args...); err != nil {
 		return domain.WatchEvent{}, sqlrow.NotFound(err, "Entity not found: watch event")
 	}
-	return row.event()
+	return row.WatchEvent()
 }
 
 // SaveWatch stores a watch event with WatchEventIngested, in one transaction, unless the user
@@ -104,13 +73,13 @@ func (s *Store) WatchEvent(ctx context.Context, id uuid.UUID) (domain.WatchEvent
 
 // PendingWatches is a user's watch queue, oldest first.
 func (s *Store) PendingWatches(ctx context.Context, userID uuid.UUID) ([]domain.WatchEvent, error) {
-	var rows []watchEventRow
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+watchEventColumns+` FROM watch_events
+	var rows []sqlrow.WatchEvent
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.WatchEventColumns+` FROM watch_events
 		WHERE user_id = ? AND status = 'pending' ORDER BY watched_at, id`, userID.String())
 	if err != nil {
 		return nil, fmt.Errorf("list watch queue: %w", err)
 	}
-	out, err := sqlrow.MapRows(rows, watchEventRow.event)
+	out, err := sqlrow.MapRows(rows, sqlrow.WatchEvent.WatchEvent)
 	if out == nil {
 		out = []domain.WatchEvent{}
 	}
