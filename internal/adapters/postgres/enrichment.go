@@ -18,45 +18,26 @@ import (
 	"moviesdiary/internal/usecase/enrichment"
 )
 
-// enrichmentRow is when an entity's profile was written and when TMDb last said it does not
-// know the entity.
-type enrichmentRow struct {
-	EnrichedAt sql.Null[string] `db:"enriched_at"`
-	MissingAt  sql.Null[string] `db:"tmdb_missing_at"`
-}
-
-func (r enrichmentRow) state() (enrichment.State, error) {
-	enriched, err := sqlrow.ParseOptionalTime(sqlrow.Ptr(r.EnrichedAt))
-	if err != nil {
-		return enrichment.State{}, err
-	}
-	missing, err := sqlrow.ParseOptionalTime(sqlrow.Ptr(r.MissingAt))
-	if err != nil {
-		return enrichment.State{}, err
-	}
-	return enrichment.State{EnrichedAt: enriched, MissingAt: missing}, nil
-}
-
 // MovieEnrichmentState returns when the movie's profile was written and when TMDb last said it
 // does not know the movie; KindNotFound when the movie is gone.
 func (s *Store) MovieEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var row enrichmentRow
+	var row sqlrow.Enrichment
 	err := s.db.GetContext(ctx, &row, `SELECT p.enriched_at, m.tmdb_missing_at FROM movies m
 		LEFT JOIN movie_profiles p ON p.movie_id = m.id WHERE m.id = $1`, id.String())
 	if err != nil {
 		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: movie")
 	}
-	return row.state()
+	return row.State()
 }
 
 // PersonEnrichmentState is MovieEnrichmentState for a person.
 func (s *Store) PersonEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var row enrichmentRow
+	var row sqlrow.Enrichment
 	err := s.db.GetContext(ctx, &row, `SELECT enriched_at, tmdb_missing_at FROM people WHERE id = $1`, id.String())
 	if err != nil {
 		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: person")
 	}
-	return row.state()
+	return row.State()
 }
 
 // SaveMovieEnrichment writes a movie's enrichment in one transaction: the people (upserts), the

@@ -15,13 +15,13 @@ import (
 
 // ListUsers returns every local account, oldest first.
 func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
-	var rows []userRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`); err != nil {
+	var rows []sqlrow.User
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+sqlrow.UserColumns+` FROM users ORDER BY created_at, id`); err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
 	users := make([]domain.User, len(rows))
 	for i, r := range rows {
-		users[i] = r.user()
+		users[i] = r.User()
 	}
 	return users, nil
 }

@@ -15,26 +15,8 @@ import (
 // entryFrom is the FROM clause of diary entries: a review, its movie, its local author if any.
 const entryFrom = ` FROM reviews r JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id`
 
-// entrySelect selects an entryRow.
+// entrySelect selects an sqlrow.Entry.
 const entrySelect = `SELECT ` + sqlrow.ReviewColumns + `, ` + sqlrow.MovieColumnsAsMovie + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display`
-
-// entryRow is a diary entry: a review, its movie and its author's name.
-type entryRow struct {
-	sqlrow.ReviewMovie
-	UserDisplay string `db:"user_display"`
-}
-
-func (r entryRow) entry() (review.Entry, error) {
-	rv, err := r.Review.Review()
-	if err != nil {
-		return review.Entry{}, err
-	}
-	m, err := r.Movie.Movie()
-	if err != nil {
-		return review.Entry{}, err
-	}
-	return review.Entry{Review: rv, Movie: m, UserDisplayName: r.UserDisplay}, nil
-}
 
 func orderBy(sort review.Sort) string {
 	switch sort {
@@ -87,12 +69,12 @@ func (s *Store) entries(ctx context.Context, where string, args []any, c counted
 	if err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	rows := sqlrow.PageOf[entryRow](p, out.Total)
+	rows := sqlrow.PageOf[sqlrow.Entry](p, out.Total)
 	err = s.read.SelectContext(ctx, &rows, entriesPage(where, sort), append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
-	if out.Items, err = sqlrow.MapRows(rows, entryRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Entry.Entry); err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
@@ -128,7 +110,7 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	if after != nil {
 		where, args = where+` AND (r.watched_at, r.id) > (?, ?)`, append(args, after.WatchedAt, after.ID.String())
 	}
-	rows := make([]entryRow, 0, limit)
+	rows := make([]sqlrow.Entry, 0, limit)
 	err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+
 		` ORDER BY r.watched_at, r.id LIMIT CAST(? AS INTEGER)`, append(args, limit)...)
 	if err != nil {
@@ -139,7 +121,7 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	}
 	out := make([]review.Entry, 0, len(rows))
 	for _, r := range rows {
-		e, err := r.entry()
+		e, err := r.Entry()
 		if err != nil {
 			return nil, nil, fmt.Errorf("export batch: %w", err)
 		}
@@ -157,10 +139,10 @@ func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) (
 	if user != nil {
 		where, args = where+` AND r.user_id = ?`, append(args, user.String())
 	}
-	rows := make([]entryRow, 0, limit)
+	rows := make([]sqlrow.Entry, 0, limit)
 	if err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+` ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER)`,
 		append(args, limit)...); err != nil {
 		return nil, fmt.Errorf("recent reviews: %w", err)
 	}
-	return sqlrow.MapRows(rows, entryRow.entry)
+	return sqlrow.MapRows(rows, sqlrow.Entry.Entry)
 }

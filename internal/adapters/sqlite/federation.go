@@ -15,37 +15,13 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// remoteActorColumns are the columns of remoteActorRow.
-const remoteActorColumns = `url, inbox, COALESCE(shared_inbox, '') AS shared_inbox, COALESCE(outbox, '') AS outbox,
-	COALESCE(handle, '') AS handle, COALESCE(display_name, '') AS display_name, key_id, public_key, fetched_at`
-
-// remoteActorRow is a remote_actors row, with "" for the optional columns' NULL.
-type remoteActorRow struct {
-	URL          string `db:"url"`
-	Inbox        string `db:"inbox"`
-	SharedInbox  string `db:"shared_inbox"`
-	Outbox       string `db:"outbox"`
-	Handle       string `db:"handle"`
-	DisplayName  string `db:"display_name"`
-	KeyID        string `db:"key_id"`
-	PublicKeyPEM string `db:"public_key"`
-	FetchedAt    int64  `db:"fetched_at"` // Unix ms
-}
-
-func (r remoteActorRow) actor() domain.RemoteActor {
-	return domain.RemoteActor{
-		URL: r.URL, Inbox: r.Inbox, SharedInbox: r.SharedInbox, Outbox: r.Outbox, Handle: r.Handle,
-		DisplayName: r.DisplayName, KeyID: r.KeyID, PublicKeyPEM: r.PublicKeyPEM, FetchedAt: time.UnixMilli(r.FetchedAt).UTC(),
-	}
-}
-
 // remoteActorWhere returns the cached actor selected by the rest of a query.
 func (s *Store) remoteActorWhere(ctx context.Context, rest string, args ...any) (domain.RemoteActor, error) {
-	var row remoteActorRow
-	if err := s.read.GetContext(ctx, &row, `SELECT `+remoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
+	var row sqlrow.RemoteActor
+	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.RemoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
 		return domain.RemoteActor{}, sqlrow.NotFound(err, "Entity not found: remote actor")
 	}
-	return row.actor(), nil
+	return row.Actor(), nil
 }
 
 // RemoteActor returns the cached actor document at url.
@@ -67,7 +43,7 @@ func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error
 			ON CONFLICT (url) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
 			outbox = excluded.outbox, handle = COALESCE(excluded.handle, remote_actors.handle),
 			display_name = excluded.display_name, key_id = excluded.key_id, public_key = excluded.public_key,
-			fetched_at = excluded.fetched_at`, remoteActorRow{
+			fetched_at = excluded.fetched_at`, sqlrow.RemoteActor{
 			URL: a.URL, Inbox: a.Inbox, SharedInbox: a.SharedInbox, Outbox: a.Outbox, Handle: a.Handle,
 			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: sqlrow.Millis(a.FetchedAt),
 		})
@@ -198,7 +174,7 @@ func (s *Store) Relation(ctx context.Context, typ, actor, object string) (string
 
 // RelationByID returns the relation an activity id recorded.
 func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Relation, error) {
-	var row relationRow
+	var row sqlrow.Relation
 	err := s.read.GetContext(ctx, &row, `SELECT type, actor, object, activity_id FROM ap_relations WHERE activity_id = ?`,
 		activityID)
 	if err != nil {
@@ -312,13 +288,13 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 	if err := s.read.GetContext(ctx, &total, `SELECT count(*) FROM follows f WHERE `+where, user.String()); err != nil {
 		return nil, 0, fmt.Errorf("count follows: %w", err)
 	}
-	rows := sqlrow.PageOf[identityRow](domain.Page{Limit: limit, Offset: offset}, total)
+	rows := sqlrow.PageOf[sqlrow.Identity](domain.Page{Limit: limit, Offset: offset}, total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+cols+` FROM follows f WHERE `+where+
 		` ORDER BY f.created_at, 2 LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list follows: %w", err)
 	}
-	return sqlrow.CastRows(rows, identityRow.identity), total, nil
+	return sqlrow.CastRows(rows, sqlrow.Identity.Identity), total, nil
 }
 
 // NodeStats counts the local users and the local reviews, for NodeInfo.
@@ -368,22 +344,6 @@ func (s *Store) ActivityIDs(ctx context.Context, typ string, objectIDs []string)
 	return out, nil
 }
 
-// relationRow is an ap_relations row.
-type relationRow struct {
-	Type       string `db:"type"`
-	Actor      string `db:"actor"`
-	Object     string `db:"object"`
-	ActivityID string `db:"activity_id"`
-}
-
-// identityRow is a (kind, id) pair of a follows or blocks row, selected as kind and id.
-type identityRow struct {
-	Kind string `db:"kind"`
-	ID   string `db:"id"`
-}
-
-func (r identityRow) identity() domain.SocialIdentity { return domain.SocialIdentity(r) }
-
 // PruneFederation deletes what federation no longer needs: the ids of inbound activities
 // received before now-inboxKeep (the dedup window: a sender's retry of an activity older than
 // that is processed again, which every inbound branch survives), and the published activities
@@ -420,11 +380,11 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 // ActorProfile reads what a local actor document shows besides the account: the profile the user
 // edits (name, bio, avatar, banner, alias, fields).
 func (s *Store) ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error) {
-	var row profileRow
-	if err := s.read.GetContext(ctx, &row, `SELECT `+profileColumns+` FROM users WHERE id = ?`, user.String()); err != nil {
+	var row sqlrow.Profile
+	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.ProfileColumns+` FROM users WHERE id = ?`, user.String()); err != nil {
 		return domain.ActorProfile{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
-	p := row.profile()
+	p := row.Profile()
 	ap := domain.ActorProfile{DisplayName: p.DisplayName, Bio: p.Bio, AvatarKey: p.AvatarKey, BannerKey: p.BannerKey,
 		Fields: p.Fields}
 	if p.AlsoKnownAs != "" {

@@ -28,11 +28,11 @@ func (s *Store) FollowingFeed(ctx context.Context, owner uuid.UUID, p domain.Pag
 	if out.Total, err = s.reviewCount(ctx, counted{scope: "following", key: owner.String()}); err != nil {
 		return out, fmt.Errorf("count following feed: %w", err)
 	}
-	rows := sqlrow.PageOf[entryRow](p, out.Total)
+	rows := sqlrow.PageOf[sqlrow.Entry](p, out.Total)
 	if err := s.read.SelectContext(ctx, &rows, followingPage, owner.String(), p.Limit, p.Offset); err != nil {
 		return out, fmt.Errorf("following feed: %w", err)
 	}
-	if out.Items, err = sqlrow.MapRows(rows, entryRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Entry.Entry); err != nil {
 		return out, fmt.Errorf("following feed: %w", err)
 	}
 	return out, nil
@@ -40,10 +40,10 @@ func (s *Store) FollowingFeed(ctx context.Context, owner uuid.UUID, p domain.Pag
 
 // ReviewEntry returns one review with its movie and author's name.
 func (s *Store) ReviewEntry(ctx context.Context, id uuid.UUID) (review.Entry, error) {
-	var row entryRow
+	var row sqlrow.Entry
 	err := s.read.GetContext(ctx, &row, entrySelect+entryFrom+` WHERE r.id = ?`, id.String())
 	if err != nil {
 		return review.Entry{}, sqlrow.NotFound(err, "Entity not found: review "+id.String())
 	}
-	return row.entry()
+	return row.Entry()
 }

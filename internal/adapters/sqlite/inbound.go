@@ -86,7 +86,7 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 			:comment, :watch_medium, :watched_at, :created_at, :updated_at, :remote_actor_url, :ap_id)
 			ON CONFLICT (id) DO UPDATE SET rating = excluded.rating, comment = excluded.comment,
 			watch_medium = excluded.watch_medium, watched_at = excluded.watched_at, updated_at = excluded.updated_at
-			WHERE reviews.remote_actor_url = excluded.remote_actor_url`, remoteReviewRow{
+			WHERE reviews.remote_actor_url = excluded.remote_actor_url`, sqlrow.RemoteReview{
 			Review: sqlrow.Review{
 				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: sqlrow.NullOf(r.Comment),
 				WatchMedium: sqlrow.NullOf((*string)(r.WatchMedium)), WatchedAt: sqlrow.FormatTime(r.WatchedAt),
@@ -138,12 +138,6 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 		return fmt.Errorf("delete remote reviews: %w", err)
 	}
 	return nil
-}
-
-// remoteReviewRow is a reviews row of a remote review, with its object id.
-type remoteReviewRow struct {
-	sqlrow.Review
-	APID string `db:"ap_id"`
 }
 
 // SaveReaction records a remote actor's Like or boost of a local review; the same reaction again

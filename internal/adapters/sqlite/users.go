@@ -51,30 +51,6 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 	return u, nil
 }
 
-// userColumns are the columns of userRow.
-const userColumns = `id, username, email, password_hash, is_admin, created_at, ` + profileColumns
-
-// userRow is a users row.
-type userRow struct {
-	ID           uuid.UUID `db:"id"`
-	Username     string    `db:"username"`
-	Email        string    `db:"email"`
-	PasswordHash string    `db:"password_hash"`
-	IsAdmin      bool      `db:"is_admin"`
-	CreatedAt    string    `db:"created_at"`
-	profileRow
-}
-
-func (r userRow) user() domain.User {
-	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard,
-		Profile: r.profile()}
-	if r.IsAdmin {
-		u.Role = domain.RoleAdmin
-	}
-	u.CreatedAt, _ = sqlrow.ParseTime(r.CreatedAt)
-	return u
-}
-
 // UserByEmail returns the user with that e-mail, ignoring case.
 func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
 	return s.userWhere(ctx, `email = ?`, strings.TrimSpace(email))
@@ -91,11 +67,11 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (domain.Use
 }
 
 func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.User, error) {
-	var row userRow
-	if err := s.read.GetContext(ctx, &row, `SELECT `+userColumns+` FROM users WHERE `+where, arg); err != nil {
+	var row sqlrow.User
+	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.UserColumns+` FROM users WHERE `+where, arg); err != nil {
 		return domain.User{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
-	return row.user(), nil
+	return row.User(), nil
 }
 
 // CreateSession stores a login's first refresh session; its hash names the token family every
@@ -119,7 +95,7 @@ func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash s
 func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error) {
 	var (
 		user    uuid.UUID
-		refusal error // errExpired or errReused: what the committed transaction answers
+		refusal error // sqlrow.ErrExpired or sqlrow.ErrReused: what the committed transaction answers
 	)
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		refusal = nil
@@ -136,11 +112,11 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 		}
 		switch {
 		case old.ExpiresAt <= sqlrow.Millis(now):
-			refusal = errExpired
+			refusal = sqlrow.ErrExpired
 			_, err = tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = ?`, oldHash)
 			return err
 		case old.RotatedAt.Valid:
-			refusal = errReused
+			refusal = sqlrow.ErrReused
 			return deleteFamily(ctx, tx, old.Family)
 		}
 		user = old.UserID
@@ -160,12 +136,6 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 	}
 	return user, nil
 }
-
-var (
-	errExpired = domain.Errorf(domain.KindUnauthorized, "Refresh token expired")
-	errReused  = domain.Errorf(domain.KindUnauthorized,
-		"Refresh token already used: every session of this login is revoked, log in again")
-)
 
 // deleteFamily deletes every session of a token family.
 func deleteFamily(ctx context.Context, tx *sqlx.Tx, family string) error {
@@ -206,24 +176,10 @@ func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error)
 	return n, err
 }
 
-// userSummaryRow is one row of UserSummaries.
-type userSummaryRow struct {
-	userRow
-	TotalMovies    int               `db:"total_movies"`
-	AvgRating      sql.Null[float64] `db:"avg_rating"`
-	FollowingCount int               `db:"following_count"`
-	FollowersCount int               `db:"followers_count"`
-}
-
-func (r userSummaryRow) summary() user.Summary {
-	return user.Summary{User: r.user(), TotalMovies: r.TotalMovies, AvgRating: sqlrow.Ptr(r.AvgRating),
-		FollowingCount: r.FollowingCount, FollowersCount: r.FollowersCount}
-}
-
 // UserSummaries lists every local user with their review and follow counts, by username.
 func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
-	var rows []userSummaryRow
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+userColumns+`,
+	var rows []sqlrow.UserSummary
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.UserColumns+`,
 		COALESCE((SELECT n FROM review_counts WHERE scope = 'user' AND key = users.id), 0) AS total_movies,
 		(SELECT avg(rating) FROM reviews r WHERE r.user_id = users.id) AS avg_rating,
 		(SELECT count(*) FROM follows WHERE follower_kind = 'local' AND follower_id = users.id AND status = 'accepted')
@@ -234,5 +190,5 @@ func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
-	return sqlrow.CastRows(rows, userSummaryRow.summary), nil
+	return sqlrow.CastRows(rows, sqlrow.UserSummary.Summary), nil
 }

@@ -69,35 +69,20 @@ func (s *Store) RemoveFromWatchlist(ctx context.Context, userID, movieID uuid.UU
 	return nil
 }
 
-// watchlistRow is a movie on a watchlist.
-type watchlistRow struct {
-	sqlrow.Movie
-	AddedAt string `db:"added_at"`
-}
-
-func (r watchlistRow) entry() (watchlist.Entry, error) {
-	m, err := r.Movie.Movie()
-	if err != nil {
-		return watchlist.Entry{}, err
-	}
-	t, err := sqlrow.ParseTime(r.AddedAt)
-	return watchlist.Entry{Movie: m, AddedAt: t}, err
-}
-
 // Watchlist returns a page of a user's watchlist, newest first.
 func (s *Store) Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) (domain.Paged[watchlist.Entry], error) {
 	out := domain.Paged[watchlist.Entry]{Page: p}
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM watchlist WHERE user_id = ?`, userID.String()); err != nil {
 		return out, fmt.Errorf("count watchlist: %w", err)
 	}
-	rows := sqlrow.PageOf[watchlistRow](p, out.Total)
+	rows := sqlrow.PageOf[sqlrow.WatchlistEntry](p, out.Total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+`, w.added_at FROM watchlist w
 		JOIN movies m ON m.id = w.movie_id WHERE w.user_id = ? ORDER BY w.added_at DESC, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		userID.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("list watchlist: %w", err)
 	}
-	if out.Items, err = sqlrow.MapRows(rows, watchlistRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.WatchlistEntry.Entry); err != nil {
 		return out, fmt.Errorf("list watchlist: %w", err)
 	}
 	return out, nil
