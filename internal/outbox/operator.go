@@ -86,3 +86,32 @@ func ReadStats(ctx context.Context, q sqlx.QueryerContext, now func() time.Time)
 	}
 	return st, nil
 }
+
+// CountByStatus is the number of event_queue rows in each status.
+func CountByStatus(ctx context.Context, q sqlx.QueryerContext) (map[string]int, error) {
+	var rows []struct {
+		Status string `db:"status"`
+		N      int    `db:"n"`
+	}
+	if err := sqlx.SelectContext(ctx, q, &rows, `SELECT status, count(*) AS n FROM event_queue GROUP BY status`); err != nil {
+		return nil, fmt.Errorf("count events: %w", err)
+	}
+	counts := map[string]int{}
+	for _, r := range rows {
+		counts[r.Status] = r.N
+	}
+	return counts, nil
+}
+
+// OldestPending is the age at now() of the oldest pending row, read through q; ok is false
+// when none is pending.
+func OldestPending(ctx context.Context, q sqlx.QueryerContext, now func() time.Time) (age time.Duration, ok bool, err error) {
+	var oldest sql.NullInt64
+	if err := sqlx.GetContext(ctx, q, &oldest, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`); err != nil {
+		return 0, false, fmt.Errorf("oldest pending event: %w", err)
+	}
+	if !oldest.Valid {
+		return 0, false, nil
+	}
+	return max(0, now().Sub(time.UnixMilli(oldest.Int64))), true, nil
+}

@@ -137,25 +137,13 @@ func (s *Store) DismissWatches(ctx context.Context, userID uuid.UUID, ids []uuid
 			args[i] = id.String()
 		}
 		// The owners are read FOR UPDATE: a confirmation of the same events waits, or is waited for.
-		var owners []struct {
-			ID     uuid.UUID `db:"id"`
-			UserID uuid.UUID `db:"user_id"`
-		}
+		var owners []sqlrow.WatchOwner
 		if err := tx.SelectContext(ctx, &owners, `SELECT id, user_id FROM watch_events WHERE id IN (`+placeholders(1, len(ids))+`)
 			FOR UPDATE`, args...); err != nil {
 			return fmt.Errorf("read watch events: %w", err)
 		}
-		found := make(map[uuid.UUID]bool, len(owners))
-		for _, o := range owners {
-			if o.UserID != userID {
-				return domain.Forbidden("Forbidden: not your watch event")
-			}
-			found[o.ID] = true
-		}
-		for _, id := range ids {
-			if !found[id] {
-				return domain.NotFound("Entity not found: watch event %s", id)
-			}
+		if err := sqlrow.CheckWatchOwners(owners, userID, ids); err != nil {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE watch_events SET status = 'dismissed', closed_at = $1
 			WHERE status = 'pending' AND user_id = $2 AND id IN (`+placeholders(3, len(ids))+`)`, append([]any{sqlrow.Millis(at), userID.String()}, args...)...)

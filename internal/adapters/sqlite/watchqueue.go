@@ -131,24 +131,12 @@ func (s *Store) DismissWatches(ctx context.Context, userID uuid.UUID, ids []uuid
 			args[i] = id.String()
 		}
 		in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-		var owners []struct {
-			ID     uuid.UUID `db:"id"`
-			UserID uuid.UUID `db:"user_id"`
-		}
+		var owners []sqlrow.WatchOwner
 		if err := tx.SelectContext(ctx, &owners, `SELECT id, user_id FROM watch_events WHERE id IN (`+in+`)`, args...); err != nil {
 			return fmt.Errorf("read watch events: %w", err)
 		}
-		found := make(map[uuid.UUID]bool, len(owners))
-		for _, o := range owners {
-			if o.UserID != userID {
-				return domain.Forbidden("Forbidden: not your watch event")
-			}
-			found[o.ID] = true
-		}
-		for _, id := range ids {
-			if !found[id] {
-				return domain.NotFound("Entity not found: watch event %s", id)
-			}
+		if err := sqlrow.CheckWatchOwners(owners, userID, ids); err != nil {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE watch_events SET status = 'dismissed', closed_at = ?
 			WHERE status = 'pending' AND user_id = ? AND id IN (`+in+`)`, append([]any{sqlrow.Millis(at), userID.String()}, args...)...)

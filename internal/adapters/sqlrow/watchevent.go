@@ -39,3 +39,27 @@ func (r WatchEvent) WatchEvent() (domain.WatchEvent, error) {
 	}
 	return e, nil
 }
+
+// WatchOwner is a watch event's id and owner, as a dismissal reads them before it writes.
+type WatchOwner struct {
+	ID     uuid.UUID `db:"id"`
+	UserID uuid.UUID `db:"user_id"`
+}
+
+// CheckWatchOwners is a dismissal's check of the events it read for ids: every one must be
+// userID's (else KindForbidden) and every id must have been found (else KindNotFound).
+func CheckWatchOwners(owners []WatchOwner, userID uuid.UUID, ids []uuid.UUID) error {
+	found := make(map[uuid.UUID]bool, len(owners))
+	for _, o := range owners {
+		if o.UserID != userID {
+			return domain.Forbidden("Forbidden: not your watch event")
+		}
+		found[o.ID] = true
+	}
+	for _, id := range ids {
+		if !found[id] {
+			return domain.NotFound("Entity not found: watch event %s", id)
+		}
+	}
+	return nil
+}
