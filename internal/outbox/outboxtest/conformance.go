@@ -40,6 +40,9 @@ type Clock struct {
 	now time.Time
 }
 
+// NewClock is a clock that reads at until moved.
+func NewClock(at time.Time) *Clock { return &Clock{now: at} }
+
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -67,7 +70,7 @@ func RunConformance(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) 
 		ClaimLease:        outbox.ClaimLeaseDefault,
 	}, func(t *testing.T) deliverytest.Harness {
 		// Whole milliseconds, so next_attempt_at − now is exact; the store stamps rows with this clock.
-		h := &harness{Clock: &Clock{now: time.Now().Truncate(time.Millisecond)}}
+		h := &harness{Clock: NewClock(time.Now().Truncate(time.Millisecond))}
 		h.store = open(t, h.Clock)
 		return h
 	})
