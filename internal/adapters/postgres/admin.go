@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/outbox"
 )
 
@@ -32,93 +33,21 @@ type LedgerEntry = outbox.LedgerEntry
 
 // Stats counts rows by status and by type, and the age of the oldest pending row.
 func (s *Store) Stats(ctx context.Context) (QueueStats, error) {
-	st := QueueStats{ByStatus: map[string]int{}, ByType: map[string]map[string]int{}}
-	var counts []struct {
-		EventType string `db:"event_type"`
-		Status    string `db:"status"`
-		N         int    `db:"n"`
-	}
-	if err := s.db.SelectContext(ctx, &counts, `SELECT event_type, status, count(*) AS n FROM event_queue GROUP BY event_type, status`); err != nil {
-		return st, fmt.Errorf("queue stats: %w", err)
-	}
-	for _, c := range counts {
-		st.ByStatus[c.Status] += c.N
-		if st.ByType[c.EventType] == nil {
-			st.ByType[c.EventType] = map[string]int{}
-		}
-		st.ByType[c.EventType][c.Status] = c.N
-	}
-	var oldest sql.NullInt64
-	if err := s.db.GetContext(ctx, &oldest, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`); err != nil {
-		return st, fmt.Errorf("queue stats: %w", err)
-	}
-	if oldest.Valid {
-		age := s.now().Sub(time.UnixMilli(oldest.Int64))
-		sec := age.Seconds()
-		st.OldestPendingAge, st.OldestPendingSec = &age, &sec
-	}
-	return st, nil
-}
-
-// eventRow is an event_queue row as the operators' reads select it.
-type eventRow struct {
-	ID            int64          `db:"id"`
-	EventID       sql.NullString `db:"event_id"`
-	EventType     string         `db:"event_type"`
-	Status        string         `db:"status"`
-	Attempts      int            `db:"attempts"`
-	CreatedAt     int64          `db:"created_at"`
-	NextAttemptAt int64          `db:"next_attempt_at"`
-	ClaimedAt     sql.NullInt64  `db:"claimed_at"`
-	LastError     sql.NullString `db:"last_error"`
-	Payload       string         `db:"payload"`
-}
-
-const eventColumns = `id, event_id, event_type, status, attempts, created_at, next_attempt_at, claimed_at, last_error`
-
-func (r eventRow) event() EventRow {
-	return EventRow{
-		ID: r.ID, EventID: r.EventID.String, EventType: r.EventType, Status: r.Status, Attempts: r.Attempts,
-		CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), NextAttemptAt: time.UnixMilli(r.NextAttemptAt).UTC(),
-		ClaimedAt: utcMillis(r.ClaimedAt), LastError: r.LastError.String, Payload: r.Payload,
-	}
-}
-
-// ledgerRow is a processed_events row.
-type ledgerRow struct {
-	Handler     string        `db:"handler"`
-	Status      string        `db:"status"`
-	StartedAt   int64         `db:"started_at"`
-	ProcessedAt sql.NullInt64 `db:"processed_at"`
-	Takeovers   int           `db:"takeovers"`
-}
-
-func (r ledgerRow) entry() LedgerEntry {
-	return LedgerEntry{Handler: r.Handler, Status: r.Status, StartedAt: time.UnixMilli(r.StartedAt).UTC(),
-		ProcessedAt: utcMillis(r.ProcessedAt), Takeovers: r.Takeovers}
-}
-
-// utcMillis is a nullable Unix-ms column as a time, nil when NULL.
-func utcMillis(ms sql.NullInt64) *time.Time {
-	if !ms.Valid {
-		return nil
-	}
-	t := time.UnixMilli(ms.Int64).UTC()
-	return &t
+	return outbox.ReadStats(ctx, s.db, s.now)
 }
 
 // ListEvents returns up to limit rows with the status (all if empty) and type (all if empty),
 // newest first, without payloads.
 func (s *Store) ListEvents(ctx context.Context, status, eventType string, limit int) ([]EventRow, error) {
-	var rows []eventRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+eventColumns+`, '' AS payload
+	var rows []outbox.QueueRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+outbox.EventColumns+`, '' AS payload
 		FROM event_queue WHERE ($1 = '' OR status = $1) AND ($2 = '' OR event_type = $2) ORDER BY id DESC LIMIT $3`,
 		status, eventType, limit); err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}
 	var out []EventRow
 	for _, r := range rows {
-		out = append(out, r.event())
+		out = append(out, r.EventRow())
 	}
 	return out, nil
 }
@@ -126,26 +55,26 @@ func (s *Store) ListEvents(ctx context.Context, status, eventType string, limit 
 // ShowEvent returns one row, with payload, and its ledger entries. id is an event id or a row id.
 func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEntry, error) {
 	where, arg := eventWhere(id)
-	var row eventRow
-	err := s.db.GetContext(ctx, &row, `SELECT `+eventColumns+`, payload FROM event_queue WHERE `+where, arg)
+	var row outbox.QueueRow
+	err := s.db.GetContext(ctx, &row, `SELECT `+outbox.EventColumns+`, payload FROM event_queue WHERE `+where, arg)
 	if errors.Is(err, sql.ErrNoRows) {
 		return EventRow{}, nil, fmt.Errorf("%w: %s", ErrEventNotFound, id)
 	}
 	if err != nil {
 		return EventRow{}, nil, fmt.Errorf("show event: %w", err)
 	}
-	r := row.event()
+	r := row.EventRow()
 	if r.EventID == "" {
 		return r, nil, nil
 	}
-	var rows []ledgerRow
+	var rows []outbox.LedgerRow
 	if err := s.db.SelectContext(ctx, &rows, `SELECT handler, status, started_at, processed_at, takeovers
 		FROM processed_events WHERE event_id = $1 ORDER BY handler`, r.EventID); err != nil {
 		return r, nil, fmt.Errorf("show event ledger: %w", err)
 	}
 	var ledger []LedgerEntry
 	for _, l := range rows {
-		ledger = append(ledger, l.entry())
+		ledger = append(ledger, l.Entry())
 	}
 	return r, ledger, nil
 }
@@ -158,7 +87,7 @@ func (s *Store) ShowEvent(ctx context.Context, id string) (EventRow, []LedgerEnt
 func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string) (int64, error) {
 	const set = `UPDATE event_queue SET status = 'pending', attempts = 0, next_attempt_at = $1, claimed_at = NULL
 		WHERE status = 'dead_lettered' AND `
-	query, args := set+`($2 = '' OR event_type = $2)`, []any{millis(s.now()), eventType}
+	query, args := set+`($2 = '' OR event_type = $2)`, []any{sqlrow.Millis(s.now()), eventType}
 	if len(ids) > 0 {
 		rowIDs, eventIDs := []int64{}, []string{}
 		for _, id := range ids {
@@ -192,7 +121,7 @@ func (s *Store) RetryEvents(ctx context.Context, ids []string, eventType string)
 // chunks so no transaction holds many row locks. (PostgreSQL's identity never reuses an id, so
 // unlike SQLite the newest row need not be kept.)
 func (s *Store) PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
-	cutoff := millis(now.Add(-olderThan))
+	cutoff := sqlrow.Millis(now.Add(-olderThan))
 	var total int64
 	for {
 		res, err := s.db.ExecContext(ctx, `DELETE FROM event_queue WHERE id IN (

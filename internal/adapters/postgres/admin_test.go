@@ -59,7 +59,7 @@ func TestOperatorTools(t *testing.T) {
 	if _, _, err := b.s.ShowEvent(ctx, other); !errors.Is(err, postgres.ErrEventNotFound) {
 		t.Fatalf("discarded row: %v", err)
 	}
-	later := b.clock.now().Add(48 * time.Hour)
+	later := b.clock.Now().Add(48 * time.Hour)
 	if n, err := b.s.CountPurgeable(ctx, later, 24*time.Hour); err != nil || n != 1 {
 		t.Fatalf("purgeable: %d %v", n, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
@@ -15,26 +16,8 @@ import (
 // entryFrom is the FROM clause of diary entries: a review, its movie, its local author if any.
 const entryFrom = ` FROM reviews r JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id`
 
-// entrySelect selects an entryRow.
-const entrySelect = `SELECT ` + reviewColumns + `, ` + movieColumnsAsMovie + `, COALESCE(u.username::text, r.remote_actor_url, '') AS user_display`
-
-// entryRow is a diary entry: a review, its movie and its author's name.
-type entryRow struct {
-	reviewMovieRow
-	UserDisplay string `db:"user_display"`
-}
-
-func (r entryRow) entry() (review.Entry, error) {
-	rv, err := r.review()
-	if err != nil {
-		return review.Entry{}, err
-	}
-	m, err := r.Movie.movie()
-	if err != nil {
-		return review.Entry{}, err
-	}
-	return review.Entry{Review: rv, Movie: m, UserDisplayName: r.UserDisplay}, nil
-}
+// entrySelect selects an sqlrow.Entry.
+const entrySelect = `SELECT ` + sqlrow.ReviewColumns + `, ` + sqlrow.MovieColumnsAsMovie + `, COALESCE(u.username::text, r.remote_actor_url, '') AS user_display`
 
 func orderBy(sort review.Sort) string {
 	switch sort {
@@ -92,12 +75,12 @@ func (s *Store) entries(ctx context.Context, where string, args []any, c counted
 	if err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	rows := pageOf[entryRow](p, out.Total)
+	rows := sqlrow.PageOf[sqlrow.Entry](p, out.Total)
 	err = s.db.SelectContext(ctx, &rows, entriesPage(where, len(args), sort), append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
-	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Entry.Entry); err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
@@ -115,12 +98,12 @@ func entriesPage(where string, n int, sort review.Sort) string {
 
 // History returns every review of a movie, oldest viewing first.
 func (s *Store) History(ctx context.Context, movieID uuid.UUID) ([]domain.Review, error) {
-	var rows []reviewRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+reviewColumns+` FROM reviews r WHERE r.movie_id = $1
+	var rows []sqlrow.Review
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+` FROM reviews r WHERE r.movie_id = $1
 		ORDER BY r.watched_at, r.id`, movieID.String()); err != nil {
 		return nil, fmt.Errorf("movie history: %w", err)
 	}
-	return mapRows(rows, reviewRow.review)
+	return sqlrow.MapRows(rows, sqlrow.Review.Review)
 }
 
 // DiaryExportBatch returns up to limit of the user's reviews after the cursor, in (watched_at,
@@ -130,7 +113,7 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	if after != nil {
 		where, args = where+` AND (r.watched_at, r.id) > ($2, $3)`, append(args, after.WatchedAt, after.ID.String())
 	}
-	rows := make([]entryRow, 0, limit)
+	rows := make([]sqlrow.Entry, 0, limit)
 	err := s.db.SelectContext(ctx, &rows, entrySelect+entryFrom+where+
 		` ORDER BY r.watched_at, r.id LIMIT `+param(len(args)+1), append(args, limit)...)
 	if err != nil {
@@ -139,7 +122,7 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	if len(rows) == 0 {
 		return nil, nil, nil
 	}
-	out, err := mapRows(rows, entryRow.entry)
+	out, err := sqlrow.MapRows(rows, sqlrow.Entry.Entry)
 	if err != nil {
 		return nil, nil, fmt.Errorf("export batch: %w", err)
 	}
@@ -155,10 +138,10 @@ func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) (
 	if user != nil {
 		where, args = where+` AND r.user_id = $1`, append(args, user.String())
 	}
-	rows := make([]entryRow, 0, limit)
+	rows := make([]sqlrow.Entry, 0, limit)
 	if err := s.db.SelectContext(ctx, &rows, entrySelect+entryFrom+where+` ORDER BY r.created_at DESC, r.id DESC LIMIT `+param(len(args)+1),
 		append(args, limit)...); err != nil {
 		return nil, fmt.Errorf("recent reviews: %w", err)
 	}
-	return mapRows(rows, entryRow.entry)
+	return sqlrow.MapRows(rows, sqlrow.Entry.Entry)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/outbox"
 )
 
@@ -37,7 +38,7 @@ func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 		cond = append(cond, "event_type = "+arg(f.EventType))
 	}
 	if f.OlderThan > 0 {
-		cond = append(cond, "created_at < "+arg(millis(now.Add(-f.OlderThan))))
+		cond = append(cond, "created_at < "+arg(sqlrow.Millis(now.Add(-f.OlderThan))))
 	}
 	return strings.Join(cond, " AND "), args
 }
@@ -46,14 +47,14 @@ func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 // what a retry or discard would touch (their --dry-run).
 func (s *Store) DeadLettered(ctx context.Context, f DeadFilter) ([]EventRow, error) {
 	where, args := deadWhere(f, s.now())
-	var rows []eventRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+eventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`,
+	var rows []outbox.QueueRow
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+outbox.EventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`,
 		args...); err != nil {
 		return nil, fmt.Errorf("dead-lettered events: %w", err)
 	}
 	out := make([]EventRow, len(rows))
 	for i, r := range rows {
-		out[i] = r.event()
+		out[i] = r.EventRow()
 	}
 	return out, nil
 }
@@ -82,7 +83,7 @@ func (s *Store) DiscardEvents(ctx context.Context, f DeadFilter) (int64, error) 
 func (s *Store) CountPurgeable(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
 	var n int64
 	if err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM event_queue WHERE status = 'done' AND created_at < $1`,
-		millis(now.Add(-olderThan))); err != nil {
+		sqlrow.Millis(now.Add(-olderThan))); err != nil {
 		return 0, fmt.Errorf("count purgeable events: %w", err)
 	}
 	return n, nil

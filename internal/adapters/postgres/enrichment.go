@@ -13,52 +13,31 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/enrichment"
 )
 
-// enrichmentRow is when an entity's profile was written and when TMDb last said it does not
-// know the entity.
-type enrichmentRow struct {
-	EnrichedAt sql.Null[string] `db:"enriched_at"`
-	MissingAt  sql.Null[string] `db:"tmdb_missing_at"`
-}
-
-func (r enrichmentRow) state() (enrichment.State, error) {
-	enriched, err := parseOptionalTime(ptr(r.EnrichedAt))
-	if err != nil {
-		return enrichment.State{}, err
-	}
-	missing, err := parseOptionalTime(ptr(r.MissingAt))
-	if err != nil {
-		return enrichment.State{}, err
-	}
-	return enrichment.State{EnrichedAt: enriched, MissingAt: missing}, nil
-}
-
-// nonEmpty is s as a nullable column: NULL when empty.
-func nonEmpty(s string) sql.Null[string] { return sql.Null[string]{V: s, Valid: s != ""} }
-
 // MovieEnrichmentState returns when the movie's profile was written and when TMDb last said it
 // does not know the movie; KindNotFound when the movie is gone.
 func (s *Store) MovieEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var row enrichmentRow
+	var row sqlrow.Enrichment
 	err := s.db.GetContext(ctx, &row, `SELECT p.enriched_at, m.tmdb_missing_at FROM movies m
 		LEFT JOIN movie_profiles p ON p.movie_id = m.id WHERE m.id = $1`, id.String())
 	if err != nil {
-		return enrichment.State{}, notFound(err, "Entity not found: movie")
+		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: movie")
 	}
-	return row.state()
+	return row.State()
 }
 
 // PersonEnrichmentState is MovieEnrichmentState for a person.
 func (s *Store) PersonEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var row enrichmentRow
+	var row sqlrow.Enrichment
 	err := s.db.GetContext(ctx, &row, `SELECT enriched_at, tmdb_missing_at FROM people WHERE id = $1`, id.String())
 	if err != nil {
-		return enrichment.State{}, notFound(err, "Entity not found: person")
+		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: person")
 	}
-	return row.state()
+	return row.State()
 }
 
 // SaveMovieEnrichment writes a movie's enrichment in one transaction: the people (upserts), the
@@ -89,7 +68,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 				ON CONFLICT (id) DO UPDATE SET name = excluded.name,
 					known_for_department = COALESCE(excluded.known_for_department, people.known_for_department),
 					profile_path = COALESCE(excluded.profile_path, people.profile_path)`,
-				p.ID.String(), p.ExternalID, p.Name, nullString(p.KnownForDepartment), nullString(p.ProfilePath))
+				p.ID.String(), p.ExternalID, p.Name, sqlrow.NullString(p.KnownForDepartment), sqlrow.NullString(p.ProfilePath))
 			if err != nil {
 				return fmt.Errorf("upsert person %s: %w", p.ExternalID, err)
 			}
@@ -104,7 +83,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO movie_credits (movie_id, person_id, kind, role, department, billing_order)
 				VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-				e.MovieID.String(), c.PersonID.String(), kind, c.Role, nullString(c.Department), c.Order)
+				e.MovieID.String(), c.PersonID.String(), kind, c.Role, sqlrow.NullString(c.Department), c.Order)
 			if err != nil {
 				return fmt.Errorf("insert credit: %w", err)
 			}
@@ -115,14 +94,14 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			original_language = COALESCE($3, original_language), overview = COALESCE($4, overview),
 			collection_name = COALESCE($5, collection_name), director = COALESCE(director, $6),
 			tmdb_missing_at = NULL WHERE id = $7`,
-			string(genres), nullOf(e.Runtime), nullOf(e.OriginalLanguage), nullOf(e.Overview),
-			nullOf(e.Collection), nullOf(e.Director), e.MovieID.String())
+			string(genres), sqlrow.NullOf(e.Runtime), sqlrow.NullOf(e.OriginalLanguage), sqlrow.NullOf(e.Overview),
+			sqlrow.NullOf(e.Collection), sqlrow.NullOf(e.Director), e.MovieID.String())
 		if err != nil {
 			return fmt.Errorf("update movie: %w", err)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO movie_profiles (movie_id, profile, enriched_at) VALUES ($1, $2, $3)
 			ON CONFLICT (movie_id) DO UPDATE SET profile = excluded.profile, enriched_at = excluded.enriched_at`,
-			e.MovieID.String(), string(e.Profile), formatTime(e.EnrichedAt))
+			e.MovieID.String(), string(e.Profile), sqlrow.FormatTime(e.EnrichedAt))
 		if err != nil {
 			return err
 		}
@@ -139,7 +118,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 // MarkMovieMissing records that TMDb does not know the movie.
 func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
 	return s.write(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = $1 WHERE id = $2`, formatTime(at), id.String())
+		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = $1 WHERE id = $2`, sqlrow.FormatTime(at), id.String())
 		return err
 	})
 }
@@ -153,9 +132,9 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 			known_for_department = COALESCE($8, known_for_department),
 			profile_path = COALESCE($9, profile_path), tmdb_missing_at = NULL, enriched_at = $10
 			WHERE id = $11`,
-			p.Name, nonEmpty(p.Biography), nullOf(p.Birthday), nullOf(p.Deathday), nullOf(p.PlaceOfBirth),
-			nullOf(p.Homepage), nullOf(p.IMDbID), nonEmpty(p.KnownForDepartment), nullOf(p.ProfilePath),
-			formatTime(at), id.String())
+			p.Name, sqlrow.NonEmpty(p.Biography), sqlrow.NullOf(p.Birthday), sqlrow.NullOf(p.Deathday), sqlrow.NullOf(p.PlaceOfBirth),
+			sqlrow.NullOf(p.Homepage), sqlrow.NullOf(p.IMDbID), sqlrow.NonEmpty(p.KnownForDepartment), sqlrow.NullOf(p.ProfilePath),
+			sqlrow.FormatTime(at), id.String())
 		if err != nil {
 			return err
 		}
@@ -171,7 +150,7 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 // MarkPersonMissing records that TMDb does not know the person.
 func (s *Store) MarkPersonMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
 	return s.write(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = $1 WHERE id = $2`, formatTime(at), id.String())
+		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = $1 WHERE id = $2`, sqlrow.FormatTime(at), id.String())
 		return err
 	})
 }
@@ -196,7 +175,7 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 				AND (m.enrichment_requested_at IS NULL OR m.enrichment_requested_at < $3)
 			ORDER BY p.enriched_at IS NOT NULL, p.enriched_at, m.id LIMIT $4
 			FOR UPDATE OF m SKIP LOCKED`,
-			formatTime(now.Add(-freshFor)), formatTime(now.Add(-missingRetry)), formatTime(now.Add(-requestedWithin)), limit)
+			sqlrow.FormatTime(now.Add(-freshFor)), sqlrow.FormatTime(now.Add(-missingRetry)), sqlrow.FormatTime(now.Add(-requestedWithin)), limit)
 		if err != nil || len(stale) == 0 {
 			return err
 		}
@@ -207,7 +186,7 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 			events[i] = domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: m.ExternalID}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = $1 WHERE id = ANY($2)`,
-			formatTime(now), ids); err != nil {
+			sqlrow.FormatTime(now), ids); err != nil {
 			return err
 		}
 		n = len(events)
@@ -224,7 +203,7 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 func (s *Store) RequestMovieEnrichment(ctx context.Context, id uuid.UUID, externalID string) error {
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = $1 WHERE id = $2`,
-			formatTime(s.now()), id.String()); err != nil {
+			sqlrow.FormatTime(s.now()), id.String()); err != nil {
 			return err
 		}
 		return s.enqueue(ctx, tx, domain.MovieEnrichmentRequested{MovieID: id, ExternalMetadataID: externalID})
@@ -243,7 +222,7 @@ func (s *Store) RequestPersonEnrichment(ctx context.Context, id uuid.UUID, exter
 	requested := false
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = $1
-			WHERE id = $2 AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, formatTime(s.now()), id.String())
+			WHERE id = $2 AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, sqlrow.FormatTime(s.now()), id.String())
 		if err != nil {
 			return err
 		}
@@ -275,7 +254,7 @@ func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time,
 			WHERE enrichment_requested_at IS NOT NULL AND enriched_at IS NULL AND enrichment_requested_at < $1
 				AND (tmdb_missing_at IS NULL OR tmdb_missing_at < $2)
 			ORDER BY enrichment_requested_at, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
-			formatTime(now.Add(-requestedWithin)), formatTime(now.Add(-missingRetry)), limit)
+			sqlrow.FormatTime(now.Add(-requestedWithin)), sqlrow.FormatTime(now.Add(-missingRetry)), limit)
 		if err != nil || len(stale) == 0 {
 			return err
 		}
@@ -286,7 +265,7 @@ func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time,
 			events[i] = domain.PersonEnrichmentRequested{PersonID: p.ID, ExternalPersonID: p.ExternalID}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = $1 WHERE id = ANY($2)`,
-			formatTime(now), ids); err != nil {
+			sqlrow.FormatTime(now), ids); err != nil {
 			return err
 		}
 		n = len(events)

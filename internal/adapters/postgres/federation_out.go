@@ -10,40 +10,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
-// remoteActorColumns are the columns of remoteActorRow.
-const remoteActorColumns = `url, inbox, COALESCE(shared_inbox, '') AS shared_inbox, COALESCE(outbox, '') AS outbox,
-	COALESCE(handle, '') AS handle, COALESCE(display_name, '') AS display_name, key_id, public_key, fetched_at`
-
-// remoteActorRow is a remote_actors row, with "" for the optional columns' NULL.
-type remoteActorRow struct {
-	URL          string `db:"url"`
-	Inbox        string `db:"inbox"`
-	SharedInbox  string `db:"shared_inbox"`
-	Outbox       string `db:"outbox"`
-	Handle       string `db:"handle"`
-	DisplayName  string `db:"display_name"`
-	KeyID        string `db:"key_id"`
-	PublicKeyPEM string `db:"public_key"`
-	FetchedAt    int64  `db:"fetched_at"` // Unix ms
-}
-
-func (r remoteActorRow) actor() domain.RemoteActor {
-	return domain.RemoteActor{
-		URL: r.URL, Inbox: r.Inbox, SharedInbox: r.SharedInbox, Outbox: r.Outbox, Handle: r.Handle,
-		DisplayName: r.DisplayName, KeyID: r.KeyID, PublicKeyPEM: r.PublicKeyPEM, FetchedAt: time.UnixMilli(r.FetchedAt).UTC(),
-	}
-}
-
 // remoteActorWhere returns the cached actor selected by the rest of a query.
 func (s *Store) remoteActorWhere(ctx context.Context, rest string, args ...any) (domain.RemoteActor, error) {
-	var row remoteActorRow
-	if err := s.db.GetContext(ctx, &row, `SELECT `+remoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
-		return domain.RemoteActor{}, notFound(err, "Entity not found: remote actor")
+	var row sqlrow.RemoteActor
+	if err := s.db.GetContext(ctx, &row, `SELECT `+sqlrow.RemoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
+		return domain.RemoteActor{}, sqlrow.NotFound(err, "Entity not found: remote actor")
 	}
-	return row.actor(), nil
+	return row.Actor(), nil
 }
 
 // RemoteActor returns the cached actor document at url.
@@ -67,9 +44,9 @@ func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error
 			ON CONFLICT (url) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
 			outbox = excluded.outbox, handle = COALESCE(excluded.handle, remote_actors.handle),
 			display_name = excluded.display_name, key_id = excluded.key_id, public_key = excluded.public_key,
-			fetched_at = excluded.fetched_at`, remoteActorRow{
+			fetched_at = excluded.fetched_at`, sqlrow.RemoteActor{
 			URL: a.URL, Inbox: a.Inbox, SharedInbox: a.SharedInbox, Outbox: a.Outbox, Handle: a.Handle,
-			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: millis(a.FetchedAt),
+			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: sqlrow.Millis(a.FetchedAt),
 		})
 		if err != nil {
 			return fmt.Errorf("save remote actor: %w", err)
@@ -97,7 +74,7 @@ func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) 
 	fresh := false
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO inbox_activities (activity_id, actor_url, received_at) VALUES ($1, $2, $3)
-			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, millis(s.now()))
+			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, sqlrow.Millis(s.now()))
 		if err != nil {
 			return err
 		}
@@ -124,7 +101,7 @@ func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) 
 // it, so an object's activities are strictly ordered whatever hosts publish them.
 func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
-		at := millis(s.now())
+		at := sqlrow.Millis(s.now())
 		if p.ObjectID != "" {
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
 				"ap_activities "+p.ObjectID); err != nil {
@@ -162,21 +139,13 @@ func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
 	return nil
 }
 
-// relationRow is an ap_relations row.
-type relationRow struct {
-	Type       string `db:"type"`
-	Actor      string `db:"actor"`
-	Object     string `db:"object"`
-	ActivityID string `db:"activity_id"`
-}
-
 // RelationByID returns the relation an activity id recorded.
 func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Relation, error) {
-	var row relationRow
+	var row sqlrow.Relation
 	err := s.db.GetContext(ctx, &row, `SELECT type, actor, object, activity_id FROM ap_relations WHERE activity_id = $1
 		ORDER BY type, actor, object LIMIT 1`, activityID)
 	if err != nil {
-		return domain.Relation{ActivityID: activityID}, notFound(err, "Entity not found: relation")
+		return domain.Relation{ActivityID: activityID}, sqlrow.NotFound(err, "Entity not found: relation")
 	}
 	return domain.Relation(row), nil
 }
@@ -185,7 +154,7 @@ func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Rel
 func (s *Store) PublishedActivity(ctx context.Context, id string) ([]byte, error) {
 	var doc string
 	if err := s.db.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE id = $1`, id); err != nil {
-		return nil, notFound(err, "Entity not found: activity")
+		return nil, sqlrow.NotFound(err, "Entity not found: activity")
 	}
 	return []byte(doc), nil
 }
@@ -248,8 +217,8 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
 	}
-	rows := pageOf[reviewMovieRow](domain.Page{Limit: limit, Offset: offset}, total)
-	err = s.db.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, `+movieColumnsAsMovie+` FROM reviews r
+	rows := sqlrow.PageOf[sqlrow.ReviewMovie](domain.Page{Limit: limit, Offset: offset}, total)
+	err = s.db.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+`, `+sqlrow.MovieColumnsAsMovie+` FROM reviews r
 		JOIN movies m ON m.id = r.movie_id WHERE r.user_id = $1 AND r.remote_actor_url IS NULL
 		ORDER BY r.created_at DESC, r.id DESC LIMIT $2 OFFSET $3`, user.String(), limit, offset)
 	if err != nil {
@@ -260,11 +229,11 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 		movies  []domain.Movie
 	)
 	for _, row := range rows {
-		r, err := row.review()
+		r, err := row.Review.Review()
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 		}
-		m, err := row.Movie.movie()
+		m, err := row.Movie.Movie()
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 		}
@@ -286,13 +255,13 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 	if err := s.db.GetContext(ctx, &total, `SELECT count(*) FROM follows f WHERE `+where, user.String()); err != nil {
 		return nil, 0, fmt.Errorf("count follows: %w", err)
 	}
-	rows := pageOf[identityRow](domain.Page{Limit: limit, Offset: offset}, total)
+	rows := sqlrow.PageOf[sqlrow.Identity](domain.Page{Limit: limit, Offset: offset}, total)
 	err := s.db.SelectContext(ctx, &rows, `SELECT `+cols+` FROM follows f WHERE `+where+
 		` ORDER BY f.created_at, `+other+` COLLATE "C" LIMIT $2 OFFSET $3`, user.String(), limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list follows: %w", err)
 	}
-	return castRows(rows, identityRow.identity), total, nil
+	return sqlrow.CastRows(rows, sqlrow.Identity.Identity), total, nil
 }
 
 // NodeStats counts the local users and the local reviews, for NodeInfo.
@@ -313,7 +282,7 @@ func (s *Store) LatestActivity(ctx context.Context, objectID string) ([]byte, er
 	err := s.db.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE object_id = $1
 		ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT 1`, objectID)
 	if err != nil {
-		return nil, notFound(err, "Entity not found: object")
+		return nil, sqlrow.NotFound(err, "Entity not found: object")
 	}
 	return []byte(doc), nil
 }
@@ -349,7 +318,7 @@ func (s *Store) ActivityIDs(ctx context.Context, typ string, objectIDs []string)
 // keeps strictly increasing per object, or the same one with a greater id).
 func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, activityKeep time.Duration) (inbox, activities int64, err error) {
 	err = s.write(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < $1`, millis(now.Add(-inboxKeep)))
+		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < $1`, sqlrow.Millis(now.Add(-inboxKeep)))
 		if err != nil {
 			return fmt.Errorf("prune inbox activities: %w", err)
 		}
@@ -363,7 +332,7 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 			OR (a.type IN ('Create', 'Update') AND EXISTS (SELECT 1 FROM ap_activities d WHERE d.object_id = a.object_id
 				AND d.type = 'Delete' AND (d.created_at > a.created_at
 				OR (d.created_at = a.created_at AND d.id COLLATE "C" > a.id COLLATE "C")))))`,
-			millis(now.Add(-activityKeep)))
+			sqlrow.Millis(now.Add(-activityKeep)))
 		if err != nil {
 			return fmt.Errorf("prune published activities: %w", err)
 		}
@@ -376,11 +345,11 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 // ActorProfile reads what a local actor document shows besides the account: the profile the user
 // edits (name, bio, avatar, banner, alias, fields).
 func (s *Store) ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error) {
-	var row profileRow
-	if err := s.db.GetContext(ctx, &row, `SELECT `+profileColumns+` FROM users WHERE id = $1`, user.String()); err != nil {
-		return domain.ActorProfile{}, notFound(err, "Entity not found: user")
+	var row sqlrow.Profile
+	if err := s.db.GetContext(ctx, &row, `SELECT `+sqlrow.ProfileColumns+` FROM users WHERE id = $1`, user.String()); err != nil {
+		return domain.ActorProfile{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
-	p := row.profile()
+	p := row.Profile()
 	ap := domain.ActorProfile{DisplayName: p.DisplayName, Bio: p.Bio, AvatarKey: p.AvatarKey, BannerKey: p.BannerKey,
 		Fields: p.Fields}
 	if p.AlsoKnownAs != "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
@@ -27,11 +28,11 @@ func (s *Store) FollowingFeed(ctx context.Context, owner uuid.UUID, p domain.Pag
 	if out.Total, err = s.reviewCount(ctx, counted{scope: "following", key: owner.String()}); err != nil {
 		return out, fmt.Errorf("count following feed: %w", err)
 	}
-	rows := pageOf[entryRow](p, out.Total)
+	rows := sqlrow.PageOf[sqlrow.Entry](p, out.Total)
 	if err := s.db.SelectContext(ctx, &rows, followingPage, owner.String(), p.Limit, p.Offset); err != nil {
 		return out, fmt.Errorf("following feed: %w", err)
 	}
-	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Entry.Entry); err != nil {
 		return out, fmt.Errorf("following feed: %w", err)
 	}
 	return out, nil
@@ -39,10 +40,10 @@ func (s *Store) FollowingFeed(ctx context.Context, owner uuid.UUID, p domain.Pag
 
 // ReviewEntry returns one review with its movie and author's name.
 func (s *Store) ReviewEntry(ctx context.Context, id uuid.UUID) (review.Entry, error) {
-	var row entryRow
+	var row sqlrow.Entry
 	err := s.db.GetContext(ctx, &row, entrySelect+entryFrom+` WHERE r.id = $1`, id.String())
 	if err != nil {
-		return review.Entry{}, notFound(err, "Entity not found: review "+id.String())
+		return review.Entry{}, sqlrow.NotFound(err, "Entity not found: review "+id.String())
 	}
-	return row.entry()
+	return row.Entry()
 }

@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -18,32 +18,14 @@ const goalColumns = `g.id, g.user_id, g.year, g.target_count, g.created_at, g.up
 	(SELECT count(*) FROM reviews r WHERE r.user_id = g.user_id
 		AND r.watched_at >= lpad(g.year::text, 4, '0') AND r.watched_at < lpad((g.year + 1)::text, 4, '0')) AS current_count`
 
-// goalRow is a goals row with its progress.
-type goalRow struct {
-	ID           uuid.UUID `db:"id"`
-	UserID       uuid.UUID `db:"user_id"`
-	Year         int       `db:"year"`
-	TargetCount  int       `db:"target_count"`
-	CreatedAt    string    `db:"created_at"`
-	UpdatedAt    string    `db:"updated_at"`
-	CurrentCount int       `db:"current_count"`
-}
-
-func (r goalRow) progress() domain.GoalProgress {
-	g := domain.Goal{ID: r.ID, UserID: r.UserID, Year: r.Year, TargetCount: r.TargetCount}
-	g.CreatedAt, _ = parseTime(r.CreatedAt)
-	g.UpdatedAt, _ = parseTime(r.UpdatedAt)
-	return domain.GoalProgress{Goal: g, CurrentCount: r.CurrentCount}
-}
-
 // Goals lists a user's goals with their progress, the latest year first.
 func (s *Store) Goals(ctx context.Context, user uuid.UUID) ([]domain.GoalProgress, error) {
-	var rows []goalRow
+	var rows []sqlrow.Goal
 	if err := s.db.SelectContext(ctx, &rows, `SELECT `+goalColumns+` FROM goals g WHERE g.user_id = $1 ORDER BY g.year DESC`,
 		user.String()); err != nil {
 		return nil, fmt.Errorf("read goals: %w", err)
 	}
-	return castRows(rows, goalRow.progress), nil
+	return sqlrow.CastRows(rows, sqlrow.Goal.Progress), nil
 }
 
 // Goal returns a user's goal of a year with its progress; none is KindNotFound.
@@ -58,15 +40,12 @@ func (s *Store) GoalByID(ctx context.Context, id uuid.UUID) (domain.GoalProgress
 }
 
 func (s *Store) goalWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.GoalProgress, error) {
-	var row goalRow
+	var row sqlrow.Goal
 	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+goalColumns+` FROM goals g WHERE `+where, args...); err != nil {
-		return domain.GoalProgress{}, notFound(err, "Entity not found: goal")
+		return domain.GoalProgress{}, sqlrow.NotFound(err, "Entity not found: goal")
 	}
-	return row.progress(), nil
+	return row.Progress(), nil
 }
-
-// errGoalExists answers a second goal for a year.
-var errGoalExists = domain.Invalid("Goal already exists for this year")
 
 // CreateGoal stores a new goal with GoalCreated in one transaction; a goal of the same user and
 // year is KindInvalid (the original's 400).
@@ -74,9 +53,9 @@ func (s *Store) CreateGoal(ctx context.Context, g domain.Goal) (domain.GoalProgr
 	err := s.writeWithEvents(ctx, "create goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO goals (id, user_id, year, target_count, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`, g.ID.String(), g.UserID.String(), g.Year, g.TargetCount,
-			formatTime(g.CreatedAt), formatTime(g.UpdatedAt))
+			sqlrow.FormatTime(g.CreatedAt), sqlrow.FormatTime(g.UpdatedAt))
 		if isUnique(err) {
-			return nil, errGoalExists
+			return nil, sqlrow.ErrGoalExists
 		}
 		if err != nil {
 			return nil, err
@@ -96,9 +75,9 @@ func (s *Store) UpdateGoal(ctx context.Context, user uuid.UUID, year, target int
 	var id uuid.UUID
 	err := s.writeWithEvents(ctx, "update goal", func(tx *sqlx.Tx) ([]domain.Event, error) {
 		err := tx.GetContext(ctx, &id, `UPDATE goals SET target_count = $1, updated_at = $2 WHERE user_id = $3 AND year = $4
-			RETURNING id`, target, formatTime(s.now()), user.String(), year)
+			RETURNING id`, target, sqlrow.FormatTime(s.now()), user.String(), year)
 		if err != nil {
-			return nil, notFound(err, goalMissing(year))
+			return nil, sqlrow.NotFound(err, sqlrow.GoalMissing(year))
 		}
 		return []domain.Event{domain.GoalUpdated{GoalID: id, UserID: user, Year: uint16(year), TargetCount: uint32(target)}}, nil
 	})
@@ -115,10 +94,8 @@ func (s *Store) DeleteGoal(ctx context.Context, user uuid.UUID, year int) error 
 		var id uuid.UUID
 		err := tx.GetContext(ctx, &id, `DELETE FROM goals WHERE user_id = $1 AND year = $2 RETURNING id`, user.String(), year)
 		if err != nil {
-			return nil, notFound(err, goalMissing(year))
+			return nil, sqlrow.NotFound(err, sqlrow.GoalMissing(year))
 		}
 		return []domain.Event{domain.GoalDeleted{GoalID: id, UserID: user, Year: uint16(year)}}, nil
 	})
 }
-
-func goalMissing(year int) string { return "Entity not found: goal for " + strconv.Itoa(year) }

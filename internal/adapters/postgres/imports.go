@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/importer"
 )
@@ -21,46 +22,17 @@ import (
 // The diary imports keep the SQLite adapter's tables and encodings (migrations/postgres/0170):
 // columns, cells and mappings are JSON text, session instants unix ms, profile times text.
 
-// mappingJSON is how a mapping is stored: the original's API field names, as on SQLite.
-type mappingJSON struct {
-	SourceColumn string   `json:"source_column"`
-	DomainField  string   `json:"domain_field"`
-	RatingScale  *float64 `json:"rating_scale,omitempty"`
-	DateFormat   string   `json:"date_format,omitempty"`
-}
-
-func encodeMappings(ms []importer.Mapping) string {
-	out := make([]mappingJSON, len(ms))
-	for i, m := range ms {
-		out[i] = mappingJSON{SourceColumn: m.SourceColumn, DomainField: string(m.Field), RatingScale: m.RatingScale, DateFormat: m.DateFormat}
-	}
-	raw, _ := json.Marshal(out)
-	return string(raw)
-}
-
-func decodeMappings(raw string) ([]importer.Mapping, error) {
-	var in []mappingJSON
-	if err := json.Unmarshal([]byte(raw), &in); err != nil {
-		return nil, fmt.Errorf("stored mappings: %w", err)
-	}
-	out := make([]importer.Mapping, len(in))
-	for i, m := range in {
-		out[i] = importer.Mapping{SourceColumn: m.SourceColumn, Field: importer.Field(m.DomainField), RatingScale: m.RatingScale, DateFormat: m.DateFormat}
-	}
-	return out, nil
-}
-
 // CreateImportSession stores a new session, invisible until CompleteImportSession.
 func (s *Store) CreateImportSession(ctx context.Context, is importer.Session) error {
 	cols, _ := json.Marshal(is.Columns)
 	var mappings any
 	if is.Mappings != nil {
-		mappings = encodeMappings(is.Mappings)
+		mappings = sqlrow.EncodeMappings(is.Mappings)
 	}
 	return s.execImport(ctx, "create import session", `INSERT INTO import_sessions (id, user_id, format, kind, target,
 		columns, mappings, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, is.ID.String(),
-		is.UserID.String(), is.Format, string(is.Kind), string(is.Target), string(cols), mappings, millis(is.CreatedAt),
-		millis(is.ExpiresAt))
+		is.UserID.String(), is.Format, string(is.Kind), string(is.Target), string(cols), mappings, sqlrow.Millis(is.CreatedAt),
+		sqlrow.Millis(is.ExpiresAt))
 }
 
 // AppendImportRows stores a chunk of an upload's rows in one transaction.
@@ -96,7 +68,7 @@ func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) er
 // DeleteExpiredImportSessions deletes the sessions expired at now, with their rows, and says how
 // many there were. Uploads that never completed (their request died) expire like the others.
 func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= $1`, millis(now))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= $1`, sqlrow.Millis(now))
 	if err != nil {
 		return 0, fmt.Errorf("delete expired import sessions: %w", storageFull(err))
 	}
@@ -106,7 +78,7 @@ func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) 
 // SetImportMappings replaces a session's mappings.
 func (s *Store) SetImportMappings(ctx context.Context, sessionID uuid.UUID, ms []importer.Mapping) error {
 	return s.execImport(ctx, "set import mappings", `UPDATE import_sessions SET mappings = $1 WHERE id = $2`,
-		encodeMappings(ms), sessionID.String())
+		sqlrow.EncodeMappings(ms), sessionID.String())
 }
 
 // execImport runs one statement that writes no events, in its own transaction.
@@ -117,29 +89,9 @@ func (s *Store) execImport(ctx context.Context, what, query string, args ...any)
 	return nil
 }
 
-// importSessionRow is an import_sessions row with its rows' counts.
-type importSessionRow struct {
-	ID         uuid.UUID        `db:"id"`
-	UserID     uuid.UUID        `db:"user_id"`
-	Format     string           `db:"format"`
-	Kind       string           `db:"kind"`
-	Target     string           `db:"target"`
-	Columns    string           `db:"columns"`
-	Mappings   sql.Null[string] `db:"mappings"`
-	RowCount   int              `db:"row_count"`
-	Federate   bool             `db:"federate"`
-	CreatedAt  int64            `db:"created_at"`
-	ExpiresAt  int64            `db:"expires_at"`
-	Confirmed  int              `db:"confirmed"`
-	Processed  int              `db:"processed"`
-	Imported   int              `db:"imported"`
-	Duplicates int              `db:"duplicates"`
-	Failed     int              `db:"failed"`
-}
-
 // ImportSession returns the user's complete, unexpired session id, with its progress.
 func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now time.Time) (importer.Session, error) {
-	var row importSessionRow
+	var row sqlrow.ImportSession
 	err := s.db.GetContext(ctx, &row, `SELECT s.id, s.user_id, s.format, s.kind, s.target, s.columns, s.mappings,
 		s.row_count, s.federate, s.created_at, s.expires_at,
 		count(*) FILTER (WHERE r.selected) AS confirmed,
@@ -149,9 +101,9 @@ func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now tim
 		count(*) FILTER (WHERE r.selected AND r.outcome = 'failed') AS failed
 		FROM import_sessions s LEFT JOIN import_rows r ON r.session_id = s.id AND r.selected
 		WHERE s.id = $1 AND s.user_id = $2 AND s.complete AND s.expires_at > $3
-		GROUP BY s.id`, id.String(), userID.String(), millis(now))
+		GROUP BY s.id`, id.String(), userID.String(), sqlrow.Millis(now))
 	if err != nil {
-		return importer.Session{}, notFound(err, "Entity not found: import session")
+		return importer.Session{}, sqlrow.NotFound(err, "Entity not found: import session")
 	}
 	var cols []string
 	if err := json.Unmarshal([]byte(row.Columns), &cols); err != nil {
@@ -165,24 +117,9 @@ func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now tim
 			Duplicates: row.Duplicates, Failed: row.Failed},
 	}
 	if row.Mappings.Valid {
-		if out.Mappings, err = decodeMappings(row.Mappings.V); err != nil {
+		if out.Mappings, err = sqlrow.DecodeMappings(row.Mappings.V); err != nil {
 			return importer.Session{}, err
 		}
-	}
-	return out, nil
-}
-
-// importRowRow is an import_rows row.
-type importRowRow struct {
-	Idx       int              `db:"idx"`
-	Cells     string           `db:"cells"`
-	ReadError sql.Null[string] `db:"read_error"`
-}
-
-func (r importRowRow) row() (importer.Row, error) {
-	out := importer.Row{Index: r.Idx, ReadErr: r.ReadError.V}
-	if err := json.Unmarshal([]byte(r.Cells), &out.Cells); err != nil {
-		return out, fmt.Errorf("stored import row %d: %w", r.Idx, err)
 	}
 	return out, nil
 }
@@ -198,13 +135,13 @@ func (s *Store) PendingImportRows(ctx context.Context, sessionID uuid.UUID, limi
 }
 
 func (s *Store) importRows(ctx context.Context, where string, sessionID uuid.UUID, after, limit int) ([]importer.Row, error) {
-	var rows []importRowRow
+	var rows []sqlrow.ImportRow
 	err := s.db.SelectContext(ctx, &rows, `SELECT idx, cells, read_error FROM import_rows
 		WHERE session_id = $1 AND `+where+` ORDER BY idx LIMIT $3`, sessionID.String(), after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read import rows: %w", err)
 	}
-	return mapRows(rows, importRowRow.row)
+	return sqlrow.MapRows(rows, sqlrow.ImportRow.Row)
 }
 
 // SelectImportRows marks the rows at indices confirmed, with the federate choice and a new
@@ -220,7 +157,7 @@ func (s *Store) SelectImportRows(ctx context.Context, sessionID uuid.UUID, indic
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE import_sessions SET federate = $1, expires_at = greatest(expires_at, $2)
-			WHERE id = $3`, federate, millis(expires), sessionID.String())
+			WHERE id = $3`, federate, sqlrow.Millis(expires), sessionID.String())
 		return err
 	})
 	if err != nil {
@@ -358,8 +295,8 @@ func (s *Store) importReview(ctx context.Context, tx *sqlx.Tx, b importer.Batch,
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium, watched_at,
 		created_at, updated_at, quiet) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, r.ID.String(), r.UserID.String(),
-		r.MovieID.String(), r.Rating, nullString(r.Comment), mediumValue(r.WatchMedium), formatTime(r.WatchedAt),
-		formatTime(r.CreatedAt), formatTime(r.UpdatedAt), b.Quiet)
+		r.MovieID.String(), r.Rating, sqlrow.NullString(r.Comment), sqlrow.MediumValue(r.WatchMedium), sqlrow.FormatTime(r.WatchedAt),
+		sqlrow.FormatTime(r.CreatedAt), sqlrow.FormatTime(r.UpdatedAt), b.Quiet)
 	if err != nil {
 		return "", nil, fmt.Errorf("insert review: %w", err)
 	}
@@ -382,7 +319,7 @@ func (s *Store) importWatchlistEntry(ctx context.Context, tx *sqlx.Tx, b importe
 		return "", nil, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO watchlist (user_id, movie_id, added_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		b.UserID.String(), mv.ID.String(), formatTime(b.Now))
+		b.UserID.String(), mv.ID.String(), sqlrow.FormatTime(b.Now))
 	if err != nil {
 		return "", nil, fmt.Errorf("insert watchlist entry: %w", err)
 	}
@@ -438,7 +375,7 @@ func (s *Store) InterruptedImportSessions(ctx context.Context, now time.Time) ([
 	err := s.db.SelectContext(ctx, &rows, `SELECT s.id, s.user_id FROM import_sessions s
 		WHERE s.complete AND s.expires_at > $1 AND EXISTS (SELECT 1 FROM import_rows r
 			WHERE r.session_id = s.id AND r.selected AND r.outcome IS NULL)
-		ORDER BY s.created_at, s.id`, millis(now))
+		ORDER BY s.created_at, s.id`, sqlrow.Millis(now))
 	if err != nil {
 		return nil, fmt.Errorf("interrupted import sessions: %w", err)
 	}
@@ -470,44 +407,27 @@ func (s *Store) ImportFailures(ctx context.Context, sessionID uuid.UUID) ([]impo
 // SaveImportProfile stores a mapping profile.
 func (s *Store) SaveImportProfile(ctx context.Context, p importer.Profile) error {
 	return s.execImport(ctx, "save import profile", `INSERT INTO import_profiles (id, user_id, name, mappings, created_at)
-		VALUES ($1, $2, $3, $4, $5)`, p.ID.String(), p.UserID.String(), p.Name, encodeMappings(p.Mappings), formatTime(p.CreatedAt))
-}
-
-type importProfileRow struct {
-	ID        uuid.UUID `db:"id"`
-	UserID    uuid.UUID `db:"user_id"`
-	Name      string    `db:"name"`
-	Mappings  string    `db:"mappings"`
-	CreatedAt string    `db:"created_at"`
-}
-
-func (r importProfileRow) profile() (importer.Profile, error) {
-	ms, err := decodeMappings(r.Mappings)
-	if err != nil {
-		return importer.Profile{}, err
-	}
-	at, err := parseTime(r.CreatedAt)
-	return importer.Profile{ID: r.ID, UserID: r.UserID, Name: r.Name, Mappings: ms, CreatedAt: at}, err
+		VALUES ($1, $2, $3, $4, $5)`, p.ID.String(), p.UserID.String(), p.Name, sqlrow.EncodeMappings(p.Mappings), sqlrow.FormatTime(p.CreatedAt))
 }
 
 // ImportProfiles lists the user's profiles, oldest first.
 func (s *Store) ImportProfiles(ctx context.Context, userID uuid.UUID) ([]importer.Profile, error) {
-	var rows []importProfileRow
+	var rows []sqlrow.ImportProfile
 	if err := s.db.SelectContext(ctx, &rows, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
 		WHERE user_id = $1 ORDER BY created_at, id`, userID.String()); err != nil {
 		return nil, fmt.Errorf("import profiles: %w", err)
 	}
-	return mapRows(rows, importProfileRow.profile)
+	return sqlrow.MapRows(rows, sqlrow.ImportProfile.Profile)
 }
 
 // ImportProfile returns one of the user's profiles.
 func (s *Store) ImportProfile(ctx context.Context, userID, id uuid.UUID) (importer.Profile, error) {
-	var row importProfileRow
+	var row sqlrow.ImportProfile
 	if err := s.db.GetContext(ctx, &row, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
 		WHERE id = $1 AND user_id = $2`, id.String(), userID.String()); err != nil {
-		return importer.Profile{}, notFound(err, "Entity not found: import profile")
+		return importer.Profile{}, sqlrow.NotFound(err, "Entity not found: import profile")
 	}
-	return row.profile()
+	return row.Profile()
 }
 
 // DeleteImportProfile deletes one of the user's profiles.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"moviesdiary/internal/adapters/sqlrow"
 )
 
 // AcquireLease takes or renews the lease name for holder until now+ttl. It succeeds when nobody
@@ -14,7 +16,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, now time.
 	res, err := s.db.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at) VALUES ($1, $2, $3)
 		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 		WHERE job_leases.expires_at <= $4 OR job_leases.holder = excluded.holder`,
-		name, holder, millis(now.Add(ttl)), millis(now))
+		name, holder, sqlrow.Millis(now.Add(ttl)), sqlrow.Millis(now))
 	if err != nil {
 		return false, fmt.Errorf("acquire lease %s: %w", name, err)
 	}

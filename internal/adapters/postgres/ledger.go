@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
 )
 
@@ -46,7 +47,7 @@ type found struct {
 }
 
 func claimLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
-	token := millis(now)
+	token := sqlrow.Millis(now)
 	stale := token - lease.Milliseconds()
 	// Distinct keys in one order: an upsert may not touch a row twice, and transactions that lock
 	// rows in the same order cannot deadlock.
@@ -170,7 +171,7 @@ func settleLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, marks []deliv
 		if _, err := tx.ExecContext(ctx, `UPDATE processed_events p SET status = 'done', processed_at = $1
 			FROM unnest($2::text[], $3::text[], $4::bigint[]) AS v (event_id, handler, token)
 			WHERE p.event_id = v.event_id AND p.handler = v.handler AND p.started_at = v.token AND p.status = 'in_progress'`,
-			millis(now), events, handlers, tokens); err != nil {
+			sqlrow.Millis(now), events, handlers, tokens); err != nil {
 			return fmt.Errorf("mark ledger done: %w", err)
 		}
 	}
@@ -187,7 +188,7 @@ func columns(marks []delivery.Mark) (events, handlers []string, tokens []int64) 
 // Prune deletes ledger rows whose claim began more than keep ago (30 days in production),
 // returning how many it removed.
 func (l *Ledger) Prune(ctx context.Context, now time.Time, keep time.Duration) (int64, error) {
-	res, err := l.s.db.ExecContext(ctx, `DELETE FROM processed_events WHERE started_at < $1`, millis(now.Add(-keep)))
+	res, err := l.s.db.ExecContext(ctx, `DELETE FROM processed_events WHERE started_at < $1`, sqlrow.Millis(now.Add(-keep)))
 	if err != nil {
 		return 0, fmt.Errorf("prune ledger: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 
+	"moviesdiary/migrations"
 	pgmigrations "moviesdiary/migrations/postgres"
 )
 
@@ -77,24 +78,7 @@ func (s *Store) Version(ctx context.Context) (version uint, dirty bool, err erro
 }
 
 // LatestVersion is the newest embedded PostgreSQL migration.
-func LatestVersion() (uint, error) {
-	src, err := iofs.New(pgmigrations.FS, ".")
-	if err != nil {
-		return 0, err
-	}
-	defer src.Close()
-	v, err := src.First()
-	if err != nil {
-		return 0, err
-	}
-	for {
-		next, err := src.Next(v)
-		if err != nil {
-			return v, nil
-		}
-		v = next
-	}
-}
+func LatestVersion() (uint, error) { return migrations.Latest(pgmigrations.FS) }
 
 // OpenMigrated opens the database at url and applies every pending migration: what each process
 // does at start-up.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
 )
 
@@ -57,7 +58,7 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 		case delivery.Return:
 			var res sql.Result
 			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', next_attempt_at = $1, relays = greatest(relays, $2)
-				WHERE event_id = $3 AND status = 'relayed'`, millis(o.At), o.Round+1, o.EventID)
+				WHERE event_id = $3 AND status = 'relayed'`, sqlrow.Millis(o.At), o.Round+1, o.EventID)
 			if n, _ := rowsAffected(res); n > 0 {
 				returned = true
 			}
@@ -68,7 +69,7 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			}
 			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET next_attempt_at = greatest(next_attempt_at, $1),
 				last_error = coalesce($2, last_error), relays = greatest(relays, $3) WHERE event_id = $4 AND status = 'relayed'`,
-				millis(o.At), last, o.Round+1, o.EventID)
+				sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)
 		}

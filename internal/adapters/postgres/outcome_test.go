@@ -14,19 +14,20 @@ import (
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox/outboxtest"
 )
 
 // bundle is one test's database, clock and queue.
 type bundle struct {
 	s     *postgres.Store
-	clock *fakeClock
+	clock *outboxtest.Clock
 	q     *postgres.Queue
 }
 
 func setup(t *testing.T, maxAttempts int, onDead func()) *bundle {
 	t.Helper()
-	clock := &fakeClock{t: time.Now().Truncate(time.Millisecond)}
-	s, _ := open(t, postgres.WithClock(clock.now))
+	clock := outboxtest.NewClock(time.Now().Truncate(time.Millisecond))
+	s, _ := open(t, postgres.WithClock(clock.Now))
 	q := s.Queue(postgres.QueueConfig{MaxAttempts: maxAttempts, Logger: deliverytest.Logger(t), OnDeadLetter: onDead})
 	return &bundle{s: s, clock: clock, q: q}
 }
@@ -63,7 +64,7 @@ func TestAbandonedDeliveriesCountAsAttempts(t *testing.T) {
 		if err != nil || len(msgs) != 1 || msgs[0].Attempt != n {
 			t.Fatalf("claim %d: %+v %v; want the event as delivery %d", n, msgs, err, n)
 		}
-		b.clock.advance(postgres.ClaimLeaseDefault) // the worker dies holding the claim
+		b.clock.Advance(postgres.ClaimLeaseDefault) // the worker dies holding the claim
 	}
 	if msgs, err := b.q.Claim(ctx, 10); err != nil || len(msgs) != 0 {
 		t.Fatalf("after %d abandoned deliveries a claim got %d messages (%v); want none", maxAttempts, len(msgs), err)
@@ -87,11 +88,11 @@ func TestAQuickConsumerStillMovesTheRound(t *testing.T) {
 	if err != nil || len(msgs) != 1 || msgs[0].Handoffs != 0 {
 		t.Fatalf("relay claim: %+v %v", msgs, err)
 	}
-	if err := b.s.Ledger().Record(ctx, b.clock.now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.DeadLetter,
+	if err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.DeadLetter,
 		Round: 0, Deliveries: 1, Err: errors.New("remote answered 410 Gone")}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.now().Add(time.Hour)}}); err != nil {
+	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.Now().Add(time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
 	if r := b.row(t, id); r.Status != "dead_lettered" || r.Attempts != 1 {
@@ -120,23 +121,23 @@ func TestRecordedOutcomes(t *testing.T) {
 		if err != nil || len(msgs) != 1 {
 			t.Fatalf("relay claim: %+v %v", msgs, err)
 		}
-		if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.now().Add(time.Hour)}}); err != nil {
+		if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.Now().Add(time.Hour)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	record := func(o delivery.RowOutcome) {
 		t.Helper()
 		o.EventID = id
-		if err := b.s.Ledger().Record(ctx, b.clock.now(), nil, []delivery.RowOutcome{o}); err != nil {
+		if err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{o}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	relay()
-	record(delivery.RowOutcome{Kind: delivery.Retry, Round: 0, Deliveries: 1, Err: errors.New("timeout"), At: b.clock.now().Add(time.Minute)})
-	if r := b.row(t, id); r.Status != "relayed" || r.LastError != "timeout" || !r.NextAttemptAt.Equal(b.clock.now().Add(time.Hour)) {
+	record(delivery.RowOutcome{Kind: delivery.Retry, Round: 0, Deliveries: 1, Err: errors.New("timeout"), At: b.clock.Now().Add(time.Minute)})
+	if r := b.row(t, id); r.Status != "relayed" || r.LastError != "timeout" || !r.NextAttemptAt.Equal(b.clock.Now().Add(time.Hour)) {
 		t.Fatalf("after a retry: %+v; want relayed, the error kept, the later horizon kept", r)
 	}
-	record(delivery.RowOutcome{Kind: delivery.Return, Round: 0, Deliveries: 2, At: b.clock.now()})
+	record(delivery.RowOutcome{Kind: delivery.Return, Round: 0, Deliveries: 2, At: b.clock.Now()})
 	if r := b.row(t, id); r.Status != "pending" || r.Attempts != 0 {
 		t.Fatalf("after a return: %+v; want pending with no attempt spent", r)
 	}

@@ -14,26 +14,16 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
 )
 
-// ClaimLeaseDefault is how long a claimed row belongs to its claimer; a row still processing
-// after that (its claimer died) is claimed again.
-const ClaimLeaseDefault = 600 * time.Second
-
-// maxErrorLen bounds last_error so a panic's stack cannot bloat the table.
-const maxErrorLen = 8 << 10
+// ClaimLeaseDefault is how long a claimed row belongs to its claimer (outbox.ClaimLeaseDefault).
+const ClaimLeaseDefault = outbox.ClaimLeaseDefault
 
 // QueueConfig tunes a Queue; zero fields take the defaults.
-type QueueConfig struct {
-	MaxAttempts int           // deliveries before a row is dead-lettered (default 5)
-	ClaimLease  time.Duration // default ClaimLeaseDefault
-	Logger      *slog.Logger
-	// OnDeadLetter, if set, is called for each row the queue dead-letters on its own (its
-	// deliveries abandoned by dead workers, or lost by the broker, MaxAttempts times), for the
-	// dead-letter counter; dead letters a delivery decided are counted by the engine.
-	OnDeadLetter func()
-}
+type QueueConfig = outbox.QueueConfig
 
 // Queue is event_queue as a delivery.Source, with the SQLite queue's rules: besides due pending
 // rows it claims rows whose claim expired (a dead or stalled claimer) and relayed rows past their
@@ -120,13 +110,13 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	q.mu.Lock()
 	q.seen = q.notify.current()
 	q.mu.Unlock()
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	stale := now - q.lease.Milliseconds()
 	abandoned := fmt.Sprintf("delivery abandoned: its worker died or stalled past the claim lease (%s)", q.lease)
 	lost := "no outcome recorded within the re-relay horizon (the broker lost it, or its consumers died): relayed again"
 	var msgs []delivery.Message
 	var reclaimed, rerelayed int
-	var dead []deadRow
+	var dead []outbox.DeadRow
 	err := q.s.write(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		if dead, err = q.deadLetterAbandoned(ctx, tx, now, stale); err != nil {
@@ -176,7 +166,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	q.mu.Unlock()
 	for _, d := range dead {
 		q.log.Error("event dead-lettered: its worker died or stalled during its last attempt",
-			append(rowFields(d.EventID.String, d.ID), "event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)...)
+			append(outbox.RowFields(d.EventID.String, d.ID), "event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)...)
 	}
 	if reclaimed > 0 {
 		q.log.Warn("reclaiming events whose claim outlived the lease (a claimer died); the abandoned delivery counts as an attempt",
@@ -189,19 +179,11 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	return msgs, nil
 }
 
-// deadRow is a row Claim dead-lettered.
-type deadRow struct {
-	ID        int64          `db:"id"`
-	EventID   sql.NullString `db:"event_id"`
-	EventType string         `db:"event_type"`
-	Attempts  int            `db:"attempts"`
-}
-
 // deadLetterAbandoned dead-letters the rows whose last allowed attempt came to nothing: a
 // processing row whose claim expired, a relayed row past its re-relay horizon. Rows another
 // claimer has locked are left to it.
-func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, now, stale int64) ([]deadRow, error) {
-	var dead []deadRow
+func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, now, stale int64) ([]outbox.DeadRow, error) {
+	var dead []outbox.DeadRow
 	err := tx.SelectContext(ctx, &dead, `WITH d AS (
 			SELECT id FROM event_queue
 			WHERE ((status = 'processing' AND claimed_at <= $1) OR (status = 'relayed' AND next_attempt_at <= $4))
@@ -267,7 +249,7 @@ func (q *Queue) Extend(ctx context.Context) error {
 	if len(q.held) == 0 {
 		return nil
 	}
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	refs := make([]*rowRef, 0, len(q.held))
 	ids := make([]int64, 0, len(q.held))
 	tokens := make([]int64, 0, len(q.held))
@@ -328,27 +310,27 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 		case delivery.Ack:
 			acked = append(acked, ref.id)
 		case delivery.Handoff:
-			hIDs, hTokens, hUntil = append(hIDs, ref.id), append(hTokens, ref.token), append(hUntil, millis(r.Until))
+			hIDs, hTokens, hUntil = append(hIDs, ref.id), append(hTokens, ref.token), append(hUntil, sqlrow.Millis(r.Until))
 		case delivery.Return:
 			returned = true
 			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+fmt.Sprintf(owned, 1, 2),
 				ref.id, ref.token)
 		case delivery.Defer:
 			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = $1`+
-				fmt.Sprintf(owned, 2, 3), millis(r.Until), ref.id, ref.token)
+				fmt.Sprintf(owned, 2, 3), sqlrow.Millis(r.Until), ref.id, ref.token)
 		case delivery.Retry, delivery.DeadLetter:
 			// attempts counts failed deliveries; the row dead-letters when they reach the limit.
 			dead := r.Kind == delivery.DeadLetter || r.Msg.Attempt >= q.maxAttempts
 			var res sql.Result
 			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET attempts = attempts + 1, claimed_at = NULL,
 				status = CASE WHEN $1 THEN 'dead_lettered' ELSE 'pending' END, next_attempt_at = $2, last_error = $3`+
-				fmt.Sprintf(owned, 4, 5), dead, millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
+				fmt.Sprintf(owned, 4, 5), dead, sqlrow.Millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
 			if err == nil && dead && r.Kind == delivery.Retry {
 				if n, _ := res.RowsAffected(); n > 0 {
 					if q.onDead != nil {
 						q.onDead()
 					}
-					q.log.Error("event dead-lettered: max attempts reached", append(rowFields(r.Msg.EventID, ref.id),
+					q.log.Error("event dead-lettered: max attempts reached", append(outbox.RowFields(r.Msg.EventID, ref.id),
 						"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "error", r.Err)...)
 				}
 			}
@@ -402,28 +384,19 @@ func (q *Queue) Wait(ctx context.Context) error {
 // like the SQLite one.
 func (q *Queue) Close() error { return nil }
 
-// errorText is err as last_error keeps it: at most maxErrorLen bytes, cut at a character, and
+// errorText is err as last_error keeps it: at most outbox.MaxErrorLen bytes, cut at a character, and
 // valid text for PostgreSQL (which refuses NUL and invalid UTF-8 where SQLite stores them).
 func errorText(err error) string {
 	if err == nil {
 		return "unknown error"
 	}
 	s := strings.ToValidUTF8(strings.ReplaceAll(err.Error(), "\x00", ""), "\uFFFD")
-	if len(s) > maxErrorLen {
-		cut := maxErrorLen
+	if len(s) > outbox.MaxErrorLen {
+		cut := outbox.MaxErrorLen
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "…"
 	}
 	return s
-}
-
-// rowFields are the fields naming a row in a delivery log line: its event id, and for a foreign
-// writer's row, which has none, its row id.
-func rowFields(eventID string, row int64) []any {
-	if eventID == "" {
-		return []any{"event_id", eventID, "row_id", row}
-	}
-	return []any{"event_id", eventID}
 }

@@ -12,25 +12,8 @@ import (
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox/outboxtest"
 )
-
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // TestClaimersNeverShareARow: workers on different connections (two stores, as two hosts)
 // claiming one backlog at once each get their own rows, never the same one, and between them
@@ -95,8 +78,8 @@ func TestClaimersNeverShareARow(t *testing.T) {
 func TestStaleOwnerCannotClobber(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := &fakeClock{t: time.Now().Truncate(time.Millisecond)}
-	s, _ := open(t, postgres.WithClock(clock.now))
+	clock := outboxtest.NewClock(time.Now().Truncate(time.Millisecond))
+	s, _ := open(t, postgres.WithClock(clock.Now))
 	if err := s.Enqueue(ctx, domain.SearchReindexRequested{}); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +88,7 @@ func TestStaleOwnerCannotClobber(t *testing.T) {
 	if err != nil || len(old) != 1 {
 		t.Fatalf("first claim: %d, %v", len(old), err)
 	}
-	clock.advance(postgres.ClaimLeaseDefault)
+	clock.Advance(postgres.ClaimLeaseDefault)
 	now, err := fresh.Claim(ctx, 10)
 	if err != nil || len(now) != 1 || now[0].RowID != old[0].RowID {
 		t.Fatalf("claim after the lease: %+v, %v", now, err)
@@ -118,11 +101,11 @@ func TestStaleOwnerCannotClobber(t *testing.T) {
 		return r
 	}
 	owned := row()
-	clock.advance(time.Minute)
+	clock.Advance(time.Minute)
 	if err := stale.Extend(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := stale.Settle(ctx, []delivery.Result{{Msg: old[0], Kind: delivery.Handoff, Until: clock.now().Add(time.Hour)}}); err != nil {
+	if err := stale.Settle(ctx, []delivery.Result{{Msg: old[0], Kind: delivery.Handoff, Until: clock.Now().Add(time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
 	if r := row(); r.Status != "processing" || !r.ClaimedAt.Equal(*owned.ClaimedAt) || r.Attempts != owned.Attempts {
@@ -131,8 +114,8 @@ func TestStaleOwnerCannotClobber(t *testing.T) {
 	if err := fresh.Extend(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r := row(); !r.ClaimedAt.Equal(clock.now()) {
-		t.Fatalf("the owner's extension left claimed_at %v, want %v", r.ClaimedAt, clock.now())
+	if r := row(); !r.ClaimedAt.Equal(clock.Now()) {
+		t.Fatalf("the owner's extension left claimed_at %v, want %v", r.ClaimedAt, clock.Now())
 	}
 	if err := fresh.Settle(ctx, []delivery.Result{{Msg: now[0], Kind: delivery.Ack}}); err != nil {
 		t.Fatal(err)

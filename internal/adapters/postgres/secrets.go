@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"moviesdiary/internal/adapters/sqlrow"
 )
 
 // Secret returns the instance secret called name, storing generate's value first when there is
@@ -23,7 +25,7 @@ func (s *Store) Secret(ctx context.Context, name string, generate func() (string
 		return "", false, err
 	}
 	err = s.db.GetContext(ctx, &value, `INSERT INTO instance_secrets (name, value, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (name) DO NOTHING RETURNING value`, name, fresh, millis(s.now()))
+		ON CONFLICT (name) DO NOTHING RETURNING value`, name, fresh, sqlrow.Millis(s.now()))
 	if errors.Is(err, sql.ErrNoRows) { // another server stored one first
 		err = s.db.GetContext(ctx, &value, `SELECT value FROM instance_secrets WHERE name = $1`, name)
 		return value, false, err

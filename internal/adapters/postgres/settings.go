@@ -9,12 +9,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
 // Settings returns a user's federation settings; a user who never saved any has the defaults.
 func (s *Store) Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error) {
-	var row settingsRow
+	var row sqlrow.Settings
 	err := s.db.GetContext(ctx, &row, `SELECT federate_reviews, federate_watchlist, federate_goals FROM user_settings
 		WHERE user_id = $1`, user.String())
 	if errors.Is(err, sql.ErrNoRows) {
@@ -24,13 +25,6 @@ func (s *Store) Settings(ctx context.Context, user uuid.UUID) (domain.Federation
 		return domain.FederationSettings{}, fmt.Errorf("read settings: %w", err)
 	}
 	return domain.FederationSettings(row), nil
-}
-
-// settingsRow is a user_settings row.
-type settingsRow struct {
-	Reviews   bool `db:"federate_reviews"`
-	Watchlist bool `db:"federate_watchlist"`
-	Goals     bool `db:"federate_goals"`
 }
 
 // SaveSettings replaces a user's federation settings. No event: nothing outside the database

@@ -194,5 +194,3 @@ func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	}
 	return nil
 }
-
-func millis(t time.Time) int64 { return t.UnixMilli() }

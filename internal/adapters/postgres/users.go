@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/user"
 )
@@ -21,7 +22,7 @@ import (
 // other writers (reads go on): registrations on every host take their turn, which is cheap for
 // something this rare, and the second one counts the first.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, error) {
-	priv, pub, err := newActorKey()
+	priv, pub, err := sqlrow.NewActorKey()
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}
@@ -38,7 +39,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
-			u.Role == domain.RoleAdmin, formatTime(u.CreatedAt))
+			u.Role == domain.RoleAdmin, sqlrow.FormatTime(u.CreatedAt))
 		constraint, unique := uniqueConstraint(err)
 		switch {
 		case unique && strings.Contains(constraint, "email"):
@@ -48,36 +49,12 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		case err != nil:
 			return err
 		}
-		return insertActorKey(ctx, tx, u.ID, priv, pub, millis(s.now()))
+		return insertActorKey(ctx, tx, u.ID, priv, pub, sqlrow.Millis(s.now()))
 	})
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}
 	return u, nil
-}
-
-// userColumns are the columns of userRow.
-const userColumns = `id, username, email, password_hash, is_admin, created_at, ` + profileColumns
-
-// userRow is a users row.
-type userRow struct {
-	ID           uuid.UUID `db:"id"`
-	Username     string    `db:"username"`
-	Email        string    `db:"email"`
-	PasswordHash string    `db:"password_hash"`
-	IsAdmin      bool      `db:"is_admin"`
-	CreatedAt    string    `db:"created_at"`
-	profileRow
-}
-
-func (r userRow) user() domain.User {
-	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard,
-		Profile: r.profile()}
-	if r.IsAdmin {
-		u.Role = domain.RoleAdmin
-	}
-	u.CreatedAt, _ = parseTime(r.CreatedAt)
-	return u
 }
 
 // UserByEmail returns the user with that e-mail, ignoring case (the column is citext).
@@ -96,11 +73,11 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (domain.Use
 }
 
 func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.User, error) {
-	var row userRow
-	if err := s.db.GetContext(ctx, &row, `SELECT `+userColumns+` FROM users WHERE `+where, arg); err != nil {
-		return domain.User{}, notFound(err, "Entity not found: user")
+	var row sqlrow.User
+	if err := s.db.GetContext(ctx, &row, `SELECT `+sqlrow.UserColumns+` FROM users WHERE `+where, arg); err != nil {
+		return domain.User{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
-	return row.user(), nil
+	return row.User(), nil
 }
 
 // CreateSession stores a login's first refresh session; its hash names the token family every
@@ -108,7 +85,7 @@ func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.Us
 func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error {
 	return s.write(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
-			VALUES ($1, $2, $3, $4, $1)`, tokenHash, userID.String(), millis(expires), millis(now))
+			VALUES ($1, $2, $3, $4, $1)`, tokenHash, userID.String(), sqlrow.Millis(expires), sqlrow.Millis(now))
 		if err != nil {
 			return fmt.Errorf("create session: %w", err)
 		}
@@ -125,7 +102,7 @@ func (s *Store) CreateSession(ctx context.Context, userID uuid.UUID, tokenHash s
 func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error) {
 	var (
 		user    uuid.UUID
-		refusal error // errExpired or errReused: what the committed transaction answers
+		refusal error // sqlrow.ErrExpired or sqlrow.ErrReused: what the committed transaction answers
 	)
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		refusal = nil
@@ -138,24 +115,24 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 		err := tx.GetContext(ctx, &old, `SELECT user_id, expires_at, coalesce(family_id, token_hash) AS family, rotated_at
 			FROM refresh_sessions WHERE token_hash = $1 FOR UPDATE`, oldHash)
 		if err != nil {
-			return notFound(err, "Invalid refresh token")
+			return sqlrow.NotFound(err, "Invalid refresh token")
 		}
 		switch {
-		case old.ExpiresAt <= millis(now):
-			refusal = errExpired
+		case old.ExpiresAt <= sqlrow.Millis(now):
+			refusal = sqlrow.ErrExpired
 			_, err = tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE token_hash = $1`, oldHash)
 			return err
 		case old.RotatedAt.Valid:
-			refusal = errReused
+			refusal = sqlrow.ErrReused
 			return deleteFamily(ctx, tx, old.Family)
 		}
 		user = old.UserID
 		if _, err := tx.ExecContext(ctx, `UPDATE refresh_sessions SET rotated_at = $1, family_id = $2 WHERE token_hash = $3`,
-			millis(now), old.Family, oldHash); err != nil {
+			sqlrow.Millis(now), old.Family, oldHash); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO refresh_sessions (token_hash, user_id, expires_at, created_at, family_id)
-			VALUES ($1, $2, $3, $4, $5)`, newHash, user.String(), millis(expires), millis(now), old.Family)
+			VALUES ($1, $2, $3, $4, $5)`, newHash, user.String(), sqlrow.Millis(expires), sqlrow.Millis(now), old.Family)
 		return err
 	})
 	if err == nil {
@@ -166,12 +143,6 @@ func (s *Store) RotateSession(ctx context.Context, oldHash, newHash string, now,
 	}
 	return user, nil
 }
-
-var (
-	errExpired = domain.Errorf(domain.KindUnauthorized, "Refresh token expired")
-	errReused  = domain.Errorf(domain.KindUnauthorized,
-		"Refresh token already used: every session of this login is revoked, log in again")
-)
 
 // deleteFamily deletes every session of a token family.
 func deleteFamily(ctx context.Context, tx *sqlx.Tx, family string) error {
@@ -200,31 +171,17 @@ func (s *Store) DeleteSession(ctx context.Context, tokenHash string) error {
 
 // PruneSessions deletes expired refresh sessions and returns how many.
 func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= $1`, millis(now))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE expires_at <= $1`, sqlrow.Millis(now))
 	if err != nil {
 		return 0, fmt.Errorf("prune sessions: %w", err)
 	}
 	return res.RowsAffected()
 }
 
-// userSummaryRow is one row of UserSummaries.
-type userSummaryRow struct {
-	userRow
-	TotalMovies    int               `db:"total_movies"`
-	AvgRating      sql.Null[float64] `db:"avg_rating"`
-	FollowingCount int               `db:"following_count"`
-	FollowersCount int               `db:"followers_count"`
-}
-
-func (r userSummaryRow) summary() user.Summary {
-	return user.Summary{User: r.user(), TotalMovies: r.TotalMovies, AvgRating: ptr(r.AvgRating),
-		FollowingCount: r.FollowingCount, FollowersCount: r.FollowersCount}
-}
-
 // UserSummaries lists every local user with their review and follow counts, by username.
 func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
-	var rows []userSummaryRow
-	err := s.db.SelectContext(ctx, &rows, `SELECT `+userColumns+`,
+	var rows []sqlrow.UserSummary
+	err := s.db.SelectContext(ctx, &rows, `SELECT `+sqlrow.UserColumns+`,
 		COALESCE((SELECT n FROM review_counts WHERE scope = 'user' AND key = users.id), 0) AS total_movies,
 		(SELECT avg(rating)::float8 FROM reviews r WHERE r.user_id = users.id) AS avg_rating,
 		(SELECT count(*) FROM follows WHERE follower_kind = 'local' AND follower_id = users.id AND status = 'accepted')
@@ -235,5 +192,5 @@ func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
-	return castRows(rows, userSummaryRow.summary), nil
+	return sqlrow.CastRows(rows, sqlrow.UserSummary.Summary), nil
 }

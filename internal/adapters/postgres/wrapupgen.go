@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/wrapup"
 )
@@ -85,13 +86,13 @@ type wrapUpViewingRow struct {
 }
 
 func (r wrapUpViewingRow) viewing() (wrapup.Viewing, error) {
-	watched, err := parseTime(r.WatchedAt)
+	watched, err := sqlrow.ParseTime(r.WatchedAt)
 	if err != nil {
 		return wrapup.Viewing{}, err
 	}
-	v := wrapup.Viewing{WatchedAt: watched, Rating: r.Rating, Medium: ptr(r.WatchMedium), UserID: r.UserID,
-		UserName: r.UserName, MovieID: r.MovieID, Title: r.Title, Year: r.Year.V, Poster: ptr(r.Poster),
-		Director: ptr(r.Director), DirectorID: ptr(r.DirectorID), Runtime: ptr(r.Runtime), Language: ptr(r.Language)}
+	v := wrapup.Viewing{WatchedAt: watched, Rating: r.Rating, Medium: sqlrow.Ptr(r.WatchMedium), UserID: r.UserID,
+		UserName: r.UserName, MovieID: r.MovieID, Title: r.Title, Year: r.Year.V, Poster: sqlrow.Ptr(r.Poster),
+		Director: sqlrow.Ptr(r.Director), DirectorID: sqlrow.Ptr(r.DirectorID), Runtime: sqlrow.Ptr(r.Runtime), Language: sqlrow.Ptr(r.Language)}
 	_ = json.Unmarshal([]byte(r.Genres), &v.Genres)
 	v.Budget, v.Keywords = profileFacts(r.Profile)
 	var cast []struct {
@@ -162,7 +163,7 @@ func (s *Store) WrapUpViewings(ctx context.Context, user *uuid.UUID, start, end 
 	if err != nil {
 		return nil, fmt.Errorf("wrap-up viewings: %w", err)
 	}
-	return mapRows(rows, wrapUpViewingRow.viewing)
+	return sqlrow.MapRows(rows, wrapUpViewingRow.viewing)
 }
 
 // RegenerateWrapUp sends a Ready wrap-up whose report predates the current schema (it lacks
@@ -182,7 +183,7 @@ func (s *Store) RegenerateWrapUp(ctx context.Context, id uuid.UUID) (bool, error
 		}
 		// Requested again now: the reaper of stuck wrap-ups measures a Pending one from created_at.
 		if _, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Pending', report = NULL, completed_at = NULL,
-			created_at = $1 WHERE id = $2`, formatTime(s.now()), id.String()); err != nil {
+			created_at = $1 WHERE id = $2`, sqlrow.FormatTime(s.now()), id.String()); err != nil {
 			return err
 		}
 		ok = true
@@ -214,7 +215,7 @@ func (s *Store) CompleteWrapUp(ctx context.Context, id uuid.UUID, report json.Ra
 	done := false
 	err := s.write(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Ready', report = $1, completed_at = $2, error_message = NULL
-			WHERE id = $3 AND status = 'Generating'`, string(report), formatTime(at), id.String())
+			WHERE id = $3 AND status = 'Generating'`, string(report), sqlrow.FormatTime(at), id.String())
 		if err != nil {
 			return err
 		}
@@ -244,13 +245,13 @@ func (s *Store) FailWrapUp(ctx context.Context, id uuid.UUID, msg string) error 
 // never finished), so the range can be requested again. It returns both counts.
 func (s *Store) CleanupWrapUps(ctx context.Context, failedBefore, stuckBefore time.Time) (deleted, failed int64, err error) {
 	err = s.write(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE status = 'Failed' AND created_at < $1`, formatTime(failedBefore))
+		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE status = 'Failed' AND created_at < $1`, sqlrow.FormatTime(failedBefore))
 		if err != nil {
 			return err
 		}
 		deleted, _ = res.RowsAffected()
 		res, err = tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Failed', error_message = 'generation did not finish'
-			WHERE status IN ('Pending', 'Generating') AND created_at < $1`, formatTime(stuckBefore))
+			WHERE status IN ('Pending', 'Generating') AND created_at < $1`, sqlrow.FormatTime(stuckBefore))
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/federation"
 	"moviesdiary/migrations"
@@ -805,7 +806,7 @@ func (s *Store) rekeyAdoptedWatches(ctx context.Context, log *slog.Logger) error
 	}
 	changed := 0
 	for _, r := range rows {
-		key := domain.WatchEvent{Title: r.Title, Year: ptr(r.Year), ExternalID: ptr(r.ExternalID)}.DedupKey()
+		key := domain.WatchEvent{Title: r.Title, Year: sqlrow.Ptr(r.Year), ExternalID: sqlrow.Ptr(r.ExternalID)}.DedupKey()
 		if key == r.Key {
 			continue
 		}

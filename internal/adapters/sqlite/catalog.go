@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/movie"
 )
@@ -20,7 +21,7 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 	where := []string{`1 = 1`}
 	var args []any
 	if f.Search != "" {
-		where, args = append(where, `m.title LIKE ? ESCAPE '\'`), append(args, "%"+escapeLike(f.Search)+"%")
+		where, args = append(where, `m.title LIKE ? ESCAPE '\'`), append(args, "%"+sqlrow.EscapeLike(f.Search)+"%")
 	}
 	if f.Genre != "" {
 		where = append(where, `EXISTS (SELECT 1 FROM json_each(m.genres) WHERE value = ? COLLATE NOCASE)`)
@@ -34,33 +35,17 @@ func (s *Store) Movies(ctx context.Context, f movie.Filter, p domain.Page) (doma
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*)`+w, args...); err != nil {
 		return out, fmt.Errorf("count movies: %w", err)
 	}
-	rows := pageOf[movieRow](p, out.Total)
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
+	rows := sqlrow.PageOf[sqlrow.Movie](p, out.Total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+w+` ORDER BY m.title COLLATE NOCASE, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
-	if out.Items, err = mapRows(rows, movieRow.movie); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Movie.Movie); err != nil {
 		return out, fmt.Errorf("list movies: %w", err)
 	}
 	return out, nil
 }
-
-// ratingsRow counts reviews by rating, 1 to 5.
-type ratingsRow struct {
-	R1 int `db:"r1"`
-	R2 int `db:"r2"`
-	R3 int `db:"r3"`
-	R4 int `db:"r4"`
-	R5 int `db:"r5"`
-}
-
-// ratingsColumns select a ratingsRow over reviews.
-const ratingsColumns = `count(*) FILTER (WHERE rating = 1) AS r1, count(*) FILTER (WHERE rating = 2) AS r2,
-	count(*) FILTER (WHERE rating = 3) AS r3, count(*) FILTER (WHERE rating = 4) AS r4,
-	count(*) FILTER (WHERE rating = 5) AS r5`
-
-func (r ratingsRow) histogram() [5]int { return [5]int{r.R1, r.R2, r.R3, r.R4, r.R5} }
 
 // MovieStats counts a movie's reviews, their average and their histogram.
 func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, error) {
@@ -68,7 +53,7 @@ func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, erro
 		Total     int               `db:"total"`
 		Avg       sql.Null[float64] `db:"avg_rating"`
 		Federated int               `db:"federated"`
-		ratingsRow
+		sqlrow.Ratings
 	}
 	// The totals the triggers of migration 0200 keep; a movie with no review has no row.
 	err := s.read.GetContext(ctx, &row, `SELECT n AS total, CASE WHEN n > 0 THEN rating_sum * 1.0 / n END AS avg_rating,
@@ -79,18 +64,7 @@ func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, erro
 	if err != nil {
 		return movie.Stats{}, fmt.Errorf("movie stats: %w", err)
 	}
-	return movie.Stats{TotalCount: row.Total, AvgRating: ptr(row.Avg), FederatedCount: row.Federated, Histogram: row.histogram()}, nil
-}
-
-// viewingRow is a review on a movie page with its author's name.
-type viewingRow struct {
-	reviewRow
-	UserDisplay string `db:"user_display"`
-}
-
-func (r viewingRow) viewing() (movie.Viewing, error) {
-	rv, err := r.review()
-	return movie.Viewing{UserDisplay: r.UserDisplay, Review: rv}, err
+	return movie.Stats{TotalCount: row.Total, AvgRating: sqlrow.Ptr(row.Avg), FederatedCount: row.Federated, Histogram: row.Histogram()}, nil
 }
 
 // MovieReviews returns a page of a movie's reviews, newest viewing first.
@@ -101,14 +75,14 @@ func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return out, fmt.Errorf("count movie reviews: %w", err)
 	}
-	rows := pageOf[viewingRow](p, out.Total)
-	err = s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
+	rows := sqlrow.PageOf[sqlrow.Viewing](p, out.Total)
+	err = s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+`, COALESCE(u.username, r.remote_actor_url, '') AS user_display
 		FROM reviews r LEFT JOIN users u ON u.id = r.user_id WHERE r.movie_id = ?
 		ORDER BY r.watched_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, id.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("movie reviews: %w", err)
 	}
-	if out.Items, err = mapRows(rows, viewingRow.viewing); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Viewing.Viewing); err != nil {
 		return out, fmt.Errorf("movie reviews: %w", err)
 	}
 	return out, nil
@@ -118,73 +92,30 @@ func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (
 func (s *Store) MovieProfile(ctx context.Context, id uuid.UUID) (json.RawMessage, error) {
 	var doc string
 	if err := s.read.GetContext(ctx, &doc, `SELECT profile FROM movie_profiles WHERE movie_id = ?`, id.String()); err != nil {
-		return nil, notFound(err, "Entity not found: movie profile (not enriched yet)")
+		return nil, sqlrow.NotFound(err, "Entity not found: movie profile (not enriched yet)")
 	}
 	return json.RawMessage(doc), nil
 }
 
-// personColumns are the columns of personRow.
-const personColumns = `id, external_id, name, known_for_department, profile_path, biography, birthday, deathday,
-	place_of_birth, homepage, imdb_id, enriched_at, enrichment_requested_at`
-
-// personRow is a people row.
-type personRow struct {
-	ID                 uuid.UUID        `db:"id"`
-	ExternalID         string           `db:"external_id"`
-	Name               string           `db:"name"`
-	KnownForDepartment sql.Null[string] `db:"known_for_department"`
-	ProfilePath        sql.Null[string] `db:"profile_path"`
-	Biography          sql.Null[string] `db:"biography"`
-	Birthday           sql.Null[string] `db:"birthday"`
-	Deathday           sql.Null[string] `db:"deathday"`
-	PlaceOfBirth       sql.Null[string] `db:"place_of_birth"`
-	Homepage           sql.Null[string] `db:"homepage"`
-	IMDbID             sql.Null[string] `db:"imdb_id"`
-	EnrichedAt         sql.Null[string] `db:"enriched_at"`
-	RequestedAt        sql.Null[string] `db:"enrichment_requested_at"`
-}
-
-func (r personRow) person() movie.Person {
-	return movie.Person{
-		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
-		ProfilePath: ptr(r.ProfilePath), Biography: ptr(r.Biography), Birthday: ptr(r.Birthday),
-		Deathday: ptr(r.Deathday), PlaceOfBirth: ptr(r.PlaceOfBirth), Homepage: ptr(r.Homepage), IMDbID: ptr(r.IMDbID),
-		Enriched: r.EnrichedAt.Valid, EnrichmentRequested: r.RequestedAt.Valid,
-	}
-}
-
 // Person returns a person.
 func (s *Store) Person(ctx context.Context, id uuid.UUID) (movie.Person, error) {
-	var row personRow
-	if err := s.read.GetContext(ctx, &row, `SELECT `+personColumns+` FROM people WHERE id = ?`, id.String()); err != nil {
-		return movie.Person{}, notFound(err, "Entity not found: person")
+	var row sqlrow.Person
+	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.PersonColumns+` FROM people WHERE id = ?`, id.String()); err != nil {
+		return movie.Person{}, sqlrow.NotFound(err, "Entity not found: person")
 	}
-	return row.person(), nil
-}
-
-// creditRow is a person's credit with its movie.
-type creditRow struct {
-	movieRow
-	Kind       string           `db:"kind"`
-	Role       string           `db:"role"`
-	Department sql.Null[string] `db:"department"`
-}
-
-func (r creditRow) credit() (movie.Credit, error) {
-	m, err := r.movie()
-	return movie.Credit{Movie: m, Cast: r.Kind == "cast", Role: r.Role, Department: ptr(r.Department)}, err
+	return row.Person(), nil
 }
 
 // PersonCredits returns a person's credits, newest movie first.
 func (s *Store) PersonCredits(ctx context.Context, id uuid.UUID) ([]movie.Credit, error) {
-	var rows []creditRow
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, c.kind, c.role, c.department
+	var rows []sqlrow.Credit
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+`, c.kind, c.role, c.department
 		FROM movie_credits c JOIN movies m ON m.id = c.movie_id WHERE c.person_id = ?
 		ORDER BY m.release_year DESC, m.title, c.billing_order`, id.String())
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}
-	credits, err := mapRows(rows, creditRow.credit)
+	credits, err := sqlrow.MapRows(rows, sqlrow.Credit.Credit)
 	if err != nil {
 		return nil, fmt.Errorf("person credits: %w", err)
 	}

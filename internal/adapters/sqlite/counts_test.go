@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
@@ -199,10 +200,10 @@ func TestPagedReadsUseIndexes(t *testing.T) {
 		)
 	}
 	queries = append(queries,
-		query{"movie reviews", `SELECT ` + reviewColumns + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display
+		query{"movie reviews", `SELECT ` + sqlrow.ReviewColumns + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display
 			FROM reviews r LEFT JOIN users u ON u.id = r.user_id WHERE r.movie_id = ?
 			ORDER BY r.watched_at DESC, r.id DESC` + page, []any{"m", 20, 0}},
-		query{"outbox", `SELECT ` + reviewColumns + `, ` + movieColumnsAsMovie + ` FROM reviews r
+		query{"outbox", `SELECT ` + sqlrow.ReviewColumns + `, ` + sqlrow.MovieColumnsAsMovie + ` FROM reviews r
 			JOIN movies m ON m.id = r.movie_id WHERE r.user_id = ? AND r.remote_actor_url IS NULL
 			ORDER BY r.created_at DESC, r.id DESC` + page, []any{"u", 20, 0}},
 		query{"recent local reviews", entrySelect + entryFrom + ` WHERE r.remote_actor_url IS NULL ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER)`, []any{50}},

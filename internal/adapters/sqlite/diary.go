@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
@@ -14,26 +15,8 @@ import (
 // entryFrom is the FROM clause of diary entries: a review, its movie, its local author if any.
 const entryFrom = ` FROM reviews r JOIN movies m ON m.id = r.movie_id LEFT JOIN users u ON u.id = r.user_id`
 
-// entrySelect selects an entryRow.
-const entrySelect = `SELECT ` + reviewColumns + `, ` + movieColumnsAsMovie + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display`
-
-// entryRow is a diary entry: a review, its movie and its author's name.
-type entryRow struct {
-	reviewMovieRow
-	UserDisplay string `db:"user_display"`
-}
-
-func (r entryRow) entry() (review.Entry, error) {
-	rv, err := r.review()
-	if err != nil {
-		return review.Entry{}, err
-	}
-	m, err := r.Movie.movie()
-	if err != nil {
-		return review.Entry{}, err
-	}
-	return review.Entry{Review: rv, Movie: m, UserDisplayName: r.UserDisplay}, nil
-}
+// entrySelect selects an sqlrow.Entry.
+const entrySelect = `SELECT ` + sqlrow.ReviewColumns + `, ` + sqlrow.MovieColumnsAsMovie + `, COALESCE(u.username, r.remote_actor_url, '') AS user_display`
 
 func orderBy(sort review.Sort) string {
 	switch sort {
@@ -86,12 +69,12 @@ func (s *Store) entries(ctx context.Context, where string, args []any, c counted
 	if err != nil {
 		return out, fmt.Errorf("count entries: %w", err)
 	}
-	rows := pageOf[entryRow](p, out.Total)
+	rows := sqlrow.PageOf[sqlrow.Entry](p, out.Total)
 	err = s.read.SelectContext(ctx, &rows, entriesPage(where, sort), append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
-	if out.Items, err = mapRows(rows, entryRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.Entry.Entry); err != nil {
 		return out, fmt.Errorf("list entries: %w", err)
 	}
 	return out, nil
@@ -111,12 +94,12 @@ func entriesPage(where string, sort review.Sort) string {
 
 // History returns every review of a movie, oldest viewing first.
 func (s *Store) History(ctx context.Context, movieID uuid.UUID) ([]domain.Review, error) {
-	var rows []reviewRow
-	if err := s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+` FROM reviews r WHERE r.movie_id = ?
+	var rows []sqlrow.Review
+	if err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+` FROM reviews r WHERE r.movie_id = ?
 		ORDER BY r.watched_at, r.id`, movieID.String()); err != nil {
 		return nil, fmt.Errorf("movie history: %w", err)
 	}
-	return mapRows(rows, reviewRow.review)
+	return sqlrow.MapRows(rows, sqlrow.Review.Review)
 }
 
 // DiaryExportBatch returns up to limit of the user's reviews after the cursor, in (watched_at,
@@ -127,7 +110,7 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	if after != nil {
 		where, args = where+` AND (r.watched_at, r.id) > (?, ?)`, append(args, after.WatchedAt, after.ID.String())
 	}
-	rows := make([]entryRow, 0, limit)
+	rows := make([]sqlrow.Entry, 0, limit)
 	err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+
 		` ORDER BY r.watched_at, r.id LIMIT CAST(? AS INTEGER)`, append(args, limit)...)
 	if err != nil {
@@ -138,7 +121,7 @@ func (s *Store) DiaryExportBatch(ctx context.Context, user uuid.UUID, after *rev
 	}
 	out := make([]review.Entry, 0, len(rows))
 	for _, r := range rows {
-		e, err := r.entry()
+		e, err := r.Entry()
 		if err != nil {
 			return nil, nil, fmt.Errorf("export batch: %w", err)
 		}
@@ -156,10 +139,10 @@ func (s *Store) RecentReviews(ctx context.Context, user *uuid.UUID, limit int) (
 	if user != nil {
 		where, args = where+` AND r.user_id = ?`, append(args, user.String())
 	}
-	rows := make([]entryRow, 0, limit)
+	rows := make([]sqlrow.Entry, 0, limit)
 	if err := s.read.SelectContext(ctx, &rows, entrySelect+entryFrom+where+` ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER)`,
 		append(args, limit)...); err != nil {
 		return nil, fmt.Errorf("recent reviews: %w", err)
 	}
-	return mapRows(rows, entryRow.entry)
+	return sqlrow.MapRows(rows, sqlrow.Entry.Entry)
 }

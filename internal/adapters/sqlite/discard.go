@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/outbox"
 )
 
@@ -41,7 +42,7 @@ func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 		cond, args = append(cond, "event_type = ?"), append(args, f.EventType)
 	}
 	if f.OlderThan > 0 {
-		cond, args = append(cond, "created_at < ?"), append(args, millis(now.Add(-f.OlderThan)))
+		cond, args = append(cond, "created_at < ?"), append(args, sqlrow.Millis(now.Add(-f.OlderThan)))
 	}
 	return strings.Join(cond, " AND "), args
 }
@@ -50,17 +51,17 @@ func deadWhere(f DeadFilter, now time.Time) (string, []any) {
 // what a retry or discard would touch (their --dry-run).
 func (s *Store) DeadLettered(ctx context.Context, f DeadFilter) ([]EventRow, error) {
 	where, args := deadWhere(f, s.now())
-	query, args, err := sqlx.In(`SELECT `+eventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`, args...)
+	query, args, err := sqlx.In(`SELECT `+outbox.EventColumns+`, '' AS payload FROM event_queue WHERE `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("dead-lettered events: %w", err)
 	}
-	var rows []eventRow
+	var rows []outbox.QueueRow
 	if err := s.read.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("dead-lettered events: %w", err)
 	}
 	out := make([]EventRow, len(rows))
 	for i, r := range rows {
-		out[i] = r.event()
+		out[i] = r.EventRow()
 	}
 	return out, nil
 }
@@ -94,7 +95,7 @@ func (s *Store) DiscardEvents(ctx context.Context, f DeadFilter) (int64, error) 
 func (s *Store) CountPurgeable(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error) {
 	var n int64
 	if err := s.read.GetContext(ctx, &n, `SELECT count(*) FROM event_queue WHERE status = 'done' AND created_at < ?`,
-		millis(now.Add(-olderThan))); err != nil {
+		sqlrow.Millis(now.Add(-olderThan))); err != nil {
 		return 0, fmt.Errorf("count purgeable events: %w", err)
 	}
 	return n, nil

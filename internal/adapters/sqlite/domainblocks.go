@@ -6,31 +6,19 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
-
-// domainBlockRow is a domain_blocks row.
-type domainBlockRow struct {
-	Domain    string `db:"domain"`
-	Reason    string `db:"reason"`
-	BlockedAt string `db:"blocked_at"`
-}
-
-func (r domainBlockRow) block() domain.DomainBlock {
-	b := domain.DomainBlock{Domain: r.Domain, Reason: r.Reason}
-	b.BlockedAt, _ = parseTime(r.BlockedAt)
-	return b
-}
 
 // DomainBlocks lists the blocked instances with their reasons, by domain. (BlockDomain adds one,
 // DomainBlocked checks a host against them.)
 func (s *Store) DomainBlocks(ctx context.Context) ([]domain.DomainBlock, error) {
-	var rows []domainBlockRow
+	var rows []sqlrow.DomainBlock
 	if err := s.read.SelectContext(ctx, &rows, `SELECT lower(domain) AS domain, COALESCE(reason, '') AS reason, blocked_at
 		FROM domain_blocks ORDER BY 1`); err != nil {
 		return nil, fmt.Errorf("read domain blocks: %w", err)
 	}
-	return castRows(rows, domainBlockRow.block), nil
+	return sqlrow.CastRows(rows, sqlrow.DomainBlock.Block), nil
 }
 
 // UnblockDomain lifts the block of host; a host that is not blocked is KindNotFound.

@@ -11,49 +11,31 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/enrichment"
 )
 
-// enrichmentRow is when an entity's profile was written and when TMDb last said it does not
-// know the entity.
-type enrichmentRow struct {
-	EnrichedAt sql.Null[string] `db:"enriched_at"`
-	MissingAt  sql.Null[string] `db:"tmdb_missing_at"`
-}
-
-func (r enrichmentRow) state() (enrichment.State, error) {
-	enriched, err := parseOptionalTime(ptr(r.EnrichedAt))
-	if err != nil {
-		return enrichment.State{}, err
-	}
-	missing, err := parseOptionalTime(ptr(r.MissingAt))
-	if err != nil {
-		return enrichment.State{}, err
-	}
-	return enrichment.State{EnrichedAt: enriched, MissingAt: missing}, nil
-}
-
 // MovieEnrichmentState returns when the movie's profile was written and when TMDb last said it
 // does not know the movie; KindNotFound when the movie is gone.
 func (s *Store) MovieEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var row enrichmentRow
+	var row sqlrow.Enrichment
 	err := s.read.GetContext(ctx, &row, `SELECT p.enriched_at, m.tmdb_missing_at FROM movies m
 		LEFT JOIN movie_profiles p ON p.movie_id = m.id WHERE m.id = ?`, id.String())
 	if err != nil {
-		return enrichment.State{}, notFound(err, "Entity not found: movie")
+		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: movie")
 	}
-	return row.state()
+	return row.State()
 }
 
 // PersonEnrichmentState is MovieEnrichmentState for a person.
 func (s *Store) PersonEnrichmentState(ctx context.Context, id uuid.UUID) (enrichment.State, error) {
-	var row enrichmentRow
+	var row sqlrow.Enrichment
 	err := s.read.GetContext(ctx, &row, `SELECT enriched_at, tmdb_missing_at FROM people WHERE id = ?`, id.String())
 	if err != nil {
-		return enrichment.State{}, notFound(err, "Entity not found: person")
+		return enrichment.State{}, sqlrow.NotFound(err, "Entity not found: person")
 	}
-	return row.state()
+	return row.State()
 }
 
 // SaveMovieEnrichment writes a movie's enrichment in one transaction: the people (upserts), the
@@ -78,7 +60,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 				ON CONFLICT (id) DO UPDATE SET name = excluded.name,
 					known_for_department = ifnull(excluded.known_for_department, people.known_for_department),
 					profile_path = ifnull(excluded.profile_path, people.profile_path)`,
-				p.ID.String(), p.ExternalID, p.Name, nullString(p.KnownForDepartment), nullString(p.ProfilePath))
+				p.ID.String(), p.ExternalID, p.Name, sqlrow.NullString(p.KnownForDepartment), sqlrow.NullString(p.ProfilePath))
 			if err != nil {
 				return fmt.Errorf("upsert person %s: %w", p.ExternalID, err)
 			}
@@ -92,7 +74,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 				kind = "cast"
 			}
 			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO movie_credits (movie_id, person_id, kind, role, department, billing_order)
-				VALUES (?, ?, ?, ?, ?, ?)`, e.MovieID.String(), c.PersonID.String(), kind, c.Role, nullString(c.Department), c.Order)
+				VALUES (?, ?, ?, ?, ?, ?)`, e.MovieID.String(), c.PersonID.String(), kind, c.Role, sqlrow.NullString(c.Department), c.Order)
 			if err != nil {
 				return fmt.Errorf("insert credit: %w", err)
 			}
@@ -102,17 +84,17 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			runtime_minutes = ifnull(:runtime_minutes, runtime_minutes),
 			original_language = ifnull(:original_language, original_language), overview = ifnull(:overview, overview),
 			collection_name = ifnull(:collection_name, collection_name), director = ifnull(director, :director),
-			tmdb_missing_at = NULL WHERE id = :id`, movieRow{
-			ID: e.MovieID, Genres: string(genres), RuntimeMinutes: nullOf(e.Runtime),
-			OriginalLanguage: nullOf(e.OriginalLanguage), Overview: nullOf(e.Overview),
-			CollectionName: nullOf(e.Collection), Director: nullOf(e.Director),
+			tmdb_missing_at = NULL WHERE id = :id`, sqlrow.Movie{
+			ID: e.MovieID, Genres: string(genres), RuntimeMinutes: sqlrow.NullOf(e.Runtime),
+			OriginalLanguage: sqlrow.NullOf(e.OriginalLanguage), Overview: sqlrow.NullOf(e.Overview),
+			CollectionName: sqlrow.NullOf(e.Collection), Director: sqlrow.NullOf(e.Director),
 		})
 		if err != nil {
 			return fmt.Errorf("update movie: %w", err)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO movie_profiles (movie_id, profile, enriched_at) VALUES (?, ?, ?)
 			ON CONFLICT (movie_id) DO UPDATE SET profile = excluded.profile, enriched_at = excluded.enriched_at`,
-			e.MovieID.String(), string(e.Profile), formatTime(e.EnrichedAt))
+			e.MovieID.String(), string(e.Profile), sqlrow.FormatTime(e.EnrichedAt))
 		if err != nil {
 			return err
 		}
@@ -129,7 +111,7 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 // MarkMovieMissing records that TMDb does not know the movie.
 func (s *Store) MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = ? WHERE id = ?`, formatTime(at), id.String())
+		_, err := tx.ExecContext(ctx, `UPDATE movies SET tmdb_missing_at = ? WHERE id = ?`, sqlrow.FormatTime(at), id.String())
 		return err
 	})
 }
@@ -142,11 +124,11 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 			birthday = :birthday, deathday = :deathday, place_of_birth = :place_of_birth, homepage = :homepage,
 			imdb_id = :imdb_id, known_for_department = ifnull(:known_for_department, known_for_department),
 			profile_path = ifnull(:profile_path, profile_path), tmdb_missing_at = NULL, enriched_at = :enriched_at
-			WHERE id = :id`, personRow{
-			ID: id, Name: p.Name, Biography: nonEmpty(p.Biography), Birthday: nullOf(p.Birthday),
-			Deathday: nullOf(p.Deathday), PlaceOfBirth: nullOf(p.PlaceOfBirth), Homepage: nullOf(p.Homepage),
-			IMDbID: nullOf(p.IMDbID), KnownForDepartment: nonEmpty(p.KnownForDepartment), ProfilePath: nullOf(p.ProfilePath),
-			EnrichedAt: sql.Null[string]{V: formatTime(at), Valid: true},
+			WHERE id = :id`, sqlrow.Person{
+			ID: id, Name: p.Name, Biography: sqlrow.NonEmpty(p.Biography), Birthday: sqlrow.NullOf(p.Birthday),
+			Deathday: sqlrow.NullOf(p.Deathday), PlaceOfBirth: sqlrow.NullOf(p.PlaceOfBirth), Homepage: sqlrow.NullOf(p.Homepage),
+			IMDbID: sqlrow.NullOf(p.IMDbID), KnownForDepartment: sqlrow.NonEmpty(p.KnownForDepartment), ProfilePath: sqlrow.NullOf(p.ProfilePath),
+			EnrichedAt: sql.Null[string]{V: sqlrow.FormatTime(at), Valid: true},
 		})
 		if err != nil {
 			return err
@@ -163,7 +145,7 @@ func (s *Store) SavePersonEnrichment(ctx context.Context, id uuid.UUID, p enrich
 // MarkPersonMissing records that TMDb does not know the person.
 func (s *Store) MarkPersonMissing(ctx context.Context, id uuid.UUID, at time.Time) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = ? WHERE id = ?`, formatTime(at), id.String())
+		_, err := tx.ExecContext(ctx, `UPDATE people SET tmdb_missing_at = ? WHERE id = ?`, sqlrow.FormatTime(at), id.String())
 		return err
 	})
 }
@@ -186,14 +168,14 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 				AND (m.tmdb_missing_at IS NULL OR m.tmdb_missing_at < ?2)
 				AND (m.enrichment_requested_at IS NULL OR m.enrichment_requested_at < ?3)
 			ORDER BY p.enriched_at IS NOT NULL, p.enriched_at, m.id LIMIT CAST(?4 AS INTEGER)`,
-			formatTime(now.Add(-freshFor)), formatTime(now.Add(-missingRetry)), formatTime(now.Add(-requestedWithin)), limit)
+			sqlrow.FormatTime(now.Add(-freshFor)), sqlrow.FormatTime(now.Add(-missingRetry)), sqlrow.FormatTime(now.Add(-requestedWithin)), limit)
 		if err != nil || len(stale) == 0 {
 			return err
 		}
 		events := make([]domain.Event, len(stale))
 		for i, m := range stale {
 			if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = ? WHERE id = ?`,
-				formatTime(now), m.ID.String()); err != nil {
+				sqlrow.FormatTime(now), m.ID.String()); err != nil {
 				return err
 			}
 			events[i] = domain.MovieEnrichmentRequested{MovieID: m.ID, ExternalMetadataID: m.ExternalID}
@@ -212,7 +194,7 @@ func (s *Store) RequestStaleEnrichment(ctx context.Context, now time.Time, fresh
 func (s *Store) RequestMovieEnrichment(ctx context.Context, id uuid.UUID, externalID string) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE movies SET enrichment_requested_at = ? WHERE id = ?`,
-			formatTime(s.now()), id.String()); err != nil {
+			sqlrow.FormatTime(s.now()), id.String()); err != nil {
 			return err
 		}
 		return s.enqueue(ctx, tx, domain.MovieEnrichmentRequested{MovieID: id, ExternalMetadataID: externalID})
@@ -230,7 +212,7 @@ func (s *Store) RequestPersonEnrichment(ctx context.Context, id uuid.UUID, exter
 	requested := false
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = ?
-			WHERE id = ? AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, formatTime(s.now()), id.String())
+			WHERE id = ? AND enrichment_requested_at IS NULL AND enriched_at IS NULL`, sqlrow.FormatTime(s.now()), id.String())
 		if err != nil {
 			return err
 		}
@@ -262,14 +244,14 @@ func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time,
 			WHERE enrichment_requested_at IS NOT NULL AND enriched_at IS NULL AND enrichment_requested_at < ?1
 				AND (tmdb_missing_at IS NULL OR tmdb_missing_at < ?2)
 			ORDER BY enrichment_requested_at, id LIMIT CAST(?3 AS INTEGER)`,
-			formatTime(now.Add(-requestedWithin)), formatTime(now.Add(-missingRetry)), limit)
+			sqlrow.FormatTime(now.Add(-requestedWithin)), sqlrow.FormatTime(now.Add(-missingRetry)), limit)
 		if err != nil || len(stale) == 0 {
 			return err
 		}
 		events := make([]domain.Event, len(stale))
 		for i, p := range stale {
 			if _, err := tx.ExecContext(ctx, `UPDATE people SET enrichment_requested_at = ? WHERE id = ?`,
-				formatTime(now), p.ID.String()); err != nil {
+				sqlrow.FormatTime(now), p.ID.String()); err != nil {
 				return err
 			}
 			events[i] = domain.PersonEnrichmentRequested{PersonID: p.ID, ExternalPersonID: p.ExternalID}
@@ -282,6 +264,3 @@ func (s *Store) RequestStalePersonEnrichment(ctx context.Context, now time.Time,
 	}
 	return n, nil
 }
-
-// nonEmpty is s as a nullable column: NULL when empty.
-func nonEmpty(s string) sql.Null[string] { return sql.Null[string]{V: s, Valid: s != ""} }

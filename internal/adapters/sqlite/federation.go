@@ -11,40 +11,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
-// remoteActorColumns are the columns of remoteActorRow.
-const remoteActorColumns = `url, inbox, COALESCE(shared_inbox, '') AS shared_inbox, COALESCE(outbox, '') AS outbox,
-	COALESCE(handle, '') AS handle, COALESCE(display_name, '') AS display_name, key_id, public_key, fetched_at`
-
-// remoteActorRow is a remote_actors row, with "" for the optional columns' NULL.
-type remoteActorRow struct {
-	URL          string `db:"url"`
-	Inbox        string `db:"inbox"`
-	SharedInbox  string `db:"shared_inbox"`
-	Outbox       string `db:"outbox"`
-	Handle       string `db:"handle"`
-	DisplayName  string `db:"display_name"`
-	KeyID        string `db:"key_id"`
-	PublicKeyPEM string `db:"public_key"`
-	FetchedAt    int64  `db:"fetched_at"` // Unix ms
-}
-
-func (r remoteActorRow) actor() domain.RemoteActor {
-	return domain.RemoteActor{
-		URL: r.URL, Inbox: r.Inbox, SharedInbox: r.SharedInbox, Outbox: r.Outbox, Handle: r.Handle,
-		DisplayName: r.DisplayName, KeyID: r.KeyID, PublicKeyPEM: r.PublicKeyPEM, FetchedAt: time.UnixMilli(r.FetchedAt).UTC(),
-	}
-}
-
 // remoteActorWhere returns the cached actor selected by the rest of a query.
 func (s *Store) remoteActorWhere(ctx context.Context, rest string, args ...any) (domain.RemoteActor, error) {
-	var row remoteActorRow
-	if err := s.read.GetContext(ctx, &row, `SELECT `+remoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
-		return domain.RemoteActor{}, notFound(err, "Entity not found: remote actor")
+	var row sqlrow.RemoteActor
+	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.RemoteActorColumns+` FROM remote_actors `+rest, args...); err != nil {
+		return domain.RemoteActor{}, sqlrow.NotFound(err, "Entity not found: remote actor")
 	}
-	return row.actor(), nil
+	return row.Actor(), nil
 }
 
 // RemoteActor returns the cached actor document at url.
@@ -66,9 +43,9 @@ func (s *Store) SaveRemoteActor(ctx context.Context, a domain.RemoteActor) error
 			ON CONFLICT (url) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
 			outbox = excluded.outbox, handle = COALESCE(excluded.handle, remote_actors.handle),
 			display_name = excluded.display_name, key_id = excluded.key_id, public_key = excluded.public_key,
-			fetched_at = excluded.fetched_at`, remoteActorRow{
+			fetched_at = excluded.fetched_at`, sqlrow.RemoteActor{
 			URL: a.URL, Inbox: a.Inbox, SharedInbox: a.SharedInbox, Outbox: a.Outbox, Handle: a.Handle,
-			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: millis(a.FetchedAt),
+			DisplayName: a.DisplayName, KeyID: a.KeyID, PublicKeyPEM: a.PublicKeyPEM, FetchedAt: sqlrow.Millis(a.FetchedAt),
 		})
 		if err != nil {
 			return fmt.Errorf("save remote actor: %w", err)
@@ -130,7 +107,7 @@ func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) 
 	fresh := false
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO inbox_activities (activity_id, actor_url, received_at) VALUES (?, ?, ?)
-			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, millis(s.now()))
+			ON CONFLICT (activity_id) DO NOTHING`, e.ActivityID, e.ActorURL, sqlrow.Millis(s.now()))
 		if err != nil {
 			return err
 		}
@@ -153,7 +130,7 @@ func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
 	err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO ap_activities (id, actor_id, type, object_id, activity, created_at)
 			VALUES (?, ?, ?, NULLIF(?, ''), ?, ?) ON CONFLICT (id) DO NOTHING`,
-			p.ActivityID, p.ActorID.String(), p.Type, p.ObjectID, string(p.Activity), millis(s.now()))
+			p.ActivityID, p.ActorID.String(), p.Type, p.ObjectID, string(p.Activity), sqlrow.Millis(s.now()))
 		if err != nil {
 			return err
 		}
@@ -197,11 +174,11 @@ func (s *Store) Relation(ctx context.Context, typ, actor, object string) (string
 
 // RelationByID returns the relation an activity id recorded.
 func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Relation, error) {
-	var row relationRow
+	var row sqlrow.Relation
 	err := s.read.GetContext(ctx, &row, `SELECT type, actor, object, activity_id FROM ap_relations WHERE activity_id = ?`,
 		activityID)
 	if err != nil {
-		return domain.Relation{ActivityID: activityID}, notFound(err, "Entity not found: relation")
+		return domain.Relation{ActivityID: activityID}, sqlrow.NotFound(err, "Entity not found: relation")
 	}
 	return domain.Relation(row), nil
 }
@@ -210,7 +187,7 @@ func (s *Store) RelationByID(ctx context.Context, activityID string) (domain.Rel
 func (s *Store) PublishedActivity(ctx context.Context, id string) ([]byte, error) {
 	var doc string
 	if err := s.read.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE id = ?`, id); err != nil {
-		return nil, notFound(err, "Entity not found: activity")
+		return nil, sqlrow.NotFound(err, "Entity not found: activity")
 	}
 	return []byte(doc), nil
 }
@@ -273,8 +250,8 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("count outbox: %w", err)
 	}
-	rows := pageOf[reviewMovieRow](domain.Page{Limit: limit, Offset: offset}, total)
-	err = s.read.SelectContext(ctx, &rows, `SELECT `+reviewColumns+`, `+movieColumnsAsMovie+` FROM reviews r
+	rows := sqlrow.PageOf[sqlrow.ReviewMovie](domain.Page{Limit: limit, Offset: offset}, total)
+	err = s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.ReviewColumns+`, `+sqlrow.MovieColumnsAsMovie+` FROM reviews r
 		JOIN movies m ON m.id = r.movie_id WHERE r.user_id = ? AND r.remote_actor_url IS NULL
 		ORDER BY r.created_at DESC, r.id DESC LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
@@ -285,11 +262,11 @@ func (s *Store) OutboxReviews(ctx context.Context, user uuid.UUID, offset, limit
 		movies  []domain.Movie
 	)
 	for _, row := range rows {
-		r, err := row.review()
+		r, err := row.Review.Review()
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 		}
-		m, err := row.Movie.movie()
+		m, err := row.Movie.Movie()
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("list outbox: %w", err)
 		}
@@ -311,13 +288,13 @@ func (s *Store) FollowCollection(ctx context.Context, user uuid.UUID, followers 
 	if err := s.read.GetContext(ctx, &total, `SELECT count(*) FROM follows f WHERE `+where, user.String()); err != nil {
 		return nil, 0, fmt.Errorf("count follows: %w", err)
 	}
-	rows := pageOf[identityRow](domain.Page{Limit: limit, Offset: offset}, total)
+	rows := sqlrow.PageOf[sqlrow.Identity](domain.Page{Limit: limit, Offset: offset}, total)
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+cols+` FROM follows f WHERE `+where+
 		` ORDER BY f.created_at, 2 LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`, user.String(), limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list follows: %w", err)
 	}
-	return castRows(rows, identityRow.identity), total, nil
+	return sqlrow.CastRows(rows, sqlrow.Identity.Identity), total, nil
 }
 
 // NodeStats counts the local users and the local reviews, for NodeInfo.
@@ -337,7 +314,7 @@ func (s *Store) LatestActivity(ctx context.Context, objectID string) ([]byte, er
 	err := s.read.GetContext(ctx, &doc, `SELECT activity FROM ap_activities WHERE object_id = ?
 		ORDER BY created_at DESC, rowid DESC LIMIT 1`, objectID)
 	if err != nil {
-		return nil, notFound(err, "Entity not found: object")
+		return nil, sqlrow.NotFound(err, "Entity not found: object")
 	}
 	return []byte(doc), nil
 }
@@ -367,22 +344,6 @@ func (s *Store) ActivityIDs(ctx context.Context, typ string, objectIDs []string)
 	return out, nil
 }
 
-// relationRow is an ap_relations row.
-type relationRow struct {
-	Type       string `db:"type"`
-	Actor      string `db:"actor"`
-	Object     string `db:"object"`
-	ActivityID string `db:"activity_id"`
-}
-
-// identityRow is a (kind, id) pair of a follows or blocks row, selected as kind and id.
-type identityRow struct {
-	Kind string `db:"kind"`
-	ID   string `db:"id"`
-}
-
-func (r identityRow) identity() domain.SocialIdentity { return domain.SocialIdentity(r) }
-
 // PruneFederation deletes what federation no longer needs: the ids of inbound activities
 // received before now-inboxKeep (the dedup window: a sender's retry of an activity older than
 // that is processed again, which every inbound branch survives), and the published activities
@@ -393,7 +354,7 @@ func (r identityRow) identity() domain.SocialIdentity { return domain.SocialIden
 // Follow and Block (which answers and undos name) are kept.
 func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, activityKeep time.Duration) (inbox, activities int64, err error) {
 	err = s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < ?`, millis(now.Add(-inboxKeep)))
+		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < ?`, sqlrow.Millis(now.Add(-inboxKeep)))
 		if err != nil {
 			return fmt.Errorf("prune inbox activities: %w", err)
 		}
@@ -406,7 +367,7 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 				AND (n.created_at > a.created_at OR (n.created_at = a.created_at AND n.rowid > a.rowid))))
 			OR (a.type IN ('Create', 'Update') AND EXISTS (SELECT 1 FROM ap_activities d WHERE d.object_id = a.object_id
 				AND d.type = 'Delete' AND (d.created_at > a.created_at OR (d.created_at = a.created_at AND d.rowid > a.rowid)))))`,
-			millis(now.Add(-activityKeep)))
+			sqlrow.Millis(now.Add(-activityKeep)))
 		if err != nil {
 			return fmt.Errorf("prune published activities: %w", err)
 		}
@@ -419,11 +380,11 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 // ActorProfile reads what a local actor document shows besides the account: the profile the user
 // edits (name, bio, avatar, banner, alias, fields).
 func (s *Store) ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error) {
-	var row profileRow
-	if err := s.read.GetContext(ctx, &row, `SELECT `+profileColumns+` FROM users WHERE id = ?`, user.String()); err != nil {
-		return domain.ActorProfile{}, notFound(err, "Entity not found: user")
+	var row sqlrow.Profile
+	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.ProfileColumns+` FROM users WHERE id = ?`, user.String()); err != nil {
+		return domain.ActorProfile{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
-	p := row.profile()
+	p := row.Profile()
 	ap := domain.ActorProfile{DisplayName: p.DisplayName, Bio: p.Bio, AvatarKey: p.AvatarKey, BannerKey: p.BannerKey,
 		Fields: p.Fields}
 	if p.AlsoKnownAs != "" {

@@ -2,12 +2,12 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -167,22 +167,11 @@ func (s *Store) Blocked(ctx context.Context, user uuid.UUID) ([]domain.Actor, er
 		WHERE b.blocker_id = ? ORDER BY b.created_at`, user.String())
 }
 
-// actorRow is the other party of a follow or block, with the user's names when it is local.
-type actorRow struct {
-	identityRow
-	Username    sql.Null[string] `db:"username"`
-	DisplayName sql.Null[string] `db:"display_name"`
-}
-
-func (r actorRow) actor() domain.Actor {
-	return domain.Actor{Identity: r.identity(), Username: r.Username.V, DisplayName: ptr(r.DisplayName)}
-}
-
 // actors runs a query selecting actorRows.
 func (s *Store) actors(ctx context.Context, query string, args ...any) ([]domain.Actor, error) {
-	var rows []actorRow
+	var rows []sqlrow.Actor
 	if err := s.read.SelectContext(ctx, &rows, query, args...); err != nil {
 		return nil, fmt.Errorf("list actors: %w", err)
 	}
-	return castRows(rows, actorRow.actor), nil
+	return sqlrow.CastRows(rows, sqlrow.Actor.Actor), nil
 }

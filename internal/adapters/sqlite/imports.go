@@ -11,50 +11,22 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/importer"
 )
-
-// mappingJSON is how a mapping is stored: the original's API field names.
-type mappingJSON struct {
-	SourceColumn string   `json:"source_column"`
-	DomainField  string   `json:"domain_field"`
-	RatingScale  *float64 `json:"rating_scale,omitempty"`
-	DateFormat   string   `json:"date_format,omitempty"`
-}
-
-func encodeMappings(ms []importer.Mapping) string {
-	out := make([]mappingJSON, len(ms))
-	for i, m := range ms {
-		out[i] = mappingJSON{SourceColumn: m.SourceColumn, DomainField: string(m.Field), RatingScale: m.RatingScale, DateFormat: m.DateFormat}
-	}
-	raw, _ := json.Marshal(out)
-	return string(raw)
-}
-
-func decodeMappings(raw string) ([]importer.Mapping, error) {
-	var in []mappingJSON
-	if err := json.Unmarshal([]byte(raw), &in); err != nil {
-		return nil, fmt.Errorf("stored mappings: %w", err)
-	}
-	out := make([]importer.Mapping, len(in))
-	for i, m := range in {
-		out[i] = importer.Mapping{SourceColumn: m.SourceColumn, Field: importer.Field(m.DomainField), RatingScale: m.RatingScale, DateFormat: m.DateFormat}
-	}
-	return out, nil
-}
 
 // CreateImportSession stores a new session, invisible until CompleteImportSession.
 func (s *Store) CreateImportSession(ctx context.Context, is importer.Session) error {
 	cols, _ := json.Marshal(is.Columns)
 	var mappings any
 	if is.Mappings != nil {
-		mappings = encodeMappings(is.Mappings)
+		mappings = sqlrow.EncodeMappings(is.Mappings)
 	}
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO import_sessions (id, user_id, format, kind, target, columns, mappings,
 			created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, is.ID.String(), is.UserID.String(), is.Format,
-			string(is.Kind), string(is.Target), string(cols), mappings, millis(is.CreatedAt), millis(is.ExpiresAt))
+			string(is.Kind), string(is.Target), string(cols), mappings, sqlrow.Millis(is.CreatedAt), sqlrow.Millis(is.ExpiresAt))
 		return err
 	})
 	if err != nil {
@@ -106,7 +78,7 @@ func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) er
 func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= ?`, millis(now))
+		res, err := tx.ExecContext(ctx, `DELETE FROM import_sessions WHERE expires_at <= ?`, sqlrow.Millis(now))
 		if err != nil {
 			return err
 		}
@@ -122,7 +94,7 @@ func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) 
 // SetImportMappings replaces a session's mappings.
 func (s *Store) SetImportMappings(ctx context.Context, sessionID uuid.UUID, ms []importer.Mapping) error {
 	return s.execImport(ctx, "set import mappings", `UPDATE import_sessions SET mappings = ? WHERE id = ?`,
-		encodeMappings(ms), sessionID.String())
+		sqlrow.EncodeMappings(ms), sessionID.String())
 }
 
 func (s *Store) execImport(ctx context.Context, what, query string, args ...any) error {
@@ -136,29 +108,9 @@ func (s *Store) execImport(ctx context.Context, what, query string, args ...any)
 	return nil
 }
 
-// importSessionRow is an import_sessions row with its rows' counts.
-type importSessionRow struct {
-	ID         uuid.UUID        `db:"id"`
-	UserID     uuid.UUID        `db:"user_id"`
-	Format     string           `db:"format"`
-	Kind       string           `db:"kind"`
-	Target     string           `db:"target"`
-	Columns    string           `db:"columns"`
-	Mappings   sql.Null[string] `db:"mappings"`
-	RowCount   int              `db:"row_count"`
-	Federate   bool             `db:"federate"`
-	CreatedAt  int64            `db:"created_at"`
-	ExpiresAt  int64            `db:"expires_at"`
-	Confirmed  int              `db:"confirmed"`
-	Processed  int              `db:"processed"`
-	Imported   int              `db:"imported"`
-	Duplicates int              `db:"duplicates"`
-	Failed     int              `db:"failed"`
-}
-
 // ImportSession returns the user's complete, unexpired session id, with its progress.
 func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now time.Time) (importer.Session, error) {
-	var row importSessionRow
+	var row sqlrow.ImportSession
 	err := s.read.GetContext(ctx, &row, `SELECT s.id, s.user_id, s.format, s.kind, s.target, s.columns, s.mappings,
 		s.row_count, s.federate, s.created_at, s.expires_at,
 		count(*) FILTER (WHERE r.selected = 1) AS confirmed,
@@ -168,9 +120,9 @@ func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now tim
 		count(*) FILTER (WHERE r.selected = 1 AND r.outcome = 'failed') AS failed
 		FROM import_sessions s LEFT JOIN import_rows r ON r.session_id = s.id AND r.selected = 1
 		WHERE s.id = ? AND s.user_id = ? AND s.complete = 1 AND s.expires_at > ?
-		GROUP BY s.id`, id.String(), userID.String(), millis(now))
+		GROUP BY s.id`, id.String(), userID.String(), sqlrow.Millis(now))
 	if err != nil {
-		return importer.Session{}, notFound(err, "Entity not found: import session")
+		return importer.Session{}, sqlrow.NotFound(err, "Entity not found: import session")
 	}
 	var cols []string
 	if err := json.Unmarshal([]byte(row.Columns), &cols); err != nil {
@@ -184,24 +136,9 @@ func (s *Store) ImportSession(ctx context.Context, userID, id uuid.UUID, now tim
 			Duplicates: row.Duplicates, Failed: row.Failed},
 	}
 	if row.Mappings.Valid {
-		if out.Mappings, err = decodeMappings(row.Mappings.V); err != nil {
+		if out.Mappings, err = sqlrow.DecodeMappings(row.Mappings.V); err != nil {
 			return importer.Session{}, err
 		}
-	}
-	return out, nil
-}
-
-// importRowRow is an import_rows row.
-type importRowRow struct {
-	Idx       int              `db:"idx"`
-	Cells     string           `db:"cells"`
-	ReadError sql.Null[string] `db:"read_error"`
-}
-
-func (r importRowRow) row() (importer.Row, error) {
-	out := importer.Row{Index: r.Idx, ReadErr: r.ReadError.V}
-	if err := json.Unmarshal([]byte(r.Cells), &out.Cells); err != nil {
-		return out, fmt.Errorf("stored import row %d: %w", r.Idx, err)
 	}
 	return out, nil
 }
@@ -217,13 +154,13 @@ func (s *Store) PendingImportRows(ctx context.Context, sessionID uuid.UUID, limi
 }
 
 func (s *Store) importRows(ctx context.Context, where string, sessionID uuid.UUID, after, limit int) ([]importer.Row, error) {
-	var rows []importRowRow
+	var rows []sqlrow.ImportRow
 	err := s.read.SelectContext(ctx, &rows, `SELECT idx, cells, read_error FROM import_rows
 		WHERE session_id = ? AND `+where+` ORDER BY idx LIMIT ?`, sessionID.String(), after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read import rows: %w", err)
 	}
-	return mapRows(rows, importRowRow.row)
+	return sqlrow.MapRows(rows, sqlrow.ImportRow.Row)
 }
 
 // SelectImportRows marks the rows at indices confirmed, with the federate choice and a new
@@ -236,7 +173,7 @@ func (s *Store) SelectImportRows(ctx context.Context, sessionID uuid.UUID, indic
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE import_sessions SET federate = ?, expires_at = max(expires_at, ?) WHERE id = ?`,
-			federate, millis(expires), sessionID.String())
+			federate, sqlrow.Millis(expires), sessionID.String())
 		return err
 	})
 	if err != nil {
@@ -341,8 +278,8 @@ func (st *batchStmts) importReview(ctx context.Context, tx *sqlx.Tx, b importer.
 	if dup {
 		return importer.OutcomeDuplicate, events, nil
 	}
-	_, err = st.insert.ExecContext(ctx, r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, nullString(r.Comment),
-		mediumValue(r.WatchMedium), formatTime(r.WatchedAt), formatTime(r.CreatedAt), formatTime(r.UpdatedAt), b.Quiet)
+	_, err = st.insert.ExecContext(ctx, r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, sqlrow.NullString(r.Comment),
+		sqlrow.MediumValue(r.WatchMedium), sqlrow.FormatTime(r.WatchedAt), sqlrow.FormatTime(r.CreatedAt), sqlrow.FormatTime(r.UpdatedAt), b.Quiet)
 	if err != nil {
 		return "", nil, fmt.Errorf("insert review: %w", err)
 	}
@@ -365,7 +302,7 @@ func (st *batchStmts) importWatchlistEntry(ctx context.Context, tx *sqlx.Tx, b i
 		return "", nil, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO watchlist (user_id, movie_id, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		b.UserID.String(), mv.ID.String(), formatTime(b.Now))
+		b.UserID.String(), mv.ID.String(), sqlrow.FormatTime(b.Now))
 	if err != nil {
 		return "", nil, fmt.Errorf("insert watchlist entry: %w", err)
 	}
@@ -426,7 +363,7 @@ func (s *Store) InterruptedImportSessions(ctx context.Context, now time.Time) ([
 	err := s.read.SelectContext(ctx, &rows, `SELECT s.id, s.user_id FROM import_sessions s
 		WHERE s.complete = 1 AND s.expires_at > ? AND EXISTS (SELECT 1 FROM import_rows r
 			WHERE r.session_id = s.id AND r.selected = 1 AND r.outcome IS NULL)
-		ORDER BY s.created_at`, millis(now))
+		ORDER BY s.created_at`, sqlrow.Millis(now))
 	if err != nil {
 		return nil, fmt.Errorf("interrupted import sessions: %w", err)
 	}
@@ -458,44 +395,27 @@ func (s *Store) ImportFailures(ctx context.Context, sessionID uuid.UUID) ([]impo
 // SaveImportProfile stores a mapping profile.
 func (s *Store) SaveImportProfile(ctx context.Context, p importer.Profile) error {
 	return s.execImport(ctx, "save import profile", `INSERT INTO import_profiles (id, user_id, name, mappings, created_at)
-		VALUES (?, ?, ?, ?, ?)`, p.ID.String(), p.UserID.String(), p.Name, encodeMappings(p.Mappings), formatTime(p.CreatedAt))
-}
-
-type importProfileRow struct {
-	ID        uuid.UUID `db:"id"`
-	UserID    uuid.UUID `db:"user_id"`
-	Name      string    `db:"name"`
-	Mappings  string    `db:"mappings"`
-	CreatedAt string    `db:"created_at"`
-}
-
-func (r importProfileRow) profile() (importer.Profile, error) {
-	ms, err := decodeMappings(r.Mappings)
-	if err != nil {
-		return importer.Profile{}, err
-	}
-	at, err := parseTime(r.CreatedAt)
-	return importer.Profile{ID: r.ID, UserID: r.UserID, Name: r.Name, Mappings: ms, CreatedAt: at}, err
+		VALUES (?, ?, ?, ?, ?)`, p.ID.String(), p.UserID.String(), p.Name, sqlrow.EncodeMappings(p.Mappings), sqlrow.FormatTime(p.CreatedAt))
 }
 
 // ImportProfiles lists the user's profiles, oldest first.
 func (s *Store) ImportProfiles(ctx context.Context, userID uuid.UUID) ([]importer.Profile, error) {
-	var rows []importProfileRow
+	var rows []sqlrow.ImportProfile
 	if err := s.read.SelectContext(ctx, &rows, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
 		WHERE user_id = ? ORDER BY created_at, id`, userID.String()); err != nil {
 		return nil, fmt.Errorf("import profiles: %w", err)
 	}
-	return mapRows(rows, importProfileRow.profile)
+	return sqlrow.MapRows(rows, sqlrow.ImportProfile.Profile)
 }
 
 // ImportProfile returns one of the user's profiles.
 func (s *Store) ImportProfile(ctx context.Context, userID, id uuid.UUID) (importer.Profile, error) {
-	var row importProfileRow
+	var row sqlrow.ImportProfile
 	if err := s.read.GetContext(ctx, &row, `SELECT id, user_id, name, mappings, created_at FROM import_profiles
 		WHERE id = ? AND user_id = ?`, id.String(), userID.String()); err != nil {
-		return importer.Profile{}, notFound(err, "Entity not found: import profile")
+		return importer.Profile{}, sqlrow.NotFound(err, "Entity not found: import profile")
 	}
-	return row.profile()
+	return row.Profile()
 }
 
 // DeleteImportProfile deletes one of the user's profiles.

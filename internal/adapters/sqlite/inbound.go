@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -85,11 +86,11 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 			:comment, :watch_medium, :watched_at, :created_at, :updated_at, :remote_actor_url, :ap_id)
 			ON CONFLICT (id) DO UPDATE SET rating = excluded.rating, comment = excluded.comment,
 			watch_medium = excluded.watch_medium, watched_at = excluded.watched_at, updated_at = excluded.updated_at
-			WHERE reviews.remote_actor_url = excluded.remote_actor_url`, remoteReviewRow{
-			reviewRow: reviewRow{
-				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: nullOf(r.Comment),
-				WatchMedium: nullOf((*string)(r.WatchMedium)), WatchedAt: formatTime(r.WatchedAt),
-				CreatedAt: formatTime(r.Published), UpdatedAt: formatTime(s.now()),
+			WHERE reviews.remote_actor_url = excluded.remote_actor_url`, sqlrow.RemoteReview{
+			Review: sqlrow.Review{
+				ID: r.ID, UserID: r.UserID, MovieID: movie.ID, Rating: r.Rating, Comment: sqlrow.NullOf(r.Comment),
+				WatchMedium: sqlrow.NullOf((*string)(r.WatchMedium)), WatchedAt: sqlrow.FormatTime(r.WatchedAt),
+				CreatedAt: sqlrow.FormatTime(r.Published), UpdatedAt: sqlrow.FormatTime(s.now()),
 				RemoteActorURL: sql.Null[string]{V: r.ActorURL, Valid: true},
 			},
 			APID: r.APID,
@@ -139,12 +140,6 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 	return nil
 }
 
-// remoteReviewRow is a reviews row of a remote review, with its object id.
-type remoteReviewRow struct {
-	reviewRow
-	APID string `db:"ap_id"`
-}
-
 // SaveReaction records a remote actor's Like or boost of a local review; the same reaction again
 // keeps one row with the latest activity id. A review deleted meanwhile records nothing.
 func (s *Store) SaveReaction(ctx context.Context, r domain.Reaction) error {
@@ -152,7 +147,7 @@ func (s *Store) SaveReaction(ctx context.Context, r domain.Reaction) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO review_reactions (review_id, kind, actor_url, activity_id, created_at)
 			SELECT id, ?, ?, ?, ? FROM reviews WHERE id = ? AND remote_actor_url IS NULL
 			ON CONFLICT (review_id, kind, actor_url) DO UPDATE SET activity_id = excluded.activity_id`,
-			r.Kind, r.ActorURL, r.ActivityID, millis(s.now()), r.ReviewID.String())
+			r.Kind, r.ActorURL, r.ActivityID, sqlrow.Millis(s.now()), r.ReviewID.String())
 		if err != nil {
 			return fmt.Errorf("save reaction: %w", err)
 		}

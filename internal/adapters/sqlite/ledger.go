@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
 
 	"github.com/jmoiron/sqlx"
@@ -38,7 +39,7 @@ func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, 
 }
 
 func claimLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
-	token := millis(now)
+	token := sqlrow.Millis(now)
 	stale := token - lease.Milliseconds()
 	claims := make([]delivery.Claim, len(keys))
 	acquired := make(map[delivery.Key]int, len(keys)) // key → take-overs so far
@@ -155,7 +156,7 @@ func settleLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, marks []deliv
 		var q strings.Builder
 		q.WriteString(`UPDATE processed_events SET status = 'done', processed_at = ? FROM (VALUES `)
 		args := make([]any, 0, 1+3*len(chunk))
-		args = append(args, millis(now))
+		args = append(args, sqlrow.Millis(now))
 		for i, m := range chunk {
 			if i > 0 {
 				q.WriteString(",")
@@ -177,7 +178,7 @@ func settleLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, marks []deliv
 func (l *Ledger) Prune(ctx context.Context, now time.Time, keep time.Duration) (int64, error) {
 	var n int64
 	err := l.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM processed_events WHERE started_at < ?`, millis(now.Add(-keep)))
+		res, err := tx.ExecContext(ctx, `DELETE FROM processed_events WHERE started_at < ?`, sqlrow.Millis(now.Add(-keep)))
 		if err != nil {
 			return fmt.Errorf("prune ledger: %w", err)
 		}

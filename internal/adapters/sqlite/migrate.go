@@ -122,24 +122,7 @@ func (s *Store) Version(ctx context.Context) (version uint, dirty bool, err erro
 }
 
 // LatestVersion is the newest embedded migration.
-func LatestVersion() (uint, error) {
-	src, err := iofs.New(migrations.FS, ".")
-	if err != nil {
-		return 0, err
-	}
-	defer src.Close()
-	v, err := src.First()
-	if err != nil {
-		return 0, err
-	}
-	for {
-		next, err := src.Next(v)
-		if err != nil {
-			return v, nil
-		}
-		v = next
-	}
-}
+func LatestVersion() (uint, error) { return migrations.Latest(migrations.FS) }
 
 func retryable(err error) bool {
 	msg := err.Error()

@@ -6,22 +6,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
 // movieWhere returns the movie selected by where (over movies m), read through q: the read pool
 // or a write transaction.
 func movieWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.Movie, error) {
-	var row movieRow
-	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+movieColumns+` FROM movies m WHERE `+where, args...); err != nil {
-		return domain.Movie{}, notFound(err, "Entity not found: movie")
+	var row sqlrow.Movie
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+sqlrow.MovieColumns+` FROM movies m WHERE `+where, args...); err != nil {
+		return domain.Movie{}, sqlrow.NotFound(err, "Entity not found: movie")
 	}
-	return row.movie()
+	return row.Movie()
 }
 
 // MovieByID returns the movie.
@@ -86,16 +86,16 @@ func (s *Store) insertMovie(ctx context.Context, tx *sqlx.Tx, m domain.Movie) (d
 	genres, _ := json.Marshal(m.Genres)
 	var requested any // NULL: a movie typed in by hand has nothing to enrich from
 	if m.ExternalID != nil {
-		requested = formatTime(s.now())
+		requested = sqlrow.FormatTime(s.now())
 	}
 	// Positional, not NamedExec: sqlx parses a named query at every call (4.5 µs), and this
 	// insert runs in the writer's group loop for every review of a new movie.
 	_, err = tx.ExecContext(ctx, `INSERT INTO movies (id, external_metadata_id, title, release_year, director,
 		poster_path, genres, runtime_minutes, original_language, overview, collection_name, enrichment_requested_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.ID.String(), nullString(m.ExternalID), m.Title, m.ReleaseYear, nullString(m.Director),
-		nullString(m.PosterPath), string(genres), m.RuntimeMinutes, nullString(m.OriginalLanguage),
-		nullString(m.Overview), nullString(m.CollectionName), requested)
+		m.ID.String(), sqlrow.NullString(m.ExternalID), m.Title, m.ReleaseYear, sqlrow.NullString(m.Director),
+		sqlrow.NullString(m.PosterPath), string(genres), m.RuntimeMinutes, sqlrow.NullString(m.OriginalLanguage),
+		sqlrow.NullString(m.Overview), sqlrow.NullString(m.CollectionName), requested)
 	if err != nil {
 		return domain.Movie{}, nil, fmt.Errorf("insert movie: %w", err)
 	}
@@ -124,9 +124,4 @@ func deleteMovieIfOrphan(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, events 
 		return nil, fmt.Errorf("delete orphan movie: %w", err)
 	}
 	return append(events, domain.MovieDeleted{MovieID: id, PosterPath: poster}), nil
-}
-
-// escapeLike escapes LIKE's wildcards in s (the escape character is \).
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

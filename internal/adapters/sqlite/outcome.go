@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
 )
 
@@ -75,14 +76,14 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
 		case delivery.Return:
 			err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', next_attempt_at = ?, relays = max(relays, ?)
-				WHERE event_id = ? AND status = 'relayed'`, millis(o.At), o.Round+1, o.EventID)
+				WHERE event_id = ? AND status = 'relayed'`, sqlrow.Millis(o.At), o.Round+1, o.EventID)
 		case delivery.Retry:
 			var last sql.NullString // a defer is no failure: it keeps the last one's error
 			if o.Err != nil {
 				last = sql.NullString{String: errorText(o.Err), Valid: true}
 			}
 			err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?), last_error = coalesce(?, last_error),
-				relays = max(relays, ?) WHERE event_id = ? AND status = 'relayed'`, millis(o.At), last, o.Round+1, o.EventID)
+				relays = max(relays, ?) WHERE event_id = ? AND status = 'relayed'`, sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)
 		}

@@ -10,28 +10,18 @@ import (
 	"sync"
 	"time"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
 
 	"github.com/jmoiron/sqlx"
 )
 
-// ClaimLeaseDefault is how long a claimed row belongs to its claimer; a row still processing
-// after that (its claimer died) is claimed again.
-const ClaimLeaseDefault = 600 * time.Second
-
-// maxErrorLen bounds last_error so a panic's stack cannot bloat the table.
-const maxErrorLen = 8 << 10
+// ClaimLeaseDefault is how long a claimed row belongs to its claimer (outbox.ClaimLeaseDefault).
+const ClaimLeaseDefault = outbox.ClaimLeaseDefault
 
 // QueueConfig tunes a Queue; zero fields take the defaults.
-type QueueConfig struct {
-	MaxAttempts int           // deliveries before a row is dead-lettered (default 5)
-	ClaimLease  time.Duration // default ClaimLeaseDefault
-	Logger      *slog.Logger
-	// OnDeadLetter, if set, is called for each row the queue dead-letters on its own (its
-	// deliveries abandoned by dead workers, or lost by the broker, MaxAttempts times), for the
-	// dead-letter counter; dead letters a delivery decided are counted by the engine.
-	OnDeadLetter func()
-}
+type QueueConfig = outbox.QueueConfig
 
 // Queue is event_queue as a delivery.Source: the DB backend consumes it directly, and the NATS
 // relay claims from it the same way. Besides due pending rows it claims rows whose claim expired
@@ -86,13 +76,13 @@ type rowRef struct {
 // after every lease for ever, taking each batch it is in down with it. A row whose abandoned
 // delivery was its MaxAttempts-th is dead-lettered instead of claimed.
 func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	stale := now - q.lease.Milliseconds()
 	abandoned := fmt.Sprintf("delivery abandoned: its worker died or stalled past the claim lease (%s)", q.lease)
 	lost := "no outcome recorded within the re-relay horizon (the broker lost it, or its consumers died): relayed again"
 	var msgs []delivery.Message
 	var reclaimed, rerelayed int
-	var dead []deadRow
+	var dead []outbox.DeadRow
 	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		var err error
 		if dead, err = q.deadLetterAbandoned(ctx, tx, now, stale); err != nil {
@@ -162,7 +152,7 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	q.mu.Unlock()
 	for _, d := range dead {
 		q.log.Error("event dead-lettered: its worker died or stalled during its last attempt",
-			append(rowFields(d.EventID.String, d.ID), "event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)...)
+			append(outbox.RowFields(d.EventID.String, d.ID), "event_type", d.EventType, "attempt", d.Attempts, "lease", q.lease)...)
 	}
 	if reclaimed > 0 {
 		q.log.Warn("reclaiming events whose claim outlived the lease (a claimer died); the abandoned delivery counts as an attempt",
@@ -175,18 +165,10 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 	return msgs, nil
 }
 
-// deadRow is a row Claim dead-lettered.
-type deadRow struct {
-	ID        int64          `db:"id"`
-	EventID   sql.NullString `db:"event_id"`
-	EventType string         `db:"event_type"`
-	Attempts  int            `db:"attempts"`
-}
-
 // deadLetterAbandoned dead-letters the rows whose last allowed attempt came to nothing: a
 // processing row whose claim expired, a relayed row past its re-relay horizon.
-func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, now, stale int64) ([]deadRow, error) {
-	var dead []deadRow
+func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *sqlx.Tx, now, stale int64) ([]outbox.DeadRow, error) {
+	var dead []outbox.DeadRow
 	err := tx.SelectContext(ctx, &dead, `UPDATE event_queue SET claimed_at = NULL, attempts = attempts + 1,
 			last_error = CASE status
 				WHEN 'processing' THEN printf('dead-lettered after %d attempts: the worker of the last one died or stalled past the claim lease (%s), as a handler that crashes the process would make it do every time', attempts + 1, ?3)
@@ -248,7 +230,7 @@ func (q *Queue) Extend(ctx context.Context) error {
 	if len(q.held) == 0 {
 		return nil
 	}
-	now := millis(q.s.now())
+	now := sqlrow.Millis(q.s.now())
 	refs := make([]*rowRef, 0, len(q.held))
 	for _, ref := range q.held {
 		refs = append(refs, ref)
@@ -339,27 +321,27 @@ func (q *Queue) settleRows(ctx context.Context, tx *sqlx.Tx, now time.Time, resu
 		case delivery.Ack:
 			acked = append(acked, ref.id)
 		case delivery.Handoff:
-			handedOff = append(handedOff, ref.id, ref.token, millis(r.Until))
+			handedOff = append(handedOff, ref.id, ref.token, sqlrow.Millis(r.Until))
 		case delivery.Return:
 			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL`+owned); err == nil {
 				_, err = st.ExecContext(ctx, ref.id, ref.token)
 			}
 		case delivery.Defer:
 			if st, err = prepare(kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?`+owned); err == nil {
-				_, err = st.ExecContext(ctx, millis(r.Until), ref.id, ref.token)
+				_, err = st.ExecContext(ctx, sqlrow.Millis(r.Until), ref.id, ref.token)
 			}
 		case delivery.Retry, delivery.DeadLetter:
 			// attempts counts failed deliveries; the row dead-letters when they reach the limit.
 			dead := r.Kind == delivery.DeadLetter || r.Msg.Attempt >= q.maxAttempts
 			if st, err = prepare(kind, `UPDATE event_queue SET attempts = attempts + 1, claimed_at = NULL,
 				status = CASE WHEN ? THEN 'dead_lettered' ELSE 'pending' END, next_attempt_at = ?, last_error = ?`+owned); err == nil {
-				_, err = st.ExecContext(ctx, dead, millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
+				_, err = st.ExecContext(ctx, dead, sqlrow.Millis(now.Add(r.Delay)), errorText(r.Err), ref.id, ref.token)
 			}
 			if err == nil && dead && r.Kind == delivery.Retry {
 				if q.onDead != nil {
 					q.onDead()
 				}
-				q.log.Error("event dead-lettered: max attempts reached", append(rowFields(r.Msg.EventID, ref.id),
+				q.log.Error("event dead-lettered: max attempts reached", append(outbox.RowFields(r.Msg.EventID, ref.id),
 					"event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "error", r.Err)...)
 			}
 		default:
@@ -407,8 +389,8 @@ func errorText(err error) string {
 		return "unknown error"
 	}
 	s := err.Error()
-	if len(s) > maxErrorLen {
-		s = s[:maxErrorLen] + "…"
+	if len(s) > outbox.MaxErrorLen {
+		s = s[:outbox.MaxErrorLen] + "…"
 	}
 	return s
 }

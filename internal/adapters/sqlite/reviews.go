@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/review"
 )
@@ -34,7 +35,7 @@ func (s *Store) LogReview(ctx context.Context, r domain.Review, m domain.Movie, 
 		}
 		if idem != nil {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (user_id, key, request_hash, review_id, created_at)
-				VALUES (?, ?, ?, ?, ?)`, r.UserID.String(), idem.Key, idem.RequestHash, r.ID.String(), millis(s.now())); err != nil {
+				VALUES (?, ?, ?, ?, ?)`, r.UserID.String(), idem.Key, idem.RequestHash, r.ID.String(), sqlrow.Millis(s.now())); err != nil {
 				return fmt.Errorf("store idempotency key: %w", err)
 			}
 		}
@@ -113,28 +114,21 @@ func replay(ctx context.Context, tx *sqlx.Tx, userID uuid.UUID, idem review.Idem
 func insertReview(ctx context.Context, tx *sqlx.Tx, r domain.Review) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium,
 		watched_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, nullString(r.Comment),
-		mediumValue(r.WatchMedium), formatTime(r.WatchedAt), formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
+		r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, sqlrow.NullString(r.Comment),
+		sqlrow.MediumValue(r.WatchMedium), sqlrow.FormatTime(r.WatchedAt), sqlrow.FormatTime(r.CreatedAt), sqlrow.FormatTime(r.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("insert review: %w", err)
 	}
 	return nil
 }
 
-func mediumValue(m *domain.WatchMedium) any {
-	if m == nil {
-		return nil
-	}
-	return string(*m)
-}
-
 // reviewWhere returns the review selected by where (over reviews r), read through q.
 func reviewWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.Review, error) {
-	var row reviewRow
-	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+reviewColumns+` FROM reviews r WHERE `+where, args...); err != nil {
-		return domain.Review{}, notFound(err, "Entity not found: review")
+	var row sqlrow.Review
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+sqlrow.ReviewColumns+` FROM reviews r WHERE `+where, args...); err != nil {
+		return domain.Review{}, sqlrow.NotFound(err, "Entity not found: review")
 	}
-	return row.review()
+	return row.Review()
 }
 
 // UpdateReview loads a review, applies update and saves the result with ReviewUpdated, in one
@@ -150,8 +144,8 @@ func (s *Store) UpdateReview(ctx context.Context, id uuid.UUID, update func(*dom
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE reviews SET rating = ?, comment = ?, watch_medium = ?, watched_at = ?,
-			updated_at = ? WHERE id = ?`, r.Rating, nullString(r.Comment), mediumValue(r.WatchMedium),
-			formatTime(r.WatchedAt), formatTime(r.UpdatedAt), id.String())
+			updated_at = ? WHERE id = ?`, r.Rating, sqlrow.NullString(r.Comment), sqlrow.MediumValue(r.WatchMedium),
+			sqlrow.FormatTime(r.WatchedAt), sqlrow.FormatTime(r.UpdatedAt), id.String())
 		if err != nil {
 			return fmt.Errorf("update review: %w", err)
 		}

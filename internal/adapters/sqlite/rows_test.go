@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/enrichment"
 	"moviesdiary/internal/usecase/review"
@@ -17,9 +18,9 @@ import (
 
 // fullMovie has every movies column set, so a row struct that misses one shows.
 func fullMovie(ext string) domain.Movie {
-	return domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: ref(ext), Title: "Heat", ReleaseYear: 1995,
-		Director: ref("Michael Mann"), PosterPath: ref("posters/heat.jpg"), Genres: []string{"Crime", "Thriller"},
-		RuntimeMinutes: ref(170), OriginalLanguage: ref("en"), Overview: ref("A heist."), CollectionName: ref("None")}
+	return domain.Movie{ID: domain.MovieIDFor(ext), ExternalID: sqlrow.Ref(ext), Title: "Heat", ReleaseYear: 1995,
+		Director: sqlrow.Ref("Michael Mann"), PosterPath: sqlrow.Ref("posters/heat.jpg"), Genres: []string{"Crime", "Thriller"},
+		RuntimeMinutes: sqlrow.Ref(170), OriginalLanguage: sqlrow.Ref("en"), Overview: sqlrow.Ref("A heist."), CollectionName: sqlrow.Ref("None")}
 }
 
 func same[T any](t *testing.T, what string, got, want T) {
@@ -39,8 +40,8 @@ func TestReadsMapEveryColumn(t *testing.T) {
 	alice := newUser(t, s, "alice")
 	m := fullMovie("tt0113277")
 	at := time.Date(2024, 3, 1, 20, 30, 0, 123e6, time.UTC)
-	r := domain.Review{ID: uuid.New(), UserID: alice, Rating: 4, Comment: ref("tense"), WatchedAt: at,
-		WatchMedium: ref(domain.MediumCinema), CreatedAt: at.Add(time.Hour), UpdatedAt: at.Add(2 * time.Hour)}
+	r := domain.Review{ID: uuid.New(), UserID: alice, Rating: 4, Comment: sqlrow.Ref("tense"), WatchedAt: at,
+		WatchMedium: sqlrow.Ref(domain.MediumCinema), CreatedAt: at.Add(time.Hour), UpdatedAt: at.Add(2 * time.Hour)}
 	if _, err := s.LogReview(ctx, r, m, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -104,15 +105,15 @@ func TestReadsMapEveryColumn(t *testing.T) {
 	person := uuid.New()
 	enriched := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 	err = s.SaveMovieEnrichment(ctx, enrichment.MovieEnrichment{MovieID: m.ID, Genres: m.Genres,
-		People:  []enrichment.PersonRow{{ID: person, ExternalID: "tmdb:1", Name: "Michael Mann", KnownForDepartment: ref("Directing")}},
-		Credits: []enrichment.CreditRow{{PersonID: person, Role: "Director", Department: ref("Directing"), Order: ref(0)}},
+		People:  []enrichment.PersonRow{{ID: person, ExternalID: "tmdb:1", Name: "Michael Mann", KnownForDepartment: sqlrow.Ref("Directing")}},
+		Credits: []enrichment.CreditRow{{PersonID: person, Role: "Director", Department: sqlrow.Ref("Directing"), Order: sqlrow.Ref(0)}},
 		Profile: json.RawMessage(`{"keywords":[]}`), EnrichedAt: enriched})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = s.SavePersonEnrichment(ctx, person, enrichment.Person{Name: "Michael Mann", Biography: "Director.",
-		Birthday: ref("1943-02-05"), PlaceOfBirth: ref("Chicago"), Homepage: ref("https://example.test"),
-		IMDbID: ref("nm0000520"), KnownForDepartment: "Directing", ProfilePath: ref("/mann.jpg")}, enriched)
+		Birthday: sqlrow.Ref("1943-02-05"), PlaceOfBirth: sqlrow.Ref("Chicago"), Homepage: sqlrow.Ref("https://example.test"),
+		IMDbID: sqlrow.Ref("nm0000520"), KnownForDepartment: "Directing", ProfilePath: sqlrow.Ref("/mann.jpg")}, enriched)
 	if err != nil {
 		t.Fatal(err)
 	}

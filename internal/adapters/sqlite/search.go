@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
@@ -11,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/search"
 )
@@ -186,38 +185,16 @@ func searchPage[R, T any](ctx context.Context, db *sqlx.DB, q searchSQL, cols st
 	if err := db.GetContext(ctx, &out.Total, count, q.args...); err != nil {
 		return out, err
 	}
-	rows := pageOf[R](p, out.Total)
+	rows := sqlrow.PageOf[R](p, out.Total)
 	if err := db.SelectContext(ctx, &rows, `SELECT `+cols+q.from+w+q.order+` LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		append(q.args, p.Limit, p.Offset)...); err != nil {
 		return out, err
 	}
-	items, err := mapRows(rows, conv)
+	items, err := sqlrow.MapRows(rows, conv)
 	if items != nil {
 		out.Items = items
 	}
 	return out, err
-}
-
-// movieHitColumns are the columns of movieHitRow.
-const movieHitColumns = `m.id, m.title, m.release_year, m.director, m.poster_path, m.genres`
-
-// movieHitRow is a movie found.
-type movieHitRow struct {
-	ID          uuid.UUID        `db:"id"`
-	Title       string           `db:"title"`
-	ReleaseYear sql.Null[int]    `db:"release_year"`
-	Director    sql.Null[string] `db:"director"`
-	PosterPath  sql.Null[string] `db:"poster_path"`
-	Genres      string           `db:"genres"` // a JSON array
-}
-
-func (r movieHitRow) hit() (search.MovieHit, error) {
-	h := search.MovieHit{ID: r.ID, Title: r.Title, ReleaseYear: r.ReleaseYear.V, Director: ptr(r.Director),
-		PosterPath: ptr(r.PosterPath), Genres: []string{}}
-	if r.Genres != "" {
-		_ = json.Unmarshal([]byte(r.Genres), &h.Genres)
-	}
-	return h, nil
 }
 
 // SearchMovies pages the movies matching q's text and filters, best match first.
@@ -240,35 +217,19 @@ func (s *Store) SearchMovies(ctx context.Context, q search.Query) (domain.Paged[
 	if q.PersonID != nil {
 		sq.filter(`EXISTS (SELECT 1 FROM movie_credits c WHERE c.movie_id = m.id AND c.person_id = ?)`, q.PersonID.String())
 	}
-	out, err := searchPage(ctx, s.read, sq, movieHitColumns, q.Page, movieHitRow.hit)
+	out, err := searchPage(ctx, s.read, sq, sqlrow.MovieHitColumns, q.Page, sqlrow.MovieHit.Hit)
 	if err != nil {
 		return out, fmt.Errorf("search movies: %w", err)
 	}
 	return out, nil
 }
 
-// personHitColumns are the columns of personHitRow: a person and up to three titles they are
+// personHitColumns are the columns of sqlrow.PersonHit: a person and up to three titles they are
 // known for.
 const personHitColumns = `p.id, p.name, p.known_for_department, p.profile_path,
 	(SELECT json_group_array(title) FROM (SELECT m.title FROM movie_credits c JOIN movies m ON m.id = c.movie_id
 		WHERE c.person_id = p.id GROUP BY m.id ORDER BY min(c.billing_order) IS NULL, m.release_year DESC, m.title LIMIT 3))
 		AS known_for_titles`
-
-// personHitRow is a person found.
-type personHitRow struct {
-	ID                 uuid.UUID        `db:"id"`
-	Name               string           `db:"name"`
-	KnownForDepartment sql.Null[string] `db:"known_for_department"`
-	ProfilePath        sql.Null[string] `db:"profile_path"`
-	KnownForTitles     string           `db:"known_for_titles"` // a JSON array
-}
-
-func (r personHitRow) hit() (search.PersonHit, error) {
-	h := search.PersonHit{ID: r.ID, Name: r.Name, KnownForDepartment: ptr(r.KnownForDepartment),
-		ProfilePath: ptr(r.ProfilePath), KnownForTitles: []string{}}
-	_ = json.Unmarshal([]byte(r.KnownForTitles), &h.KnownForTitles)
-	return h, nil
-}
 
 // SearchPeople pages the people matching q's text and department, best match first.
 func (s *Store) SearchPeople(ctx context.Context, q search.Query) (domain.Paged[search.PersonHit], error) {
@@ -281,7 +242,7 @@ func (s *Store) SearchPeople(ctx context.Context, q search.Query) (domain.Paged[
 	if q.Department != "" {
 		sq.filter(`p.known_for_department = ? COLLATE NOCASE`, q.Department)
 	}
-	out, err := searchPage(ctx, s.read, sq, personHitColumns, q.Page, personHitRow.hit)
+	out, err := searchPage(ctx, s.read, sq, personHitColumns, q.Page, sqlrow.PersonHit.Hit)
 	if err != nil {
 		return out, fmt.Errorf("search people: %w", err)
 	}

@@ -2,37 +2,20 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
+
+	"moviesdiary/internal/outbox"
 )
 
 // QueueCounts is the number of event_queue rows in each status.
 func (s *Store) QueueCounts(ctx context.Context) (map[string]int, error) {
-	var rows []struct {
-		Status string `db:"status"`
-		N      int    `db:"n"`
-	}
-	if err := s.read.SelectContext(ctx, &rows, `SELECT status, count(*) AS n FROM event_queue GROUP BY status`); err != nil {
-		return nil, fmt.Errorf("count events: %w", err)
-	}
-	counts := map[string]int{}
-	for _, r := range rows {
-		counts[r.Status] = r.N
-	}
-	return counts, nil
+	return outbox.CountByStatus(ctx, s.read)
 }
 
 // OldestPending is the age of the oldest pending row; ok is false when none is pending.
 func (s *Store) OldestPending(ctx context.Context) (age time.Duration, ok bool, err error) {
-	var oldest sql.NullInt64
-	if err := s.read.GetContext(ctx, &oldest, `SELECT min(created_at) FROM event_queue WHERE status = 'pending'`); err != nil {
-		return 0, false, fmt.Errorf("oldest pending event: %w", err)
-	}
-	if !oldest.Valid {
-		return 0, false, nil
-	}
-	return max(0, s.now().Sub(time.UnixMilli(oldest.Int64))), true, nil
+	return outbox.OldestPending(ctx, s.read, s.now)
 }
 
 // EventsSince counts outbox rows with an id above afterID by event type and returns the highest

@@ -268,5 +268,3 @@ func (s *Store) writeAlone(ctx context.Context, fn func(tx *sqlx.Tx) error) erro
 	s.ckpt.committed()
 	return nil
 }
-
-func millis(t time.Time) int64 { return t.UnixMilli() }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
 
@@ -14,13 +15,13 @@ import (
 
 // ListUsers returns every local account, oldest first.
 func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
-	var rows []userRow
-	if err := s.read.SelectContext(ctx, &rows, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`); err != nil {
+	var rows []sqlrow.User
+	if err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.UserColumns+` FROM users ORDER BY created_at, id`); err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
 	users := make([]domain.User, len(rows))
 	for i, r := range rows {
-		users[i] = r.user()
+		users[i] = r.User()
 	}
 	return users, nil
 }
@@ -32,7 +33,7 @@ func (s *Store) SetUserRole(ctx context.Context, id uuid.UUID, role domain.Role)
 		if err != nil {
 			return fmt.Errorf("set role: %w", err)
 		}
-		return oneRow(res, "user")
+		return sqlrow.OneRow(res, "user")
 	})
 }
 
@@ -45,7 +46,7 @@ func (s *Store) SetPassword(ctx context.Context, id uuid.UUID, hash string) erro
 		if err != nil {
 			return fmt.Errorf("set password: %w", err)
 		}
-		if err := oneRow(res, "user"); err != nil {
+		if err := sqlrow.OneRow(res, "user"); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM refresh_sessions WHERE user_id = ?`, id.String()); err != nil {
@@ -66,7 +67,7 @@ func (s *Store) DeleteUser(ctx context.Context, id uuid.UUID) error {
 		if err != nil {
 			return nil, err
 		}
-		if err := oneRow(res, "user"); err != nil {
+		if err := sqlrow.OneRow(res, "user"); err != nil {
 			return nil, err
 		}
 		uid := id.String()
@@ -79,16 +80,4 @@ func (s *Store) DeleteUser(ctx context.Context, id uuid.UUID) error {
 		}
 		return []domain.Event{domain.UserDeleted{UserID: id}}, nil
 	})
-}
-
-// oneRow turns an UPDATE or DELETE that matched nothing into a not-found error naming what.
-func oneRow(res interface{ RowsAffected() (int64, error) }, what string) error {
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return domain.Errorf(domain.KindNotFound, "Entity not found: %s", what)
-	}
-	return nil
 }

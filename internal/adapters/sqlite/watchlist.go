@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/watchlist"
 )
@@ -25,7 +26,7 @@ func (s *Store) AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.M
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO watchlist (user_id, movie_id, added_at) VALUES (?, ?, ?)
-			ON CONFLICT DO NOTHING`, userID.String(), movie.ID.String(), formatTime(now))
+			ON CONFLICT DO NOTHING`, userID.String(), movie.ID.String(), sqlrow.FormatTime(now))
 		if err != nil {
 			return fmt.Errorf("insert watchlist entry: %w", err)
 		}
@@ -68,35 +69,20 @@ func (s *Store) RemoveFromWatchlist(ctx context.Context, userID, movieID uuid.UU
 	return nil
 }
 
-// watchlistRow is a movie on a watchlist.
-type watchlistRow struct {
-	movieRow
-	AddedAt string `db:"added_at"`
-}
-
-func (r watchlistRow) entry() (watchlist.Entry, error) {
-	m, err := r.movie()
-	if err != nil {
-		return watchlist.Entry{}, err
-	}
-	t, err := parseTime(r.AddedAt)
-	return watchlist.Entry{Movie: m, AddedAt: t}, err
-}
-
 // Watchlist returns a page of a user's watchlist, newest first.
 func (s *Store) Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) (domain.Paged[watchlist.Entry], error) {
 	out := domain.Paged[watchlist.Entry]{Page: p}
 	if err := s.read.GetContext(ctx, &out.Total, `SELECT count(*) FROM watchlist WHERE user_id = ?`, userID.String()); err != nil {
 		return out, fmt.Errorf("count watchlist: %w", err)
 	}
-	rows := pageOf[watchlistRow](p, out.Total)
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+movieColumns+`, w.added_at FROM watchlist w
+	rows := sqlrow.PageOf[sqlrow.WatchlistEntry](p, out.Total)
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+`, w.added_at FROM watchlist w
 		JOIN movies m ON m.id = w.movie_id WHERE w.user_id = ? ORDER BY w.added_at DESC, m.id LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
 		userID.String(), p.Limit, p.Offset)
 	if err != nil {
 		return out, fmt.Errorf("list watchlist: %w", err)
 	}
-	if out.Items, err = mapRows(rows, watchlistRow.entry); err != nil {
+	if out.Items, err = sqlrow.MapRows(rows, sqlrow.WatchlistEntry.Entry); err != nil {
 		return out, fmt.Errorf("list watchlist: %w", err)
 	}
 	return out, nil

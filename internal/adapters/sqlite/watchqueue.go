@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -10,46 +9,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/integration"
 )
 
-// watchEventColumns are the columns of watchEventRow.
-const watchEventColumns = `id, user_id, source, title, year, external_id, movie_id, status, review_id, watched_at, closed_at`
-
-// watchEventRow is a watch_events row.
-type watchEventRow struct {
-	ID         uuid.UUID           `db:"id"`
-	UserID     uuid.UUID           `db:"user_id"`
-	Source     string              `db:"source"`
-	Title      string              `db:"title"`
-	Year       sql.Null[int]       `db:"year"`
-	ExternalID sql.Null[string]    `db:"external_id"`
-	MovieID    sql.Null[uuid.UUID] `db:"movie_id"`
-	Status     string              `db:"status"`
-	ReviewID   sql.Null[uuid.UUID] `db:"review_id"`
-	WatchedAt  int64               `db:"watched_at"`
-	ClosedAt   sql.Null[int64]     `db:"closed_at"`
-}
-
-func (r watchEventRow) event() (domain.WatchEvent, error) {
-	e := domain.WatchEvent{
-		ID: r.ID, UserID: r.UserID, Source: domain.WatchSource(r.Source), Title: r.Title, Year: ptr(r.Year),
-		ExternalID: ptr(r.ExternalID), MovieID: ptr(r.MovieID), Status: domain.WatchStatus(r.Status),
-		ReviewID: ptr(r.ReviewID), WatchedAt: time.UnixMilli(r.WatchedAt).UTC(),
-	}
-	if r.ClosedAt.Valid {
-		e.ClosedAt = ref(time.UnixMilli(r.ClosedAt.V).UTC())
-	}
-	return e, nil
-}
-
 func watchEventWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WatchEvent, error) {
-	var row watchEventRow
-	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+watchEventColumns+` FROM watch_events WHERE `+where, args...); err != nil {
-		return domain.WatchEvent{}, notFound(err, "Entity not found: watch event")
+	var row sqlrow.WatchEvent
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+sqlrow.WatchEventColumns+` FROM watch_events WHERE `+where, args...); err != nil {
+		return domain.WatchEvent{}, sqlrow.NotFound(err, "Entity not found: watch event")
 	}
-	return row.event()
+	return row.WatchEvent()
 }
 
 // SaveWatch stores a watch event with WatchEventIngested, in one transaction, unless the user
@@ -63,7 +33,7 @@ func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.
 		key := ev.DedupKey()
 		var dup bool
 		err := tx.GetContext(ctx, &dup, `SELECT EXISTS (SELECT 1 FROM watch_events WHERE user_id = ? AND dedup_key = ?
-			AND watched_at >= ?)`, ev.UserID.String(), key, millis(since))
+			AND watched_at >= ?)`, ev.UserID.String(), key, sqlrow.Millis(since))
 		if err != nil {
 			return fmt.Errorf("find repeated watch: %w", err)
 		}
@@ -82,8 +52,8 @@ func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO watch_events (id, user_id, source, title, year, external_id, movie_id,
 			dedup_key, status, review_id, watched_at, closed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ev.ID.String(), ev.UserID.String(), string(ev.Source), ev.Title, nullOf(ev.Year), nullString(ev.ExternalID),
-			uuidValue(ev.MovieID), key, string(ev.Status), uuidValue(ev.ReviewID), millis(ev.WatchedAt), timeValue(ev.ClosedAt))
+			ev.ID.String(), ev.UserID.String(), string(ev.Source), ev.Title, sqlrow.NullOf(ev.Year), sqlrow.NullString(ev.ExternalID),
+			sqlrow.UUIDValue(ev.MovieID), key, string(ev.Status), sqlrow.UUIDValue(ev.ReviewID), sqlrow.Millis(ev.WatchedAt), sqlrow.TimeValue(ev.ClosedAt))
 		if err != nil {
 			return fmt.Errorf("insert watch event: %w", err)
 		}
@@ -96,20 +66,6 @@ func (s *Store) SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.
 	return saved, nil
 }
 
-func uuidValue(id *uuid.UUID) any {
-	if id == nil {
-		return nil
-	}
-	return id.String()
-}
-
-func timeValue(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return millis(*t)
-}
-
 // WatchEvent returns a watch event.
 func (s *Store) WatchEvent(ctx context.Context, id uuid.UUID) (domain.WatchEvent, error) {
 	return watchEventWhere(ctx, s.read, `id = ?`, id.String())
@@ -117,13 +73,13 @@ func (s *Store) WatchEvent(ctx context.Context, id uuid.UUID) (domain.WatchEvent
 
 // PendingWatches is a user's watch queue, oldest first.
 func (s *Store) PendingWatches(ctx context.Context, userID uuid.UUID) ([]domain.WatchEvent, error) {
-	var rows []watchEventRow
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+watchEventColumns+` FROM watch_events
+	var rows []sqlrow.WatchEvent
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.WatchEventColumns+` FROM watch_events
 		WHERE user_id = ? AND status = 'pending' ORDER BY watched_at, id`, userID.String())
 	if err != nil {
 		return nil, fmt.Errorf("list watch queue: %w", err)
 	}
-	out, err := mapRows(rows, watchEventRow.event)
+	out, err := sqlrow.MapRows(rows, sqlrow.WatchEvent.WatchEvent)
 	if out == nil {
 		out = []domain.WatchEvent{}
 	}
@@ -150,7 +106,7 @@ func (s *Store) ConfirmWatches(ctx context.Context, userID uuid.UUID, at time.Ti
 				return err
 			}
 			_, err = tx.ExecContext(ctx, `UPDATE watch_events SET status = 'confirmed', review_id = ?, movie_id = ?,
-				closed_at = ? WHERE id = ?`, r.ID.String(), movie.ID.String(), millis(at), ev.ID.String())
+				closed_at = ? WHERE id = ?`, r.ID.String(), movie.ID.String(), sqlrow.Millis(at), ev.ID.String())
 			if err != nil {
 				return fmt.Errorf("close watch event: %w", err)
 			}
@@ -175,27 +131,15 @@ func (s *Store) DismissWatches(ctx context.Context, userID uuid.UUID, ids []uuid
 			args[i] = id.String()
 		}
 		in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-		var owners []struct {
-			ID     uuid.UUID `db:"id"`
-			UserID uuid.UUID `db:"user_id"`
-		}
+		var owners []sqlrow.WatchOwner
 		if err := tx.SelectContext(ctx, &owners, `SELECT id, user_id FROM watch_events WHERE id IN (`+in+`)`, args...); err != nil {
 			return fmt.Errorf("read watch events: %w", err)
 		}
-		found := make(map[uuid.UUID]bool, len(owners))
-		for _, o := range owners {
-			if o.UserID != userID {
-				return domain.Forbidden("Forbidden: not your watch event")
-			}
-			found[o.ID] = true
-		}
-		for _, id := range ids {
-			if !found[id] {
-				return domain.NotFound("Entity not found: watch event %s", id)
-			}
+		if err := sqlrow.CheckWatchOwners(owners, userID, ids); err != nil {
+			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE watch_events SET status = 'dismissed', closed_at = ?
-			WHERE status = 'pending' AND user_id = ? AND id IN (`+in+`)`, append([]any{millis(at), userID.String()}, args...)...)
+			WHERE status = 'pending' AND user_id = ? AND id IN (`+in+`)`, append([]any{sqlrow.Millis(at), userID.String()}, args...)...)
 		if err != nil {
 			return fmt.Errorf("dismiss watch events: %w", err)
 		}
@@ -215,7 +159,7 @@ func (s *Store) PurgeWatchEvents(ctx context.Context, closedBefore, pendingBefor
 	var n int64
 	err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM watch_events WHERE (closed_at IS NOT NULL AND closed_at < ?)
-			OR (status = 'pending' AND watched_at < ?)`, millis(closedBefore), millis(pendingBefore))
+			OR (status = 'pending' AND watched_at < ?)`, sqlrow.Millis(closedBefore), sqlrow.Millis(pendingBefore))
 		if err != nil {
 			return fmt.Errorf("purge watch events: %w", err)
 		}

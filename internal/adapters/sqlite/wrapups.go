@@ -2,52 +2,14 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
 )
-
-// wrapUpColumns are the columns of wrapUpRow.
-const wrapUpColumns = `id, user_id, status, start_date, end_date, created_at, completed_at, error_message, report`
-
-// wrapUpRow is a wrapups row.
-type wrapUpRow struct {
-	ID           uuid.UUID           `db:"id"`
-	UserID       sql.Null[uuid.UUID] `db:"user_id"`
-	Status       string              `db:"status"`
-	StartDate    string              `db:"start_date"`
-	EndDate      string              `db:"end_date"`
-	CreatedAt    string              `db:"created_at"`
-	CompletedAt  sql.Null[string]    `db:"completed_at"`
-	ErrorMessage sql.Null[string]    `db:"error_message"`
-	Report       sql.Null[string]    `db:"report"`
-}
-
-func (r wrapUpRow) wrapUp() (domain.WrapUp, error) {
-	w := domain.WrapUp{ID: r.ID, UserID: ptr(r.UserID), Status: domain.WrapUpStatus(r.Status), ErrorMessage: ptr(r.ErrorMessage)}
-	var err error
-	if w.StartDate, err = domain.ParseDate(r.StartDate); err != nil {
-		return domain.WrapUp{}, err
-	}
-	if w.EndDate, err = domain.ParseDate(r.EndDate); err != nil {
-		return domain.WrapUp{}, err
-	}
-	if w.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
-		return domain.WrapUp{}, err
-	}
-	if w.CompletedAt, err = parseOptionalTime(ptr(r.CompletedAt)); err != nil {
-		return domain.WrapUp{}, err
-	}
-	if r.Report.Valid {
-		w.Report = json.RawMessage(r.Report.V)
-	}
-	return w, nil
-}
 
 // RequestWrapUp stores a Pending wrap-up with WrapUpRequested in one transaction. The unique
 // index on live wrap-ups of a user and range decides: when it refuses the insert, the live
@@ -61,7 +23,7 @@ func (s *Store) RequestWrapUp(ctx context.Context, w domain.WrapUp) (domain.Wrap
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO wrapups (id, user_id, status, start_date, end_date, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, w.ID.String(), user, string(w.Status), w.StartDate.String(), w.EndDate.String(),
-			formatTime(w.CreatedAt))
+			sqlrow.FormatTime(w.CreatedAt))
 		if isUnique(err) {
 			out, err = wrapUpWhere(ctx, tx, `ifnull(user_id, '') = ifnull(?, '') AND start_date = ? AND end_date = ?
 				AND status IN ('Pending', 'Generating', 'Ready')`, user, w.StartDate.String(), w.EndDate.String())
@@ -86,12 +48,12 @@ func (s *Store) WrapUp(ctx context.Context, id uuid.UUID) (domain.WrapUp, error)
 
 // WrapUps lists a user's wrap-ups and the instance-wide ones, newest first.
 func (s *Store) WrapUps(ctx context.Context, user uuid.UUID) ([]domain.WrapUp, error) {
-	var rows []wrapUpRow
-	if err := s.read.SelectContext(ctx, &rows, `SELECT `+wrapUpColumns+` FROM wrapups WHERE user_id = ? OR user_id IS NULL
+	var rows []sqlrow.WrapUp
+	if err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.WrapUpColumns+` FROM wrapups WHERE user_id = ? OR user_id IS NULL
 		ORDER BY created_at DESC, id DESC`, user.String()); err != nil {
 		return nil, fmt.Errorf("list wrap-ups: %w", err)
 	}
-	return mapRows(rows, wrapUpRow.wrapUp)
+	return sqlrow.MapRows(rows, sqlrow.WrapUp.WrapUp)
 }
 
 // DeleteWrapUp deletes a wrap-up.
@@ -110,11 +72,11 @@ func (s *Store) DeleteWrapUp(ctx context.Context, id uuid.UUID) error {
 
 // wrapUpWhere returns the wrap-up selected by where, read through q.
 func wrapUpWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (domain.WrapUp, error) {
-	var row wrapUpRow
-	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+wrapUpColumns+` FROM wrapups WHERE `+where, args...); err != nil {
-		return domain.WrapUp{}, notFound(err, "Entity not found: wrap-up")
+	var row sqlrow.WrapUp
+	if err := sqlx.GetContext(ctx, q, &row, `SELECT `+sqlrow.WrapUpColumns+` FROM wrapups WHERE `+where, args...); err != nil {
+		return domain.WrapUp{}, sqlrow.NotFound(err, "Entity not found: wrap-up")
 	}
-	return row.wrapUp()
+	return row.WrapUp()
 }
 
 // WrapUpOfRange returns the live wrap-up (Pending, Generating or Ready) of a user, or (nil) of
