@@ -137,9 +137,12 @@ func importRule(pkg, imp string) string {
 		return "internal/domain imports nothing of ours"
 	case under(p, "internal/usecase") && !under(i, "internal/domain") && !under(i, "internal/usecase"):
 		return "internal/usecase imports only internal/domain and internal/usecase"
+	case under(i, "internal/adapters/sqlrow") && under(p, "internal/adapters") &&
+		(adapter(p) == "sqlite" || adapter(p) == "postgres"):
+		return "" // the rows both SQL stores read, shared by those two only
 	case under(i, "internal/adapters") && !under(p, "cmd") && !under(p, "internal/app") &&
 		!(under(p, "internal/adapters") && adapter(p) == adapter(i)):
-		return "only cmd/* and internal/app/** import adapters (an adapter only its own subpackages)"
+		return "only cmd/* and internal/app/** import adapters (an adapter only its own subpackages; sqlrow the SQL stores)"
 	}
 	return ""
 }
@@ -162,6 +165,9 @@ func TestImportRuleCatchesEachBreak(t *testing.T) {
 		{"moviesdiary/internal/app", "moviesdiary/internal/adapters/sqlite", false},
 		{"moviesdiary/internal/app/mediatest", "moviesdiary/internal/adapters/sqlite", false},
 		{"moviesdiary/cmd/worker", "moviesdiary/internal/adapters/nats", false},
+		{"moviesdiary/internal/adapters/postgres", "moviesdiary/internal/adapters/sqlrow", false},
+		{"moviesdiary/internal/adapters/httpapi", "moviesdiary/internal/adapters/sqlrow", true},
+		{"moviesdiary/internal/adapters/postgres", "moviesdiary/internal/adapters/sqlite", true},
 	} {
 		if got := importRule(c.pkg, c.imp) != ""; got != c.bad {
 			t.Errorf("%s importing %s: broken %v, want %v", c.pkg, c.imp, got, c.bad)
