@@ -35,6 +35,7 @@ func TestJetStreamConformance(t *testing.T) {
 		DeadLetterStore:     true,
 		ReturnsOnShutdown:   true,
 		Repeats:             true,
+		WallClockBackoff:    20 * time.Millisecond,
 	}, newJetStreamHarness)
 }
 
@@ -43,9 +44,10 @@ func TestJetStreamConformance(t *testing.T) {
 func TestCoreConformance(t *testing.T) {
 	t.Parallel()
 	deliverytest.Run(t, deliverytest.Features{
-		MaxAttempts:     conformanceMaxAttempts,
-		DeadLetterStore: true,
-		Repeats:         true,
+		MaxAttempts:      conformanceMaxAttempts,
+		DeadLetterStore:  true,
+		Repeats:          true,
+		WallClockBackoff: 20 * time.Millisecond,
 	}, newCoreHarness)
 }
 

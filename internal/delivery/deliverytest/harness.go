@@ -42,6 +42,10 @@ type Features struct {
 	StaleClaims bool
 	// ClaimLease is the source's claim lease (StaleClaims).
 	ClaimLease time.Duration
+	// WallClockBackoff is, for a source without Clock (a broker that redelivers on its own wall
+	// clock), the retry schedule's base the max-attempts case runs its engine with, so the whole
+	// schedule up to the dead letter passes in real time. A source without Clock must set it.
+	WallClockBackoff time.Duration
 }
 
 // Ledger is the processed-event ledger the harness's source settles into (*sqlite.Ledger).

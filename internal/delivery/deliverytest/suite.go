@@ -79,6 +79,8 @@ type suite struct {
 	f     Features
 	h     Harness
 	lease time.Duration // the engine's ledger lease
+	// backoff is the engine's retry schedule base; zero: production's (domain.BackoffBase).
+	backoff time.Duration
 
 	mu    sync.Mutex
 	calls map[string]int // handler/event id → runs
@@ -133,7 +135,8 @@ type running struct {
 func (s *suite) start(t *testing.T, src delivery.Source, cfg delivery.PumpConfig) running {
 	t.Helper()
 	log := Logger(t)
-	engine, err := delivery.NewEngine(delivery.Config{LedgerLease: s.lease, MaxAttempts: s.f.MaxAttempts, Now: s.h.Now, Logger: log},
+	engine, err := delivery.NewEngine(delivery.Config{LedgerLease: s.lease, MaxAttempts: s.f.MaxAttempts, Now: s.h.Now, Logger: log,
+		BackoffBase: s.backoff},
 		s.h.Ledger(), s.handlers()...)
 	if err != nil {
 		t.Fatal(err)
@@ -175,13 +178,6 @@ func (s *suite) settled(t *testing.T, id, what string, ok func(Outcome) bool) Ou
 
 func (o *Outcome) String() string {
 	return fmt.Sprintf("%s attempts=%d delay=%s err=%q", o.State, o.Attempts, o.Delay, o.Err)
-}
-
-func (s *suite) needClock(t *testing.T, why string) {
-	t.Helper()
-	if !s.f.Clock {
-		t.Skipf("needs Features.Clock: %s", why)
-	}
 }
 
 // testAck: a delivery whose handlers all succeed is acked, each handler having run once.
@@ -286,8 +282,16 @@ func testDefer(t *testing.T, s *suite) {
 
 // testExhausted: an event that keeps failing is dead-lettered on its MaxAttempts-th delivery,
 // with the error kept.
+//
+// A source on a test clock walks the production schedule; one on its broker's wall clock runs
+// the schedule scaled to Features.WallClockBackoff and waits it out.
 func testExhausted(t *testing.T, s *suite) {
-	s.needClock(t, "reaching MaxAttempts waits out the whole retry schedule")
+	if !s.f.Clock {
+		if s.f.WallClockBackoff <= 0 {
+			t.Fatal("a source without Features.Clock must set Features.WallClockBackoff")
+		}
+		s.backoff = s.f.WallClockBackoff
+	}
 	s.setFail(func(string, delivery.Envelope) error { return errUnavailable })
 	src := s.h.Source(t)
 	id := s.h.Publish(t, event)[0]
@@ -296,6 +300,12 @@ func testExhausted(t *testing.T, s *suite) {
 		o := s.settled(t, id, fmt.Sprintf("waiting after failed delivery %d", n), func(o Outcome) bool {
 			return o.State == Waiting && o.Attempts == n
 		})
+		if !s.f.Clock {
+			if want := domain.ScaledBackoff(s.backoff, n); o.Delay != want {
+				t.Fatalf("after failed delivery %d the source waits %s, want %s", n, o.Delay, want)
+			}
+			continue // the broker redelivers after the delay on its own clock
+		}
 		s.h.Advance(o.Delay)
 	}
 	o := s.settled(t, id, "dead-lettered", func(o Outcome) bool { return o.State == DeadLettered })
