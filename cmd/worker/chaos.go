@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 )
@@ -53,7 +54,7 @@ func chaosRecording(ctx context.Context, driver, dsn string, now func() time.Tim
 }
 
 // prepareRecording creates the recorder's tables and lists the handlers, trying again for up to
-// connectWait: make chaos restarts PostgreSQL, which may be down while a worker starts, and
+// postgres.StartWait: make chaos restarts PostgreSQL, which may be down while a worker starts, and
 // PostgreSQL's IF NOT EXISTS takes no lock, so of workers starting at once all but one may fail
 // on a catalogue index (23505) or find the relation there (42P07) until they try again.
 func prepareRecording(ctx context.Context, db *sqlx.DB, hs []delivery.Handler) error {
@@ -79,7 +80,7 @@ func prepareRecording(ctx context.Context, db *sqlx.DB, hs []delivery.Handler) e
 		}
 		return nil
 	}
-	deadline := time.Now().Add(connectWait)
+	deadline := time.Now().Add(postgres.StartWait)
 	for {
 		err := prepare()
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {

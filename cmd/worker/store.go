@@ -74,15 +74,11 @@ type database struct {
 	chaosDriver, chaosDSN string
 }
 
-// connectWait is how long a start waits for PostgreSQL to accept connections: in a compose
-// file's first start the database initialises its volume while the binaries start.
-const connectWait = time.Minute
-
 // openDatabase opens and migrates the store DATABASE_URL names: PostgreSQL for a postgres:// or
 // postgresql:// URL, else the SQLite file (the default, under DATA_DIR).
 func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, now func() time.Time) (*database, error) {
 	if url, ok := cfg.PostgresURL(); ok {
-		s, err := postgres.OpenMigrated(ctx, url, log, postgres.WithClock(now), postgres.WithConnectWait(connectWait, log),
+		s, err := postgres.OpenMigrated(ctx, url, log, postgres.WithClock(now), postgres.WithConnectWait(postgres.StartWait, log),
 			postgres.WithPool(cfg.DatabaseMaxConns, cfg.DatabaseMaxIdleConns))
 		if err != nil {
 			return nil, err

@@ -88,6 +88,11 @@ func WithNotifyPoll(d time.Duration) Option {
 	return func(o *options) { o.poll = d }
 }
 
+// StartWait is how long a process's start waits for PostgreSQL to accept connections (both
+// binaries pass it to WithConnectWait): in a compose file's first start the database
+// initialises its volume while the binaries start, and a restart may be under way.
+const StartWait = time.Minute
+
 // WithConnectWait makes Open retry an unreachable database for up to d, logging each failure
 // to log: a process may start before PostgreSQL accepts connections (a compose file's first
 // start, a database restarting). Zero tries once.
