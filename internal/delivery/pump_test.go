@@ -207,8 +207,8 @@ func (s spyLedger) Claim(ctx context.Context, now time.Time, lease time.Duration
 	return cs, err
 }
 
-// TestTwoWorkersNeverRunAHandlerTwiceAtOnce: two workers share a database with a claim lease far
-// shorter than the handlers. Worker A claims every row and works through them one at a time
+// TestTwoWorkersNeverRunAHandlerTwiceAtOnce: two workers share a database; the second judges
+// claims by a lease far shorter than the handlers. Worker A claims every row and works through them one at a time
 // without extending its claims (it is stalled as far as they go); worker B, started afterwards,
 // reclaims A's rows once their claims expire, while A's handlers still run. The ledger must keep every (event, handler) to a single execution.
 func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
@@ -231,16 +231,17 @@ func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 	}
 	var held atomic.Int64
 	spy := func(s *sqlite.Store) delivery.Ledger { return spyLedger{Ledger: s.Ledger(), held: &held} }
-	qcfg := sqlite.QueueConfig{ClaimLease: 20 * time.Millisecond}
+	// A judges its own claims by an hour's lease, so it never reclaims the rows it holds (on a
+	// loaded machine it would, deferring them behind its own ledger claims); B judges them by
+	// 20 ms, so it takes them over while A's handlers run.
 	db := openDB(t, path)
-
-	a := startWorkerOn(t, path, qcfg, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy,
+	a := startWorkerOn(t, path, sqlite.QueueConfig{ClaimLease: time.Hour}, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy,
 		func(s delivery.Source) delivery.Source { return stalled{s} }, handler("h1"), handler("h2"))
 	enqueue(t, a.store, events)
 	deliverytest.Eventually(t, 10*time.Second, "worker A to claim every row", func() bool {
-		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'processing'`) == events
+		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'pending'`) == 0
 	})
-	startWorker(t, path, qcfg, delivery.PumpConfig{BatchSize: 1, Concurrency: 4}, spy, handler("h1"), handler("h2"))
+	startWorker(t, path, sqlite.QueueConfig{ClaimLease: 20 * time.Millisecond}, delivery.PumpConfig{BatchSize: 1, Concurrency: 4}, spy, handler("h1"), handler("h2"))
 	deliverytest.Eventually(t, 60*time.Second, "every event done", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events &&
 			countRows(t, db, `SELECT count(*) FROM processed_events WHERE status = 'done'`) == 2*events
