@@ -153,7 +153,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	write, err := sqlx.Open(writerDriverName, strings.Replace(dsn(path, "immediate"), "_synchronous=NORMAL",
+	// The writer waits for the write lock in shieldConn.BeginTx, not in SQLite's busy handler.
+	writerDSN := strings.Replace(dsn(path, "immediate"), "_busy_timeout=10000", "_busy_timeout=0", 1)
+	write, err := sqlx.Open(writerDriverName, strings.Replace(writerDSN, "_synchronous=NORMAL",
 		"_synchronous="+strings.ToUpper(string(o.sync)), 1))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
