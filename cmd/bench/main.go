@@ -82,7 +82,7 @@ func main() {
 	flag.IntVar(&o.steadyRate, "steady-rate", 5000, "offered rate (events/s) for the steady throughput scenarios")
 	flag.IntVar(&o.loadRate, "rate", 1000, "offered rate (events/s) for the latency scenarios")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each offered-load scenario")
-	flag.IntVar(&o.idle, "idle-events", 50, "events sent one every 100 ms for the idle latency")
+	flag.IntVar(&o.idle, "idle-events", 100, "events sent one every 100 ms for the idle latency")
 	flag.IntVar(&o.batch, "batch", 100, "EVENT_QUEUE_BATCH_SIZE")
 	flag.IntVar(&o.conc, "concurrency", 16, "EVENT_QUEUE_CONCURRENCY")
 	flag.DurationVar(&o.writeD, "write-duration", time.Second, "length of each write-path run (5 paired runs)")

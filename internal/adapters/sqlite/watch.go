@@ -15,12 +15,15 @@ import (
 // polling and still notices a commit in well under a millisecond. PRAGMA data_version stays the
 // truth: an event only says "look now". The last write of a commit comes just before SQLite
 // publishes the commit in the wal-index (and, with synchronous=full, before the fsync), so an
-// event that finds no new version is looked at again after watchSettle, doubling to watchMin
-// until watchChase has passed. A slow poll (watchSlow) covers filesystems without inotify and any
+// event that finds no new version is looked at again after watchSettle, doubling, for watchSpin:
+// those pauses are nanosleeps (pause), since a Go timer of 50 µs fires after about a millisecond
+// on an idle machine, which was most of an idle worker's commit→handler time. After that a timer
+// looks every watchMin until watchChase has passed. A slow poll (watchSlow) covers filesystems without inotify and any
 // missed event; without inotify at all, the watcher polls as it did before: every watchMin right
 // after activity, slowing by a quarter per quiet poll to watchMax.
 const (
-	watchSettle = 50 * time.Microsecond
+	watchSettle = 20 * time.Microsecond
+	watchSpin   = 500 * time.Microsecond
 	watchMin    = time.Millisecond
 	watchMax    = 8 * time.Millisecond
 	watchChase  = 20 * time.Millisecond
@@ -87,14 +90,14 @@ func (w *watcher) wait(ctx context.Context, max time.Duration) error {
 			if ev.Name != w.wal || !ev.Has(fsnotify.Write) && !ev.Has(fsnotify.Create) {
 				continue
 			}
-			if changed, err := w.changed(ctx); changed || err != nil {
+			if changed, err := w.settle(ctx); changed || err != nil {
 				return err
 			}
-			interval, chaseEnd = watchSettle, time.Now().Add(watchChase)
+			interval, chaseEnd = watchMin, time.Now().Add(watchChase)
 			chase.Reset(interval)
 		case <-w.fs.Errors:
 			// An overflowed or failed watch: the chase and the slow poll still look.
-			interval, chaseEnd = watchSettle, time.Now().Add(watchChase)
+			interval, chaseEnd = watchMin, time.Now().Add(watchChase)
 			chase.Reset(interval)
 		case <-chase.C:
 			if changed, err := w.changed(ctx); changed || err != nil {
@@ -109,6 +112,22 @@ func (w *watcher) wait(ctx context.Context, max time.Duration) error {
 				return err
 			}
 		}
+	}
+}
+
+// settle looks for a new data_version at once and then after pauses of watchSettle, doubling,
+// until watchSpin has passed: the commit whose write woke the watcher is published within
+// microseconds.
+func (w *watcher) settle(ctx context.Context) (bool, error) {
+	start := time.Now()
+	for d := watchSettle; ; d *= 2 {
+		if changed, err := w.changed(ctx); changed || err != nil {
+			return changed, err
+		}
+		if time.Since(start) >= watchSpin {
+			return false, nil
+		}
+		pause(d)
 	}
 }
 
