@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// writers is how many goroutines the write path runs, like moviesdiary's 16 HTTP clients.
+const writers = 16
+
+// writePath runs writers goroutines for d, each committing transactions of one review row in
+// the benchmark's own table and one InsertTx, on a fresh database (the client is not started,
+// as moviesdiary's write path runs without a worker): commits/s.
+func writePath(ctx context.Context, dir string, d time.Duration) (float64, error) {
+	db, err := openDB(ctx, dir, "write")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE review (
+		id INTEGER PRIMARY KEY,
+		user_id INTEGER NOT NULL,
+		movie_id INTEGER NOT NULL,
+		rating INTEGER NOT NULL,
+		body TEXT NOT NULL)`); err != nil {
+		return 0, err
+	}
+	c, _, err := newClient(db)
+	if err != nil {
+		return 0, err
+	}
+	var commits atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	begin := time.Now()
+	stop := begin.Add(d)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(stop); i++ {
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO review (user_id, movie_id, rating, body) VALUES (?, ?, ?, ?)`,
+					w, i, 1+i%10, "A quiet film that stays with you."); err != nil {
+					tx.Rollback()
+					errs <- err
+					return
+				}
+				if _, err := c.InsertTx(ctx, tx, jobArgs(i), nil); err != nil {
+					tx.Rollback()
+					errs <- fmt.Errorf("insert job: %w", err)
+					return
+				}
+				if err := tx.Commit(); err != nil {
+					errs <- err
+					return
+				}
+				commits.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(commits.Load()) / time.Since(begin).Seconds(), nil
+}
