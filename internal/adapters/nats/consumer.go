@@ -291,7 +291,9 @@ func (c *Consumer) hold(m jetstream.Msg, since time.Time) delivery.Message {
 }
 
 // holds reports whether the message's claim is still this consumer's at now: fetched, not yet
-// settled, and within ack_wait of its fetch or its last notice.
+// settled, and within ack_wait of its fetch or its last notice. The last delivery's claim does
+// not go stale: JetStream gives it to no one else after max_deliver, so its outcome is still
+// this consumer's to record (the row is all that is left of it).
 func (c *Consumer) holds(msg delivery.Message, now time.Time) bool {
 	m, ok := msg.Ref.(jetstream.Msg)
 	if !ok {
@@ -300,7 +302,7 @@ func (c *Consumer) holds(msg delivery.Message, now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	since, ok := c.held[m]
-	return ok && now.Sub(since) < c.ackWait
+	return ok && (now.Sub(since) < c.ackWait || c.lastDelivery(msg))
 }
 
 // renew sends an in-progress notice for m and returns when its lease began: when the notice
