@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +25,13 @@ import (
 
 const conformanceMaxAttempts = 5
 
+// conformanceLease is the claim lease of the NATS sources under the suite, a test-only setting
+// short enough for the stale-claimer case to wait out: JetStream's ack wait, core NATS's
+// re-relay horizon. Live JetStream consumers renew it every third (in-progress notices), and
+// every other case settles its events well within it (a core retry or defer moves the horizon
+// past its due time).
+const conformanceLease = 3 * time.Second
+
 // TestJetStreamConformance runs the delivery conformance suite against the durable JetStream
 // consumer, fed by the real relay. What the consumer applies is read off the wire: the suite's
 // connection listens to the acks the consumer sends ($JS.ACK.…), so a nak's delay is the one
@@ -35,24 +44,32 @@ func TestJetStreamConformance(t *testing.T) {
 		DeadLetterStore:     true,
 		ReturnsOnShutdown:   true,
 		Repeats:             true,
+		StaleClaims:         true,
+		ClaimLease:          conformanceLease,
 		WallClockBackoff:    20 * time.Millisecond,
 	}, newJetStreamHarness)
 }
 
 // TestCoreConformance runs the delivery conformance suite against a core NATS queue-group
-// subscription, fed by the relay in core mode.
+// subscription, fed by the relay in core mode. Its outbox rows carry what the broker cannot: a
+// claim is a relay round, which the relay publishes again once its horizon passes, and a
+// shutdown hands its unstarted events back to the relay.
 func TestCoreConformance(t *testing.T) {
 	t.Parallel()
 	deliverytest.Run(t, deliverytest.Features{
-		MaxAttempts:      conformanceMaxAttempts,
-		DeadLetterStore:  true,
-		Repeats:          true,
-		WallClockBackoff: 20 * time.Millisecond,
+		MaxAttempts:       conformanceMaxAttempts,
+		DeadLetterStore:   true,
+		ReturnsOnShutdown: true,
+		Repeats:           true,
+		StaleClaims:       true,
+		ClaimLease:        conformanceLease,
+		WallClockBackoff:  20 * time.Millisecond,
 	}, newCoreHarness)
 }
 
 // busHarness is what both NATS harnesses share: a server, a store whose outbox the relay
-// publishes, and the number of copies of each event id put on the bus.
+// publishes, the number of copies of each event id put on the bus, and how to stop each source's
+// own work (deliverytest.Stopper).
 type busHarness struct {
 	url    string
 	conn   *Conn
@@ -62,17 +79,40 @@ type busHarness struct {
 	mu     sync.Mutex
 	copies map[string]int
 	raw    *sql.DB
+	stops  map[delivery.Source]func()
 }
 
 func newBusHarness(t *testing.T, mode Mode) *busHarness {
 	log, sink := newLogger(t)
 	url := embeddedServer(t)
-	h := &busHarness{url: url, conn: dial(t, url, log), store: openStore(t), log: log, sink: sink, copies: map[string]int{}}
+	h := &busHarness{url: url, conn: dial(t, url, log), store: openStore(t), log: log, sink: sink, copies: map[string]int{},
+		stops: map[delivery.Source]func(){}}
+	cfg := RelayConfig{Mode: mode, Logger: log}
 	if mode == JetStream {
-		setup(t, newJetStream(t, h.conn), conformanceMaxAttempts, 0, log)
+		setup(t, newJetStream(t, h.conn), conformanceMaxAttempts, conformanceLease, log)
+	} else {
+		cfg.Horizon = conformanceLease
 	}
-	startRelay(t, h.conn, h.store, RelayConfig{Mode: mode, Logger: log})
+	startRelay(t, h.conn, h.store, cfg)
 	return h
+}
+
+// started keeps how to stop src's own work.
+func (h *busHarness) started(src delivery.Source, stop func()) {
+	h.mu.Lock()
+	h.stops[src] = stop
+	h.mu.Unlock()
+}
+
+// Stop ends src's own work: JetStream's in-progress notices, core NATS's subscription.
+func (h *busHarness) Stop(t *testing.T, src delivery.Source) {
+	h.mu.Lock()
+	stop := h.stops[src]
+	h.mu.Unlock()
+	if stop == nil {
+		t.Fatalf("stop: %T is not a source of this harness", src)
+	}
+	stop()
 }
 
 func (h *busHarness) Ledger() deliverytest.Ledger { return h.store.Ledger() }
@@ -151,36 +191,69 @@ func (h *busHarness) db(t *testing.T) *sql.DB {
 	return h.raw
 }
 
-// jetStreamHarness adds the stream, the durable consumer and the acks seen on the wire.
+// jetStreamHarness adds the stream, the durable consumer, and what happened to each stream
+// message: the deliveries the suite's sources claimed and the acks they sent, in the order they
+// happened.
 type jetStreamHarness struct {
 	*busHarness
-	js   jetstream.JetStream
-	acks sync.Map // stream sequence (uint64) → jsAck, the latest outcome sent for it
-	ids  sync.Map // stream sequence → event id
+	js    jetstream.JetStream
+	snoop *Conn
+	seen  chan *natsgo.Msg // acks as the snoop received them, not yet recorded
+	ids   sync.Map         // stream sequence → event id
+
+	logMu sync.Mutex
+	last  map[uint64]copyState // stream sequence → the latest claim or ack of that message
+}
+
+// copyState is the latest thing that happened to one stream message: one of its deliveries was
+// claimed, or a consumer sent an ack for one.
+type copyState struct {
+	delivered int
+	claimed   bool
+	ack       jsAck
 }
 
 // jsAck is one ack a consumer sent, parsed from its subject and body.
 type jsAck struct {
-	delivered int
-	kind      string // +ACK, -NAK, +TERM
-	delay     time.Duration
-	reason    string
+	kind   string // +ACK, -NAK, +TERM
+	delay  time.Duration
+	reason string
 }
 
 func newJetStreamHarness(t *testing.T) deliverytest.Harness {
-	h := &jetStreamHarness{busHarness: newBusHarness(t, JetStream)}
+	h := &jetStreamHarness{busHarness: newBusHarness(t, JetStream), seen: make(chan *natsgo.Msg, 1<<12), last: map[uint64]copyState{}}
 	h.js = newJetStream(t, h.conn)
-	snoop := dial(t, h.url, h.log)
-	if _, err := snoop.NATS().Subscribe("$JS.ACK.EVENTS.worker.>", h.record); err != nil {
+	h.snoop = dial(t, h.url, h.log)
+	if _, err := h.snoop.NATS().ChanSubscribe("$JS.ACK.EVENTS.worker.>", h.seen); err != nil {
 		t.Fatal(err)
 	}
-	if err := snoop.NATS().Flush(); err != nil {
+	if err := h.snoop.NATS().Flush(); err != nil {
 		t.Fatal(err)
 	}
 	return h
 }
 
-// record keeps an ack the consumer sent: $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.…
+// catchUp records every ack the sources have sent so far (they all send on h.conn): once the
+// server has answered a flush on each connection, the snoop has received them. Call it with
+// logMu held.
+func (h *jetStreamHarness) catchUp() error {
+	if err := h.conn.NATS().Flush(); err != nil {
+		return err
+	}
+	if err := h.snoop.NATS().Flush(); err != nil {
+		return err
+	}
+	for {
+		select {
+		case m := <-h.seen:
+			h.record(m)
+		default:
+			return nil
+		}
+	}
+}
+
+// record keeps an ack a consumer sent: $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.…
 func (h *jetStreamHarness) record(m *natsgo.Msg) {
 	tokens := strings.Split(m.Subject, ".")
 	if len(tokens) < 6 {
@@ -189,7 +262,7 @@ func (h *jetStreamHarness) record(m *natsgo.Msg) {
 	delivered, _ := strconv.Atoi(tokens[4])
 	seq, _ := strconv.ParseUint(tokens[5], 10, 64)
 	kind, rest, _ := strings.Cut(string(m.Data), " ")
-	a := jsAck{delivered: delivered, kind: kind}
+	a := jsAck{kind: kind}
 	switch kind {
 	case "+ACK":
 	case "-NAK":
@@ -205,7 +278,41 @@ func (h *jetStreamHarness) record(m *natsgo.Msg) {
 	default:
 		return // in-progress notices change nothing
 	}
-	h.acks.Store(seq, a)
+	h.last[seq] = copyState{delivered: delivered, ack: a}
+}
+
+// claimed records deliveries a source handed out, after every ack sent before them.
+func (h *jetStreamHarness) claimed(t *testing.T, msgs []delivery.Message) {
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
+	if err := h.catchUp(); err != nil {
+		t.Errorf("catching up with the acks: %v", err)
+		return
+	}
+	for _, m := range msgs {
+		md, err := m.Ref.(jetstream.Msg).Metadata()
+		if err != nil {
+			t.Errorf("metadata: %v", err)
+			continue
+		}
+		h.ids.Store(md.Sequence.Stream, m.EventID)
+		h.last[md.Sequence.Stream] = copyState{delivered: m.Attempt, claimed: true}
+	}
+}
+
+// jsMember is a Consumer whose claims the harness logs.
+type jsMember struct {
+	*Consumer
+	h *jetStreamHarness
+	t *testing.T
+}
+
+func (m *jsMember) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	msgs, err := m.Consumer.Claim(ctx, max)
+	if len(msgs) > 0 {
+		m.h.claimed(m.t, msgs)
+	}
+	return msgs, err
 }
 
 func (h *jetStreamHarness) Source(t *testing.T) delivery.Source {
@@ -214,8 +321,9 @@ func (h *jetStreamHarness) Source(t *testing.T) delivery.Source {
 		t.Fatal(err)
 	}
 	c := NewConsumer(h.conn, cons, h.store.Ledger(), ConsumerConfig{Prefix: testPrefix, WaitMax: time.Second, Logger: h.log})
-	run(t, "consumer", c.Run) // registered before the suite's pump, so it stops after it
-	return c
+	m := &jsMember{Consumer: c, h: h, t: t}
+	h.started(m, run(t, "consumer", c.Run)) // registered before the suite's pump, so it stops after it
+	return m
 }
 
 // PublishCopies puts copies of e on the stream under one id, as relay retries beyond the
@@ -248,28 +356,36 @@ func (h *jetStreamHarness) PublishCopies(t *testing.T, e domain.Event, copies in
 	return id
 }
 
-// Outcome is the latest ack of each copy of the event: done only once every copy is acked.
+// Outcome is what last happened to each copy of the event: a claimed delivery, or the latest
+// ack sent for it; done only once every copy is acked.
 func (h *jetStreamHarness) Outcome(t *testing.T, id string) deliverytest.Outcome {
+	h.logMu.Lock()
+	err := h.catchUp()
+	last := maps.Clone(h.last)
+	h.logMu.Unlock()
+	if err != nil {
+		t.Fatalf("catching up with the acks: %v", err)
+	}
 	var o deliverytest.Outcome
 	done := 0
-	h.acks.Range(func(k, v any) bool {
-		seq, a := k.(uint64), v.(jsAck)
+	for seq, c := range last {
 		if h.eventID(t, seq) != id {
-			return true
+			continue
 		}
-		switch a.kind {
-		case "+ACK":
+		switch {
+		case c.claimed:
+			o = deliverytest.Outcome{State: deliverytest.Claimed, Attempts: c.delivered - 1}
+		case c.ack.kind == "+ACK":
 			done++
 			if o.State == deliverytest.Unknown {
-				o = deliverytest.Outcome{State: deliverytest.Done, Attempts: a.delivered}
+				o = deliverytest.Outcome{State: deliverytest.Done, Attempts: c.delivered}
 			}
-		case "-NAK":
-			o = deliverytest.Outcome{State: deliverytest.Waiting, Attempts: a.delivered, Delay: a.delay}
-		case "+TERM":
-			o = deliverytest.Outcome{State: deliverytest.DeadLettered, Attempts: a.delivered, Err: a.reason}
+		case c.ack.kind == "-NAK":
+			o = deliverytest.Outcome{State: deliverytest.Waiting, Attempts: c.delivered, Delay: c.ack.delay}
+		case c.ack.kind == "+TERM":
+			o = deliverytest.Outcome{State: deliverytest.DeadLettered, Attempts: c.delivered, Err: c.ack.reason}
 		}
-		return true
-	})
+	}
 	if o.State == deliverytest.Done && done < h.published(id) {
 		return deliverytest.Outcome{} // a copy has not been settled yet
 	}
@@ -301,11 +417,30 @@ type coreHarness struct {
 	members []*coreMember
 }
 
-// coreMember is a CoreConsumer that remembers which events it acked.
+// coreMember is a CoreConsumer that remembers what it claimed and has not settled yet (by event
+// id and relay round), which events it acked, and the round of each it handed back.
 type coreMember struct {
 	*CoreConsumer
-	mu    sync.Mutex
-	acked map[string]int
+	mu       sync.Mutex
+	open     map[roundKey]int
+	acked    map[string]int
+	returned map[string]int
+}
+
+// roundKey names one relay round of an event: the copy of it the relay published then.
+type roundKey struct {
+	id    string
+	round int
+}
+
+func (c *coreMember) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
+	msgs, err := c.CoreConsumer.Claim(ctx, max)
+	c.mu.Lock()
+	for _, m := range msgs {
+		c.open[roundKey{m.EventID, m.Handoffs}]++
+	}
+	c.mu.Unlock()
+	return msgs, err
 }
 
 func (c *coreMember) Settle(ctx context.Context, results []delivery.Result) error {
@@ -313,8 +448,14 @@ func (c *coreMember) Settle(ctx context.Context, results []delivery.Result) erro
 	if err == nil {
 		c.mu.Lock()
 		for _, r := range results {
-			if r.Kind == delivery.Ack {
+			if k := (roundKey{r.Msg.EventID, r.Msg.Handoffs}); c.open[k] > 0 {
+				c.open[k]--
+			}
+			switch r.Kind {
+			case delivery.Ack:
 				c.acked[r.Msg.EventID]++
+			case delivery.Return:
+				c.returned[r.Msg.EventID] = r.Msg.Handoffs
 			}
 		}
 		c.mu.Unlock()
@@ -328,18 +469,19 @@ func newCoreHarness(t *testing.T) deliverytest.Harness {
 
 func (h *coreHarness) Source(t *testing.T) delivery.Source {
 	c, err := SubscribeCore(h.conn, h.store.Ledger(), CoreConfig{Prefix: testPrefix, Group: "worker",
-		MaxAttempts: conformanceMaxAttempts, WaitMax: time.Second, Logger: h.log})
+		MaxAttempts: conformanceMaxAttempts, WaitMax: time.Second, Horizon: conformanceLease, Logger: h.log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, "core consumer", c.Run)                // registered before the suite's pump, so it stops after it
+	stop := run(t, "core consumer", c.Run)        // registered before the suite's pump, so it stops after it
 	if err := h.conn.NATS().Flush(); err != nil { // subscribed before anything is published
 		t.Fatal(err)
 	}
-	m := &coreMember{CoreConsumer: c, acked: map[string]int{}}
+	m := &coreMember{CoreConsumer: c, open: map[roundKey]int{}, acked: map[string]int{}, returned: map[string]int{}}
 	h.mu.Lock()
 	h.members = append(h.members, m)
 	h.mu.Unlock()
+	h.started(m, stop)
 	return m
 }
 
@@ -358,8 +500,10 @@ func (h *coreHarness) PublishCopies(t *testing.T, e domain.Event, copies int) st
 	return id
 }
 
-// Outcome is a pending in-process retry (its delay and attempt), an error line for an event
-// given up, or the acks of every copy.
+// Outcome is a pending in-process retry (its delay and attempt), the dead-lettered row, or the
+// acks of every copy; otherwise the outbox row, where core NATS keeps the rest: handed back
+// (pending, or already taken again by the relay: a later round published, no attempt spent),
+// or claimed (a member holds the copy of the round the relay last handed off).
 func (h *coreHarness) Outcome(t *testing.T, id string) deliverytest.Outcome {
 	h.mu.Lock()
 	members := append([]*coreMember(nil), h.members...)
@@ -383,6 +527,37 @@ func (h *coreHarness) Outcome(t *testing.T, id string) deliverytest.Outcome {
 	}
 	if acked > 0 && acked >= h.published(id) {
 		return deliverytest.Outcome{State: deliverytest.Done}
+	}
+	var status string
+	var attempts, relays int
+	var next int64
+	err := h.db(t).QueryRow(`SELECT status, attempts, relays, next_attempt_at FROM event_queue WHERE event_id = ?`, id).
+		Scan(&status, &attempts, &relays, &next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return deliverytest.Outcome{} // published straight to the bus (PublishCopies)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := roundKey{id, relays - 1} // the round the relay last handed off
+	returned := -1
+	for _, m := range members {
+		m.mu.Lock()
+		held := m.open[current] > 0
+		if r, ok := m.returned[id]; ok {
+			returned = max(returned, r)
+		}
+		m.mu.Unlock()
+		if held && status == "relayed" {
+			return deliverytest.Outcome{State: deliverytest.Claimed, Attempts: attempts}
+		}
+	}
+	switch {
+	case returned >= 0 && status == "pending":
+		return deliverytest.Outcome{State: deliverytest.Waiting, Attempts: attempts, Delay: max(time.Until(time.UnixMilli(next)), 0)}
+	case returned >= 0 && (status == "processing" || relays >= returned+2):
+		// The relay took the handed-back row again, which it does once next_attempt_at has come.
+		return deliverytest.Outcome{State: deliverytest.Waiting, Attempts: attempts}
 	}
 	return deliverytest.Outcome{}
 }

@@ -50,6 +50,13 @@ type ConsumerConfig struct {
 // shutdown). While Run runs, every message between its fetch and its
 // settle gets in-progress notices, so ack_wait never expires under a live handler or a queued
 // message.
+//
+// A fetched message is this consumer's claim, and ack_wait is its lease: once a message has gone
+// ack_wait without a notice (its worker stalled), JetStream delivers it again, to whichever
+// consumer asks, and it takes any ack of that sequence from anyone. So Settle applies only the
+// results of claims it still holds: a stale delivery's nak, term or hand-back is dropped (its
+// ledger marks, which carry their own owner token, are still written) and the new owner alone
+// decides the outcome. An ack always counts: every handler is done, whoever ran them.
 type Consumer struct {
 	conn       *Conn
 	cons       jetstream.Consumer
@@ -62,8 +69,9 @@ type Consumer struct {
 	stash pending // fetched, not yet claimed
 
 	mu       sync.Mutex
-	held     map[jetstream.Msg]struct{} // fetched and not yet settled
-	interval time.Duration              // between in-progress notices: a third of ack_wait
+	held     map[jetstream.Msg]time.Time // fetched and not yet settled → when its lease last began
+	ackWait  time.Duration               // the lease of a claim
+	interval time.Duration               // between in-progress notices: a third of ack_wait
 }
 
 var _ delivery.Source = (*Consumer)(nil)
@@ -79,9 +87,10 @@ func NewConsumer(conn *Conn, cons jetstream.Consumer, outbox Outbox, cfg Consume
 		log:        cmp.Or(cfg.Logger, slog.Default()),
 		now:        cfg.Now,
 		maxDeliver: info.MaxDeliver,
-		held:       map[jetstream.Msg]struct{}{},
-		interval:   cmp.Or(info.AckWait, 30*time.Second) / 3,
+		held:       map[jetstream.Msg]time.Time{},
+		ackWait:    cmp.Or(info.AckWait, 30*time.Second), // nats-server's default
 	}
+	c.interval = c.ackWait / 3
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -95,13 +104,14 @@ func (c *Consumer) Claim(ctx context.Context, max int) ([]delivery.Message, erro
 	}
 	msgs := c.stash.take(max)
 	if len(msgs) < max && c.conn.IsConnected() {
+		asked := c.now() // no later than JetStream's delivery: when the claims' leases began at the latest
 		batch, err := c.cons.FetchNoWait(max - len(msgs))
 		if err != nil && len(msgs) == 0 {
 			return nil, fmt.Errorf("fetch: %w", err)
 		}
 		if err == nil {
 			for m := range batch.Messages() {
-				msgs = append(msgs, c.hold(m))
+				msgs = append(msgs, c.hold(m, asked))
 			}
 			if err := batch.Error(); err != nil && len(msgs) == 0 {
 				return nil, fmt.Errorf("fetch: %w", err)
@@ -125,6 +135,7 @@ func (c *Consumer) Wait(ctx context.Context) error {
 	// The poll ends with ctx, so no fetch outlives a shutdown.
 	wctx, cancel := context.WithTimeout(ctx, c.cfg.WaitMax)
 	defer cancel()
+	asked := c.now()
 	batch, err := c.cons.Fetch(1, jetstream.FetchContext(wctx))
 	if err != nil {
 		return fmt.Errorf("fetch: %w", err)
@@ -134,7 +145,12 @@ func (c *Consumer) Wait(ctx context.Context) error {
 			_ = m.Nak() // stopping: a message that still arrived for this poll goes straight back
 			continue
 		}
-		c.stash.put(c.hold(m))
+		// It may have come late in the poll: a notice starts its lease now, if it can be sent.
+		since := c.renew(m)
+		if since.IsZero() {
+			since = asked
+		}
+		c.stash.put(c.hold(m, since))
 	}
 	if err := batch.Error(); err != nil && wctx.Err() == nil {
 		return fmt.Errorf("fetch: %w", err)
@@ -151,11 +167,17 @@ func (c *Consumer) Wait(ctx context.Context) error {
 // terminated and the row dead-lettered). A defer or a shutdown's return on the last delivery is
 // no failure: the row is handed back to the relay, which publishes a fresh copy (when the held
 // claim ends, or at once) without spending an attempt.
+//
+// A result whose claim lapsed (ack_wait passed without a notice, or it was settled before) is
+// stale: only its ledger marks are written, and the message is left to its new owner.
 func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error {
 	now := c.now()
-	outcomes := make([]delivery.RowOutcome, len(results))
-	for i := range results {
-		r := &results[i]
+	var owned, stale []delivery.Result
+	for _, r := range results {
+		if r.Kind != delivery.Ack && !c.holds(r.Msg, now) {
+			stale = append(stale, r)
+			continue
+		}
 		if r.Kind == delivery.Retry && c.lastDelivery(r.Msg) {
 			r.Kind, r.Err = delivery.DeadLetter, fmt.Errorf("max deliveries (%d) reached: %w", c.maxDeliver, r.Err)
 			if c.cfg.OnDeadLetter != nil {
@@ -164,12 +186,23 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 			c.log.ErrorContext(ctx, "event dead-lettered: it exhausted max deliveries",
 				append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "max_deliver", c.maxDeliver, "error", r.Err)...)
 		}
-		outcomes[i] = rowOutcome(*r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
+		owned = append(owned, r)
+	}
+	outcomes := make([]delivery.RowOutcome, len(owned))
+	for i, r := range owned {
+		outcomes[i] = rowOutcome(r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
 	}
 	if err := c.outbox.Record(ctx, now, collectMarks(results), outcomes); err != nil {
 		return fmt.Errorf("record outcomes: %w", err)
 	}
-	for _, r := range results {
+	for _, r := range stale {
+		if m, ok := r.Msg.Ref.(jetstream.Msg); ok {
+			c.release(m)
+		}
+		c.log.WarnContext(ctx, "delivery outcome dropped: its claim lapsed (ack_wait passed without an in-progress notice), so JetStream delivers the event again and its new owner settles it",
+			append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "outcome", r.Kind.String(), "ack_wait", c.ackWait.String())...)
+	}
+	for _, r := range owned {
 		m, ok := r.Msg.Ref.(jetstream.Msg)
 		if !ok {
 			c.log.Error("cannot settle a message this consumer did not fetch", rowFields(r.Msg)...)
@@ -248,12 +281,38 @@ func (c *Consumer) message(m jetstream.Msg) delivery.Message {
 	}
 }
 
-// hold tracks a fetched message for in-progress notices until it is settled.
-func (c *Consumer) hold(m jetstream.Msg) delivery.Message {
+// hold tracks a fetched message, whose lease began at since, for in-progress notices until it
+// is settled.
+func (c *Consumer) hold(m jetstream.Msg, since time.Time) delivery.Message {
 	c.mu.Lock()
-	c.held[m] = struct{}{}
+	c.held[m] = since
 	c.mu.Unlock()
 	return c.message(m)
+}
+
+// holds reports whether the message's claim is still this consumer's at now: fetched, not yet
+// settled, and within ack_wait of its fetch or its last notice. The last delivery's claim does
+// not go stale: JetStream gives it to no one else after max_deliver, so its outcome is still
+// this consumer's to record (the row is all that is left of it).
+func (c *Consumer) holds(msg delivery.Message, now time.Time) bool {
+	m, ok := msg.Ref.(jetstream.Msg)
+	if !ok {
+		return true // not a JetStream message: Settle logs it
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	since, ok := c.held[m]
+	return ok && (now.Sub(since) < c.ackWait || c.lastDelivery(msg))
+}
+
+// renew sends an in-progress notice for m and returns when its lease began: when the notice
+// left, or the zero time (as good as lapsed) if it could not be sent.
+func (c *Consumer) renew(m jetstream.Msg) time.Time {
+	sent := c.now()
+	if !c.conn.IsConnected() || m.InProgress() != nil {
+		return time.Time{} // a lost notice costs at most a redelivery the ledger absorbs
+	}
+	return sent
 }
 
 func (c *Consumer) release(m jetstream.Msg) {
@@ -282,7 +341,15 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 		c.mu.Unlock()
 		for _, m := range held {
-			_ = m.InProgress() // a lost notice costs at most a redelivery the ledger absorbs
+			since := c.renew(m)
+			if since.IsZero() {
+				continue
+			}
+			c.mu.Lock()
+			if _, ok := c.held[m]; ok {
+				c.held[m] = since
+			}
+			c.mu.Unlock()
 		}
 	}
 }

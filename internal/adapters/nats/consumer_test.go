@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -300,5 +301,44 @@ func TestPumpOverAConsumerStopsOnceTheConnectionIsClosed(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the pump did not stop after the connection was closed")
+	}
+}
+
+// TestConsumerLastDeliveryOutlivesItsLease: a stalled worker's claim on a message's last
+// delivery does not go stale. After max_deliver JetStream gives the message to no one else (it
+// drops it from the consumer's pending set once ack_wait passes), so the late outcome is still
+// this worker's to record: the row is dead-lettered rather than left relayed until the re-relay
+// horizon.
+func TestConsumerLastDeliveryOutlivesItsLease(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), 1, time.Second, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	id := enqueue(t, store, 1)[0]
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+	c := NewConsumer(conn, cons, store.Ledger(), ConsumerConfig{Prefix: testPrefix, WaitMax: time.Second, Logger: log}) // no Run: no notices
+	var msgs []delivery.Message
+	deliverytest.Eventually(t, 10*time.Second, "the only delivery claimed", func() bool {
+		got, err := c.Claim(context.Background(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, got...)
+		return len(msgs) > 0 && queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'relayed'`) == 1
+	})
+	deliverytest.Eventually(t, 10*time.Second, "ack_wait over: JetStream gave the message up", func() bool {
+		return consumerInfo(t, cons).NumAckPending == 0
+	})
+	if err := c.Settle(context.Background(), []delivery.Result{{Msg: msgs[0], Kind: delivery.Retry, Delay: time.Second, Err: errors.New("remote unavailable")}}); err != nil {
+		t.Fatal(err)
+	}
+	var status, lastError string
+	if err := db.QueryRow(`SELECT status, coalesce(last_error, '') FROM event_queue WHERE event_id = ?`, id).Scan(&status, &lastError); err != nil {
+		t.Fatal(err)
+	}
+	if status != "dead_lettered" || !strings.Contains(lastError, "remote unavailable") {
+		t.Fatalf("row %s with %q; want dead-lettered with the handler's error", status, lastError)
 	}
 }

@@ -44,7 +44,9 @@ type CoreConfig struct {
 // with no outcome is published again after the relay's horizon. Meanwhile the consumer retries a
 // failed event in process on the usual backoff, up to MaxAttempts. The ledger stops a repeated
 // event id from running a handler twice. Run owns the subscription's end: when its context ends
-// it leaves the queue group and drops the pending retries (their rows are re-relayed).
+// it leaves the queue group, hands the events it received but no pump claimed back to the relay
+// (published again at once, no attempt spent), and drops the pending retries (their rows are
+// re-relayed after the horizon).
 type CoreConsumer struct {
 	conn   *Conn
 	sub    *natsgo.Subscription
@@ -206,12 +208,18 @@ func (c *CoreConsumer) redeliver(m delivery.Message, after time.Duration) {
 	c.retries[t] = retry{msg: m, delay: after}
 }
 
-// Run waits for ctx to end, then leaves the queue group and drops the retries still pending,
-// logging each event lost. End it after the pump has returned, so that no result is settled
-// after it. It returns an error only if leaving the group failed.
+// Run waits for ctx to end, then leaves the queue group, hands back to the relay the events it
+// received that no pump claimed (those the server sent before it saw the group left included),
+// and drops the retries still pending, logging each. End it after the pump has returned, so
+// that no result is settled after it. It returns an error only if leaving the group failed.
 func (c *CoreConsumer) Run(ctx context.Context) error {
 	<-ctx.Done()
-	err := c.sub.Unsubscribe()
+	var unclaimed []delivery.Message
+	left := c.sub.StatusChanged(natsgo.SubscriptionClosed)
+	err := c.sub.Drain() // the callback keeps running for what was already sent
+	if err == nil {
+		unclaimed = c.drain(left)
+	}
 	if errors.Is(err, natsgo.ErrConnectionClosed) || errors.Is(err, natsgo.ErrBadSubscription) {
 		err = nil // the connection went first, and the subscription with it
 	}
@@ -224,10 +232,59 @@ func (c *CoreConsumer) Run(ctx context.Context) error {
 	}
 	clear(c.retries)
 	c.mu.Unlock()
+	for len(c.in) > 0 {
+		unclaimed = append(unclaimed, <-c.in)
+	}
+	c.handBack(append(c.stash.take(c.stash.len()), unclaimed...))
 	if err != nil {
 		return fmt.Errorf("nats core: leave queue group: %w", err)
 	}
 	return nil
+}
+
+// drain collects what the subscription still delivers until it has closed (left signals it),
+// so that no callback blocks on a full buffer meanwhile; it gives up after WaitMax.
+func (c *CoreConsumer) drain(left <-chan natsgo.SubStatus) []delivery.Message {
+	var msgs []delivery.Message
+	t := time.NewTimer(c.cfg.WaitMax)
+	defer t.Stop()
+	for {
+		select {
+		case m := <-c.in:
+			msgs = append(msgs, m)
+		case <-left:
+			return msgs
+		case <-t.C:
+			c.log.Warn("nats core: the subscription did not finish draining; what it still receives is relayed again after the horizon",
+				"waited", c.cfg.WaitMax.String())
+			return msgs
+		}
+	}
+}
+
+// handBack records the events received but never started as handed back to the relay, which
+// publishes them again at once without spending an attempt, as a shutdown's Return does.
+func (c *CoreConsumer) handBack(msgs []delivery.Message) {
+	now := c.now()
+	var outcomes []delivery.RowOutcome
+	for _, m := range msgs {
+		if m.EventID == "" {
+			continue // no row to hand back (done at its handoff)
+		}
+		outcomes = append(outcomes, delivery.RowOutcome{EventID: m.EventID, Kind: delivery.Return, Round: m.Handoffs,
+			Deliveries: m.Attempt, At: now})
+	}
+	if len(outcomes) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.outbox.Record(ctx, now, nil, outcomes); err != nil {
+		c.log.Warn("events received but not started could not be handed back at shutdown; the relay publishes them again after its horizon",
+			"count", len(outcomes), "error", err)
+		return
+	}
+	c.log.Info("events received but not started handed back to the relay at shutdown", "count", len(outcomes))
 }
 
 func collectMarks(results []delivery.Result) []delivery.Mark {

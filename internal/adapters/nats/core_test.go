@@ -172,3 +172,44 @@ func TestCoreModeRetriesInProcessUpToMaxAttempts(t *testing.T) {
 		t.Fatal("the event handled on its retry is not done with one failed attempt")
 	}
 }
+
+// TestCoreShutdownHandsBackWhatNoPumpClaimed: a core worker that leaves the queue group hands
+// the events it received but never started back to the relay, which publishes them again at
+// once to the workers still there, without spending an attempt, instead of after the re-relay
+// horizon (minutes).
+func TestCoreShutdownHandsBackWhatNoPumpClaimed(t *testing.T) {
+	t.Parallel()
+	const events = 3
+	log, sink := newLogger(t)
+	url := embeddedServer(t)
+	store := openStore(t)
+	db := rawDB(t, store)
+	conn := dial(t, url, log)
+	leaving, err := SubscribeCore(conn, store.Ledger(), CoreConfig{Prefix: testPrefix, Group: "worker", WaitMax: time.Second, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := run(t, "leaving consumer", leaving.Run)
+	if err := conn.NATS().Flush(); err != nil {
+		t.Fatal(err)
+	}
+	startRelay(t, conn, store, RelayConfig{Mode: Core, Logger: log})
+	ids := enqueue(t, store, events)
+	// The only member gets every event, and no pump claims them.
+	deliverytest.Eventually(t, 10*time.Second, "every event relayed to the leaving worker", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'relayed'`) == events && len(leaving.in) == events
+	})
+	rec := newRecorder()
+	startCoreWorker(t, url, store, rec.handlers("staying"), delivery.Config{}, log)
+	stop()
+	deliverytest.Eventually(t, 10*time.Second, "every event handled by the worker that stayed", func() bool {
+		return rec.handledAll(ids) && queryInt(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events
+	})
+	rec.checkOnce(t, ids)
+	if n := queryInt(t, db, `SELECT count(*) FROM event_queue WHERE attempts = 0 AND relays = 2`); n != events {
+		t.Errorf("%d of %d rows relayed twice without an attempt spent", n, events)
+	}
+	if got := sink.find("events received but not started handed back to the relay at shutdown"); len(got) != 1 || got[0]["count"] != "3" {
+		t.Errorf("hand-back logged as %v, want once with count 3", got)
+	}
+}

@@ -25,7 +25,12 @@ import (
 //     earlier) and last_error keeps the failure.
 //
 // Each also moves relays past the delivered copy's round, so the next publish of the row gets a
-// message id the duplicate window has not seen. Done rows never change.
+// message id the duplicate window has not seen. A hand-back recorded before the relay's handoff
+// also ends the relay's claim, whose handoff then changes nothing.
+//
+// The round is the copy's claim token: once a later round is handed off, a late DeadLetter,
+// Return or Retry of an earlier copy changes nothing; an Ack still counts. Done rows never
+// change.
 func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error {
 	if len(marks) == 0 && len(outcomes) == 0 {
 		return nil
@@ -53,12 +58,14 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			doneFailed, doneRound = append(doneFailed, int64(max(o.Deliveries-1, 0))), append(doneRound, int64(o.Round+1))
 		case delivery.DeadLetter:
 			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
-				attempts = attempts + $1, last_error = $2, relays = greatest(relays, $3) WHERE event_id = $4 AND status <> 'done'`,
+				attempts = attempts + $1, last_error = $2, relays = greatest(relays, $3)
+				WHERE event_id = $4 AND status <> 'done' AND relays <= $3`,
 				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
 		case delivery.Return:
 			var res sql.Result
-			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', next_attempt_at = $1, relays = greatest(relays, $2)
-				WHERE event_id = $3 AND status = 'relayed'`, sqlrow.Millis(o.At), o.Round+1, o.EventID)
+			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = $1,
+				relays = greatest(relays, $2) WHERE event_id = $3 AND status IN ('relayed', 'processing') AND relays <= $2`,
+				sqlrow.Millis(o.At), o.Round+1, o.EventID)
 			if n, _ := rowsAffected(res); n > 0 {
 				returned = true
 			}
@@ -68,7 +75,8 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 				last = sql.NullString{String: errorText(o.Err), Valid: true}
 			}
 			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET next_attempt_at = greatest(next_attempt_at, $1),
-				last_error = coalesce($2, last_error), relays = greatest(relays, $3) WHERE event_id = $4 AND status = 'relayed'`,
+				last_error = coalesce($2, last_error), relays = greatest(relays, $3)
+				WHERE event_id = $4 AND status = 'relayed' AND relays <= $3`,
 				sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)

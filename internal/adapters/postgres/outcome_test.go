@@ -107,6 +107,75 @@ func TestAQuickConsumerStillMovesTheRound(t *testing.T) {
 	}
 }
 
+// TestAQuickReturnHandsTheRowBack: a hand-back recorded before the relay records its handoff
+// still gets the row back to pending, so the relay publishes it again at once without spending
+// an attempt.
+func TestAQuickReturnHandsTheRowBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5, nil)
+	ctx := context.Background()
+	id := b.enqueue(t)
+	msgs, err := b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("relay claim: %+v %v", msgs, err)
+	}
+	if err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.Return,
+		Round: 0, Deliveries: 1, At: b.clock.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.Now().Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Status != "pending" || r.Attempts != 0 {
+		t.Fatalf("row %+v; want it handed back: pending, no attempt spent", r)
+	}
+	msgs, err = b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 1 || msgs[0].Handoffs != 1 || msgs[0].Attempt != 1 {
+		t.Fatalf("claim after the hand-back: %+v %v; want relay round 1, attempt 1", msgs, err)
+	}
+}
+
+// TestAStaleRoundCannotSettle: once a later round is published, an earlier copy's late dead
+// letter, hand-back or retry changes nothing; its ack still counts.
+func TestAStaleRoundCannotSettle(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5, nil)
+	ctx := context.Background()
+	id := b.enqueue(t)
+	for round := range 2 {
+		msgs, err := b.q.Claim(ctx, 10)
+		if err != nil || len(msgs) != 1 || msgs[0].Handoffs != round {
+			t.Fatalf("relay claim: %+v %v; want round %d", msgs, err, round)
+		}
+		if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.Now().Add(time.Minute)}}); err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			b.clock.Advance(time.Minute)
+		}
+	}
+	want := b.row(t, id)
+	if want.Status != "relayed" || want.Attempts != 1 {
+		t.Fatalf("row after the re-relay %+v; want relayed with the lost round counted", want)
+	}
+	for _, k := range []delivery.Kind{delivery.DeadLetter, delivery.Return, delivery.Retry} {
+		if err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{{EventID: id, Kind: k, Round: 0, Deliveries: 1,
+			Err: errors.New("stale copy"), At: b.clock.Now().Add(time.Hour)}}); err != nil {
+			t.Fatal(err)
+		}
+		if r := b.row(t, id); r.Status != want.Status || r.Attempts != want.Attempts || r.LastError != want.LastError ||
+			!r.NextAttemptAt.Equal(want.NextAttemptAt) {
+			t.Fatalf("round 0's late %s changed the row: %+v, was %+v", k, r, want)
+		}
+	}
+	if err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.Ack, Round: 0, Deliveries: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Status != "done" {
+		t.Fatalf("round 0's ack left %+v; want done", r)
+	}
+}
+
 // TestRecordedOutcomes: a relayed row takes the consumer's outcomes: a retry moves its re-relay
 // horizon (never earlier) and keeps the error, a return hands it back to the relay, an ack
 // makes it done with the failed deliveries counted.

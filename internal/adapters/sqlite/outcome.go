@@ -27,9 +27,14 @@ import (
 //
 // Each also moves relays past the delivered copy's round, so the next publish of the row (a
 // retry, a hand-back, a re-relay) gets a message id the duplicate window has not seen, even
-// when the consumer records before the relay has recorded its handoff.
+// when the consumer records before the relay has recorded its handoff. A hand-back recorded
+// that early also ends the relay's claim, whose handoff then changes nothing.
 //
-// Done rows never change: an outcome that arrives after another copy's is a duplicate's.
+// The round is the copy's claim token: once the relay has handed off a later round (the re-relay
+// horizon passed: the copy was lost, or its consumer stalled), a late DeadLetter, Return or
+// Retry of the earlier copy changes nothing, and the later copy's consumer alone decides. An Ack
+// still counts (every handler is done, whoever ran them). Done rows never change: an outcome that
+// arrives after another copy's is a duplicate's.
 func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error {
 	if len(marks) == 0 && len(outcomes) == 0 {
 		return nil
@@ -72,18 +77,19 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			done = append(done, o.EventID, max(o.Deliveries-1, 0), o.Round+1)
 		case delivery.DeadLetter:
 			err = exec(o.Kind, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
-				attempts = attempts + ?, last_error = ?, relays = max(relays, ?) WHERE event_id = ? AND status <> 'done'`,
+				attempts = attempts + ?1, last_error = ?2, relays = max(relays, ?3)
+				WHERE event_id = ?4 AND status <> 'done' AND relays <= ?3`,
 				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
 		case delivery.Return:
-			err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', next_attempt_at = ?, relays = max(relays, ?)
-				WHERE event_id = ? AND status = 'relayed'`, sqlrow.Millis(o.At), o.Round+1, o.EventID)
+			err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?1, relays = max(relays, ?2)
+				WHERE event_id = ?3 AND status IN ('relayed', 'processing') AND relays <= ?2`, sqlrow.Millis(o.At), o.Round+1, o.EventID)
 		case delivery.Retry:
 			var last sql.NullString // a defer is no failure: it keeps the last one's error
 			if o.Err != nil {
 				last = sql.NullString{String: errorText(o.Err), Valid: true}
 			}
-			err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?), last_error = coalesce(?, last_error),
-				relays = max(relays, ?) WHERE event_id = ? AND status = 'relayed'`, sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
+			err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?1), last_error = coalesce(?2, last_error),
+				relays = max(relays, ?3) WHERE event_id = ?4 AND status = 'relayed' AND relays <= ?3`, sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)
 		}

@@ -720,3 +720,74 @@ func TestAQuickConsumerStillMovesTheRound(t *testing.T) {
 		t.Fatalf("claim after the retry: %+v %v; want relay round 1", msgs, err)
 	}
 }
+
+// TestAQuickReturnHandsTheRowBack: a consumer that hands an event back (a shutdown) before the
+// relay records its handoff still gets the row back to pending, so the relay publishes it again
+// at once without spending an attempt, instead of after the re-relay horizon.
+func TestAQuickReturnHandsTheRowBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	id := b.enqueue(t, reindex)[0]
+	msgs, err := b.q.Claim(ctx, 10) // the relay publishes round 0…
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("relay claim: %+v %v", msgs, err)
+	}
+	// …and the consumer's shutdown hands it back before the relay settles its flush.
+	if err := b.s.Ledger().Record(ctx, b.clock.now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.Return,
+		Round: 0, Deliveries: 1, At: b.clock.now()}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.now().Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Status != "pending" || r.Attempts != 0 || r.ClaimedAt.Valid {
+		t.Fatalf("row %+v; want it handed back: pending, unclaimed, no attempt spent", r)
+	}
+	msgs, err = b.q.Claim(ctx, 10)
+	if err != nil || len(msgs) != 1 || msgs[0].Handoffs != 1 || msgs[0].Attempt != 1 {
+		t.Fatalf("claim after the hand-back: %+v %v; want relay round 1, attempt 1", msgs, err)
+	}
+}
+
+// TestAStaleRoundCannotSettle: once the relay has published a later round of an event (the
+// earlier copy's consumer stalled past the re-relay horizon), the earlier copy's late dead
+// letter, hand-back or retry changes nothing: the round is its claim token. Its ack still
+// counts: every handler is done.
+func TestAStaleRoundCannotSettle(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	id := b.enqueue(t, reindex)[0]
+	for round := range 2 { // round 0, then round 1 once its horizon passed
+		msgs, err := b.q.Claim(ctx, 10)
+		if err != nil || len(msgs) != 1 || msgs[0].Handoffs != round {
+			t.Fatalf("relay claim: %+v %v; want round %d", msgs, err, round)
+		}
+		if err := b.q.Settle(ctx, []delivery.Result{{Msg: msgs[0], Kind: delivery.Handoff, Until: b.clock.now().Add(time.Minute)}}); err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			b.clock.advance(time.Minute)
+		}
+	}
+	want := b.row(t, id)
+	if want.Status != "relayed" || want.Attempts != 1 {
+		t.Fatalf("row after the re-relay %+v; want relayed with the lost round counted", want)
+	}
+	for _, k := range []delivery.Kind{delivery.DeadLetter, delivery.Return, delivery.Retry} {
+		if err := b.s.Ledger().Record(ctx, b.clock.now(), nil, []delivery.RowOutcome{{EventID: id, Kind: k, Round: 0, Deliveries: 1,
+			Err: errors.New("stale copy"), At: b.clock.now().Add(time.Hour)}}); err != nil {
+			t.Fatal(err)
+		}
+		if r := b.row(t, id); r != want {
+			t.Fatalf("round 0's late %s changed the row: %+v, was %+v", k, r, want)
+		}
+	}
+	if err := b.s.Ledger().Record(ctx, b.clock.now(), nil, []delivery.RowOutcome{{EventID: id, Kind: delivery.Ack, Round: 0, Deliveries: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.row(t, id); r.Status != "done" {
+		t.Fatalf("round 0's ack left %+v; want done", r)
+	}
+}

@@ -32,13 +32,17 @@ type Features struct {
 	// nothing.
 	CountsEveryDelivery bool
 	// ReturnsOnShutdown: work a shutdown abandons goes back to the source and is delivered again
-	// at once. Core NATS cannot hand a message back and drops it.
+	// at once (core NATS, which cannot hand a message back to the broker, hands its outbox row
+	// back to the relay).
 	ReturnsOnShutdown bool
 	// Repeats: the harness can put several copies of one event id in reach of one claim. The
 	// SQLite queue cannot: event_id is unique there.
 	Repeats bool
 	// StaleClaims: a claim goes stale after ClaimLease and a second Source claims the message
-	// again (the SQLite queue's claimed_at token); needs Clock.
+	// again: the SQLite queue's claimed_at lease, JetStream's ack wait, core NATS's re-relay
+	// horizon. With Clock the suite moves past the lease; without it the lease passes on the
+	// source's own clock, so ClaimLease must be short (a test-only setting) and the harness a
+	// Stopper, which stalls the first claimer.
 	StaleClaims bool
 	// ClaimLease is the source's claim lease (StaleClaims).
 	ClaimLease time.Duration
@@ -75,6 +79,14 @@ type Harness interface {
 	Advance(d time.Duration)
 	// Outcome is what the source has applied to the event so far.
 	Outcome(t *testing.T, id string) Outcome
+}
+
+// Stopper is a Harness whose sources work in the background on their own (JetStream's
+// in-progress notices, core NATS's queue-group subscription). Stop ends that work for src, as
+// when its worker stops or stalls: src renews no claim and receives nothing more, but its
+// Settle still runs (a stalled worker's late settle).
+type Stopper interface {
+	Stop(t *testing.T, src delivery.Source)
 }
 
 // State is where an event stands in its source.
