@@ -22,3 +22,21 @@ func TestQueueConformance(t *testing.T) {
 		}
 	})
 }
+
+// TestRelayOutcomes runs the relayed-row cases (ADR 0002) against the PostgreSQL store.
+func TestRelayOutcomes(t *testing.T) {
+	t.Parallel()
+	outboxtest.RunRelayOutcomes(t, func(t *testing.T, clock *outboxtest.Clock) outboxtest.Relay {
+		s, _ := open(t, postgres.WithClock(clock.Now))
+		return outboxtest.Relay{
+			Outbox: outboxtest.Outbox{
+				Queue:     func(cfg outbox.QueueConfig) outboxtest.Queue { return s.Queue(cfg) },
+				Ledger:    s.Ledger(),
+				Enqueue:   s.Enqueue,
+				ShowEvent: s.ShowEvent,
+			},
+			Record: s.Ledger().Record,
+			Retry:  s.RetryEvents,
+		}
+	})
+}
