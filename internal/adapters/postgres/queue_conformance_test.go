@@ -14,12 +14,7 @@ func TestQueueConformance(t *testing.T) {
 	t.Parallel()
 	outboxtest.RunConformance(t, func(t *testing.T, clock *outboxtest.Clock) outboxtest.Outbox {
 		s, _ := open(t, postgres.WithClock(clock.Now))
-		return outboxtest.Outbox{
-			Queue:     func(cfg outbox.QueueConfig) outboxtest.Queue { return s.Queue(cfg) },
-			Ledger:    s.Ledger(),
-			Enqueue:   s.Enqueue,
-			ShowEvent: s.ShowEvent,
-		}
+		return relayOf(s).Outbox
 	})
 }
 
@@ -28,15 +23,20 @@ func TestRelayOutcomes(t *testing.T) {
 	t.Parallel()
 	outboxtest.RunRelayOutcomes(t, func(t *testing.T, clock *outboxtest.Clock) outboxtest.Relay {
 		s, _ := open(t, postgres.WithClock(clock.Now))
-		return outboxtest.Relay{
-			Outbox: outboxtest.Outbox{
-				Queue:     func(cfg outbox.QueueConfig) outboxtest.Queue { return s.Queue(cfg) },
-				Ledger:    s.Ledger(),
-				Enqueue:   s.Enqueue,
-				ShowEvent: s.ShowEvent,
-			},
-			Record: s.Ledger().Record,
-			Retry:  s.RetryEvents,
-		}
+		return relayOf(s)
 	})
+}
+
+// relayOf is the store as the outbox suites drive it.
+func relayOf(s *postgres.Store) outboxtest.Relay {
+	return outboxtest.Relay{
+		Outbox: outboxtest.Outbox{
+			Queue:     func(cfg outbox.QueueConfig) outboxtest.Queue { return s.Queue(cfg) },
+			Ledger:    s.Ledger(),
+			Enqueue:   s.Enqueue,
+			ShowEvent: s.ShowEvent,
+		},
+		Record: s.Ledger().Record,
+		Retry:  s.RetryEvents,
+	}
 }

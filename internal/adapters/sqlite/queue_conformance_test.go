@@ -16,12 +16,7 @@ func TestQueueConformance(t *testing.T) {
 	t.Parallel()
 	outboxtest.RunConformance(t, func(t *testing.T, clock *outboxtest.Clock) outboxtest.Outbox {
 		s := sqlitetest.Open(t, filepath.Join(t.TempDir(), "conformance.db"), sqlite.WithClock(clock.Now))
-		return outboxtest.Outbox{
-			Queue:     func(cfg outbox.QueueConfig) outboxtest.Queue { return s.Queue(cfg) },
-			Ledger:    s.Ledger(),
-			Enqueue:   s.Enqueue,
-			ShowEvent: s.ShowEvent,
-		}
+		return relayOf(s).Outbox
 	})
 }
 
@@ -30,15 +25,20 @@ func TestRelayOutcomes(t *testing.T) {
 	t.Parallel()
 	outboxtest.RunRelayOutcomes(t, func(t *testing.T, clock *outboxtest.Clock) outboxtest.Relay {
 		s := sqlitetest.Open(t, filepath.Join(t.TempDir(), "relay.db"), sqlite.WithClock(clock.Now))
-		return outboxtest.Relay{
-			Outbox: outboxtest.Outbox{
-				Queue:     func(cfg outbox.QueueConfig) outboxtest.Queue { return s.Queue(cfg) },
-				Ledger:    s.Ledger(),
-				Enqueue:   s.Enqueue,
-				ShowEvent: s.ShowEvent,
-			},
-			Record: s.Ledger().Record,
-			Retry:  s.RetryEvents,
-		}
+		return relayOf(s)
 	})
+}
+
+// relayOf is the store as the outbox suites drive it.
+func relayOf(s *sqlite.Store) outboxtest.Relay {
+	return outboxtest.Relay{
+		Outbox: outboxtest.Outbox{
+			Queue:     func(cfg outbox.QueueConfig) outboxtest.Queue { return s.Queue(cfg) },
+			Ledger:    s.Ledger(),
+			Enqueue:   s.Enqueue,
+			ShowEvent: s.ShowEvent,
+		},
+		Record: s.Ledger().Record,
+		Retry:  s.RetryEvents,
+	}
 }
