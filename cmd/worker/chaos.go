@@ -98,6 +98,15 @@ func prepareRecording(ctx context.Context, db *sqlx.DB, hs []delivery.Handler) e
 // that the chaos harness catches a build without dedup.
 type brokenLedger struct{}
 
+// Renew holds everything, as Claim acquires everything.
+func (brokenLedger) Renew(_ context.Context, _ time.Time, claims []delivery.Mark) ([]bool, error) {
+	held := make([]bool, len(claims))
+	for i := range held {
+		held[i] = true
+	}
+	return held, nil
+}
+
 func (brokenLedger) Claim(_ context.Context, now time.Time, _ time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
 	cs := make([]delivery.Claim, len(keys))
 	for i, k := range keys {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"moviesdiary/internal/domain"
@@ -172,6 +173,12 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 			slog.Any("error", j.ledgerErr), slog.String("delay", r.Delay.String()))
 		return r
 	}
+	if err := e.renew(ctx, &j); err != nil {
+		r.Kind, r.Err, r.Delay = Retry, err, domain.ScaledBackoff(e.base, j.Msg.Attempt)
+		e.logEvent(ctx, slog.LevelWarn, "event will be retried: ledger unavailable, handlers skipped", j.Msg, "",
+			slog.Any("error", err), slog.String("delay", r.Delay.String()))
+		return r
+	}
 	env := Envelope{EventID: j.Msg.EventID, RowID: j.Msg.RowID, Event: j.event, Attempt: j.Msg.Attempt}
 	var failed, permanent error
 	var held time.Time
@@ -248,6 +255,49 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 		e.logEvent(ctx, slog.LevelInfo, "event returned to the queue by shutdown", j.Msg, "")
 	}
 	return r
+}
+
+// renewAfter is the fraction of the ledger lease a job's claims may age before its handlers run
+// without renewing them first.
+const renewAfter = 4
+
+// renew renews the job's acquired ledger claims when they have aged past a quarter of the lease
+// since Prepare took them: a job waits in the pump's local queue (behind a full batch, or in a
+// worker that was stopped), and a claim that outlived the lease meanwhile may have been taken
+// over by another delivery, whose handler must then be the only one to run. A claim still held
+// gets the new token its marks will carry; a lost one is treated as held elsewhere (the event is
+// deferred, no attempt spent). Found by make chaos: a worker paused past the ledger lease ran its
+// queued jobs' handlers beside the worker that had taken their claims over.
+func (e *Engine) renew(ctx context.Context, j *Job) error {
+	now := e.now()
+	var marks []Mark
+	var at []int
+	for i, c := range j.claims {
+		if c.State == Acquired && now.Sub(time.UnixMilli(c.Token)) > e.lease/renewAfter {
+			marks, at = append(marks, Mark{Key: c.Key, Token: c.Token}), append(at, i)
+		}
+	}
+	if len(marks) == 0 {
+		return nil
+	}
+	held, err := e.ledger.Renew(ctx, now, marks)
+	if err == nil && len(held) != len(marks) {
+		err = fmt.Errorf("ledger answered %d renewals for %d claims", len(held), len(marks))
+	}
+	if err != nil {
+		return fmt.Errorf("renew ledger claims: %w", err)
+	}
+	claims := slices.Clone(j.claims) // a job's claims share the batch's slice
+	for n, i := range at {
+		if held[n] {
+			claims[i].Token = now.UnixMilli()
+			continue
+		}
+		claims[i] = Claim{Key: claims[i].Key, State: Held, HeldUntil: now.Add(e.lease)}
+		e.logEvent(ctx, slog.LevelWarn, "ledger claim lost while the event waited: another delivery took it over", j.Msg, claims[i].Handler)
+	}
+	j.claims = claims
+	return nil
 }
 
 // logEvent writes one delivery line with the fields every such line carries; it costs nothing

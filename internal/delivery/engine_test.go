@@ -22,6 +22,14 @@ func (memLedger) Claim(_ context.Context, now time.Time, _ time.Duration, keys [
 	return cs, nil
 }
 
+func (memLedger) Renew(_ context.Context, _ time.Time, claims []delivery.Mark) ([]bool, error) {
+	held := make([]bool, len(claims))
+	for i := range held {
+		held[i] = true
+	}
+	return held, nil
+}
+
 func message(t *testing.T, id string, e domain.Event, attempt int) delivery.Message {
 	t.Helper()
 	payload, err := domain.Encode(e)

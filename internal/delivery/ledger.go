@@ -43,7 +43,10 @@ type Mark struct {
 }
 
 // Ledger is the processed-event ledger. Claim inserts an in-progress claim per key, or takes over
-// one older than the lease; it answers for every key, in order.
+// one older than the lease; it answers for every key, in order. Renew moves each claim it still
+// holds with the mark's token to now (now in Unix ms is the new token) and reports, in order,
+// which it still held: a claim taken over meanwhile is not renewed.
 type Ledger interface {
 	Claim(ctx context.Context, now time.Time, lease time.Duration, keys []Key) ([]Claim, error)
+	Renew(ctx context.Context, now time.Time, claims []Mark) ([]bool, error)
 }

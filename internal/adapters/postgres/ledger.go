@@ -139,6 +139,42 @@ func (l *Ledger) Settle(ctx context.Context, now time.Time, marks []delivery.Mar
 	return l.s.write(ctx, func(tx *sqlx.Tx) error { return settleLedger(ctx, tx, now, marks) })
 }
 
+// Renew moves the claims still carrying their tokens to now, in one statement.
+func (l *Ledger) Renew(ctx context.Context, now time.Time, claims []delivery.Mark) ([]bool, error) {
+	held := make([]bool, len(claims))
+	if len(claims) == 0 {
+		return held, nil
+	}
+	events, handlers, tokens := columns(claims)
+	kept := map[delivery.Key]bool{}
+	err := l.s.write(ctx, func(tx *sqlx.Tx) error {
+		clear(kept)
+		rows, err := tx.QueryContext(ctx, `UPDATE processed_events p SET started_at = $1
+			FROM unnest($2::text[], $3::text[], $4::bigint[]) AS v (event_id, handler, token)
+			WHERE p.event_id = v.event_id AND p.handler = v.handler AND p.started_at = v.token AND p.status = 'in_progress'
+			RETURNING p.event_id, p.handler`, sqlrow.Millis(now), events, handlers, tokens)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k delivery.Key
+			if err := rows.Scan(&k.EventID, &k.Handler); err != nil {
+				return err
+			}
+			kept[k] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("renew ledger claims: %w", err)
+	}
+	for i, c := range claims {
+		held[i] = kept[c.Key]
+	}
+	return held, nil
+}
+
 // settleLedger marks each claim done or releases it, only while the row still carries the
 // claim's token: a delivery whose claim was taken over touches nothing.
 func settleLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, marks []delivery.Mark) error {

@@ -40,3 +40,11 @@ func relayOf(s *postgres.Store) outboxtest.Relay {
 		Retry:  s.RetryEvents,
 	}
 }
+
+// TestLedgerRenew checks the ledger's renewal of claims against the postgres store.
+func TestLedgerRenew(t *testing.T) {
+	outboxtest.RunLedgerRenew(t, func(t *testing.T, clock *outboxtest.Clock) outboxtest.Outbox {
+		s, _ := open(t, postgres.WithClock(clock.Now))
+		return relayOf(s).Outbox
+	})
+}

@@ -118,6 +118,35 @@ func claimLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, lease time.Dur
 	return claims, nil
 }
 
+// Renew moves the claims still carrying their tokens to now, in one transaction.
+func (l *Ledger) Renew(ctx context.Context, now time.Time, claims []delivery.Mark) ([]bool, error) {
+	held := make([]bool, len(claims))
+	err := l.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE processed_events SET started_at = ?
+			WHERE event_id = ? AND handler = ? AND started_at = ? AND status = 'in_progress'`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for i, c := range claims {
+			res, err := st.ExecContext(ctx, sqlrow.Millis(now), c.EventID, c.Handler, c.Token)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			held[i] = n == 1
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("renew ledger claims: %w", err)
+	}
+	return held, nil
+}
+
 // Settle writes marks in one transaction (for sources whose message outcome lives elsewhere,
 // such as JetStream).
 func (l *Ledger) Settle(ctx context.Context, now time.Time, marks []delivery.Mark) error {

@@ -42,3 +42,11 @@ func relayOf(s *sqlite.Store) outboxtest.Relay {
 		Retry:  s.RetryEvents,
 	}
 }
+
+// TestLedgerRenew checks the ledger's renewal of claims against the sqlite store.
+func TestLedgerRenew(t *testing.T) {
+	outboxtest.RunLedgerRenew(t, func(t *testing.T, clock *outboxtest.Clock) outboxtest.Outbox {
+		s := sqlitetest.Open(t, filepath.Join(t.TempDir(), "renew.db"), sqlite.WithClock(clock.Now))
+		return relayOf(s).Outbox
+	})
+}

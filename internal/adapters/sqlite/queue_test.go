@@ -448,6 +448,10 @@ func (failingLedger) Claim(context.Context, time.Time, time.Duration, []delivery
 	return nil, errors.New("disk I/O error")
 }
 
+func (failingLedger) Renew(context.Context, time.Time, []delivery.Mark) ([]bool, error) {
+	return nil, errors.New("disk I/O error")
+}
+
 func TestLedgerReadErrorSkipsHandlersAndNacks(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 5)
