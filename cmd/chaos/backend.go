@@ -14,21 +14,16 @@ import (
 )
 
 // Leases are short so faults are noticed within the run; a pause lasts past the claim lease but
-// not past the ledger lease, as a stalled (not dead) worker would.
+// not past the ledger lease, as a stalled (not dead) worker would. A job that waited in a
+// worker's local queue past the ledger lease (a busy machine, PostgreSQL with fsync on) has its
+// claims renewed before it runs, or skips what was taken over (delivery.Engine), so one lease
+// serves both stores.
 const (
 	claimLease  = 2 * time.Second
 	ledgerLease = 8 * time.Second
 	pauseFor    = claimLease + 1500*time.Millisecond
 	users       = 4
 )
-
-// pgLedgerLease is the ledger lease on PostgreSQL. A worker claims the ledger for a whole batch
-// when it takes it (delivery.Engine.Prepare) and only extends its queue claims, so a claim ages
-// while its job waits in the worker's local queue (up to twice the batch size): on PostgreSQL
-// with fsync on a busy machine that wait alone reached 8 s, and a paused worker's jobs then ran
-// after another worker had taken their claims over. The lease must outlast that wait plus the
-// pause, as the production lease (1800 s) does by far.
-const pgLedgerLease = 30 * time.Second
 
 // summary is one backend's result.
 type summary struct {
@@ -157,12 +152,8 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 		}
 	}
 
-	ledger := ledgerLease
-	if db.pg != nil {
-		ledger = pgLedgerLease
-	}
 	workerEnv := append(common, "CHAOS_RECORD=1", "WORKER_METRICS_ADDR=",
-		"EVENT_QUEUE_CLAIM_LEASE="+claimLease.String(), "EVENT_QUEUE_LEDGER_LEASE="+ledger.String(),
+		"EVENT_QUEUE_CLAIM_LEASE="+claimLease.String(), "EVENT_QUEUE_LEDGER_LEASE="+ledgerLease.String(),
 		"EVENT_QUEUE_BACKOFF_BASE=200ms", "EVENT_QUEUE_MAX_ATTEMPTS="+strconv.Itoa(maxAttempts), "SHUTDOWN_GRACE=5s", "NATS_ACK_WAIT=3s")
 	if o.breakLedger {
 		workerEnv = append(workerEnv, "CHAOS_BREAK_LEDGER=1")
