@@ -25,7 +25,7 @@ const (
 	loadRate      = 1000
 	loadProducers = 2
 	// idleJobs jobs 100 ms apart are the idle case, as cmd/bench's -idle-events (1 event/100 ms).
-	idleJobs = 50
+	idleJobs = 100
 	idleRate = 10
 )
 
