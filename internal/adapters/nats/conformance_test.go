@@ -42,9 +42,7 @@ func TestJetStreamConformance(t *testing.T) {
 		MaxAttempts:         conformanceMaxAttempts,
 		CountsEveryDelivery: true,
 		DeadLetterStore:     true,
-		ReturnsOnShutdown:   true,
 		Repeats:             true,
-		StaleClaims:         true,
 		ClaimLease:          conformanceLease,
 		WallClockBackoff:    20 * time.Millisecond,
 	}, newJetStreamHarness)
@@ -57,13 +55,11 @@ func TestJetStreamConformance(t *testing.T) {
 func TestCoreConformance(t *testing.T) {
 	t.Parallel()
 	deliverytest.Run(t, deliverytest.Features{
-		MaxAttempts:       conformanceMaxAttempts,
-		DeadLetterStore:   true,
-		ReturnsOnShutdown: true,
-		Repeats:           true,
-		StaleClaims:       true,
-		ClaimLease:        conformanceLease,
-		WallClockBackoff:  20 * time.Millisecond,
+		MaxAttempts:      conformanceMaxAttempts,
+		DeadLetterStore:  true,
+		Repeats:          true,
+		ClaimLease:       conformanceLease,
+		WallClockBackoff: 20 * time.Millisecond,
 	}, newCoreHarness)
 }
 

@@ -31,20 +31,14 @@ type Features struct {
 	// return included (JetStream's max_deliver), so the suite does not expect those to spend
 	// nothing.
 	CountsEveryDelivery bool
-	// ReturnsOnShutdown: work a shutdown abandons goes back to the source and is delivered again
-	// at once (core NATS, which cannot hand a message back to the broker, hands its outbox row
-	// back to the relay).
-	ReturnsOnShutdown bool
 	// Repeats: the harness can put several copies of one event id in reach of one claim. The
 	// SQLite queue cannot: event_id is unique there.
 	Repeats bool
-	// StaleClaims: a claim goes stale after ClaimLease and a second Source claims the message
-	// again: the SQLite queue's claimed_at lease, JetStream's ack wait, core NATS's re-relay
-	// horizon. With Clock the suite moves past the lease; without it the lease passes on the
-	// source's own clock, so ClaimLease must be short (a test-only setting) and the harness a
-	// Stopper, which stalls the first claimer.
-	StaleClaims bool
-	// ClaimLease is the source's claim lease (StaleClaims).
+	// ClaimLease is the source's claim lease, after which a claim goes stale and a second Source
+	// claims the message again: the SQL queues' claimed_at lease, JetStream's ack wait, core
+	// NATS's re-relay horizon. With Clock the suite moves past it; without, it passes on the
+	// source's own clock, so it must be short (a test-only setting) and the harness a Stopper,
+	// which stalls the first claimer.
 	ClaimLease time.Duration
 	// WallClockBackoff is, for a source without Clock (a broker that redelivers on its own wall
 	// clock), the retry schedule's base the max-attempts case runs its engine with, so the whole

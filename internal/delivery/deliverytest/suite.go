@@ -387,9 +387,6 @@ func (c *counting) claimed(id string) int {
 // testShutdown: when the pump's context ends, the running handler finishes and is acked, and
 // claimed work that never started goes back at once without spending an attempt.
 func testShutdown(t *testing.T, s *suite) {
-	if !s.f.ReturnsOnShutdown {
-		t.Skip("needs Features.ReturnsOnShutdown: the source drops work a shutdown abandons")
-	}
 	release := make(chan struct{})
 	var first sync.Once
 	var runningID string
@@ -492,9 +489,6 @@ func testRepeats(t *testing.T, s *suite) {
 // would be; the event comes back as the same message's next delivery (JetStream) or as the
 // relay's next round (core NATS).
 func testStaleClaimer(t *testing.T, s *suite) {
-	if !s.f.StaleClaims {
-		t.Skip("needs Features.StaleClaims: the source has no claim lease to outlive")
-	}
 	if !s.f.Clock && s.f.ClaimLease <= 0 {
 		t.Fatal("a source without Features.Clock must set a short Features.ClaimLease")
 	}

@@ -62,12 +62,10 @@ func (c *Clock) Advance(d time.Duration) {
 // features, so the same cases pass on both.
 func RunConformance(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
 	deliverytest.Run(t, deliverytest.Features{
-		MaxAttempts:       MaxAttempts,
-		Clock:             true,
-		DeadLetterStore:   true,
-		ReturnsOnShutdown: true,
-		StaleClaims:       true,
-		ClaimLease:        outbox.ClaimLeaseDefault,
+		MaxAttempts:     MaxAttempts,
+		Clock:           true,
+		DeadLetterStore: true,
+		ClaimLease:      outbox.ClaimLeaseDefault,
 	}, func(t *testing.T) deliverytest.Harness {
 		// Whole milliseconds, so next_attempt_at − now is exact; the store stamps rows with this clock.
 		h := &harness{Clock: NewClock(time.Now().Truncate(time.Millisecond))}
