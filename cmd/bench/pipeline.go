@@ -29,13 +29,29 @@ type pipeline interface {
 // newPipeline builds a backend's pipeline in dir with handlers hs.
 type newPipeline func(ctx context.Context, dir, name string, o options, log *slog.Logger, hs []delivery.Handler) (pipeline, error)
 
-// dbPipeline is EVENT_BUS_BACKEND=db: the worker's pump claims rows straight from the outbox.
+// dbPipeline is EVENT_BUS_BACKEND=db on either SQL store: a producer store and a worker store
+// (two pools, as a server and a worker process would have) on one database, the worker's pump
+// claiming rows straight from the outbox.
 type dbPipeline struct {
-	prod, worker *sqlite.Store
-	queue        *sqlite.Queue
-	pump         *delivery.Pump
-	cancel       context.CancelFunc
-	done         chan struct{}
+	prod   outboxWriter
+	pump   *delivery.Pump
+	closes []func() error // the queue's, the worker store's, the producer's: in that order
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// newStorePipeline builds the db backend's pipeline from a store's queue and ledger; closes
+// release the queue and the stores, in order (also when the engine cannot be built).
+func newStorePipeline(prod outboxWriter, q delivery.Source, ledger delivery.Ledger, o options, log *slog.Logger,
+	hs []delivery.Handler, closes ...func() error) (pipeline, error) {
+	p := &dbPipeline{prod: prod, closes: closes, done: make(chan struct{})}
+	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, ledger, hs...)
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	p.pump = delivery.NewPump(q, engine, delivery.PumpConfig{BatchSize: o.batch, Concurrency: o.conc, Logger: log})
+	return p, nil
 }
 
 func newDBPipeline(ctx context.Context, dir, name string, o options, log *slog.Logger, hs []delivery.Handler) (pipeline, error) {
@@ -49,17 +65,8 @@ func newDBPipeline(ctx context.Context, dir, name string, o options, log *slog.L
 		prod.Close()
 		return nil, err
 	}
-	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, worker.Ledger(), hs...)
-	if err != nil {
-		prod.Close()
-		worker.Close()
-		return nil, err
-	}
 	q := worker.Queue(sqlite.QueueConfig{Logger: log})
-	return &dbPipeline{
-		prod: prod, worker: worker, queue: q, done: make(chan struct{}),
-		pump: delivery.NewPump(q, engine, delivery.PumpConfig{BatchSize: o.batch, Concurrency: o.conc, Logger: log}),
-	}, nil
+	return newStorePipeline(prod, q, worker.Ledger(), o, log, hs, q.Close, worker.Close, prod.Close)
 }
 
 func (p *dbPipeline) producer() outboxWriter { return p.prod }
@@ -77,9 +84,9 @@ func (p *dbPipeline) close() {
 		p.cancel()
 		<-p.done
 	}
-	p.queue.Close()
-	p.worker.Close()
-	p.prod.Close()
+	for _, c := range p.closes {
+		_ = c()
+	}
 }
 
 // outboxWriter is what the scenarios need of the producer's store, SQLite's or PostgreSQL's:

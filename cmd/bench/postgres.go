@@ -43,17 +43,8 @@ func parsePGCommits(s string) ([]string, error) {
 	return out, nil
 }
 
-// pgPipeline is the db backend on PostgreSQL: a producer store and a worker store (two pools,
-// as a server and a worker process would have) on one database, the worker's pump claiming from
-// the outbox with FOR UPDATE SKIP LOCKED and woken by LISTEN/NOTIFY.
-type pgPipeline struct {
-	prod, worker *postgres.Store
-	queue        *postgres.Queue
-	pump         *delivery.Pump
-	cancel       context.CancelFunc
-	done         chan struct{}
-}
-
+// newPGPipeline is the db backend on PostgreSQL: the worker's pump claims from the outbox with
+// FOR UPDATE SKIP LOCKED and is woken by LISTEN/NOTIFY.
 func newPGPipeline(ctx context.Context, _, name string, o options, log *slog.Logger, hs []delivery.Handler) (pipeline, error) {
 	url, err := pgDatabase(ctx, o, name)
 	if err != nil {
@@ -68,37 +59,8 @@ func newPGPipeline(ctx context.Context, _, name string, o options, log *slog.Log
 		prod.Close()
 		return nil, err
 	}
-	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, worker.Ledger(), hs...)
-	if err != nil {
-		prod.Close()
-		worker.Close()
-		return nil, err
-	}
 	q := worker.Queue(postgres.QueueConfig{Logger: log})
-	return &pgPipeline{
-		prod: prod, worker: worker, queue: q, done: make(chan struct{}),
-		pump: delivery.NewPump(q, engine, delivery.PumpConfig{BatchSize: o.batch, Concurrency: o.conc, Logger: log}),
-	}, nil
-}
-
-func (p *pgPipeline) producer() outboxWriter { return p.prod }
-
-func (p *pgPipeline) start(ctx context.Context) {
-	ctx, p.cancel = context.WithCancel(ctx)
-	go func() {
-		defer close(p.done)
-		p.pump.Run(ctx)
-	}()
-}
-
-func (p *pgPipeline) close() {
-	if p.cancel != nil {
-		p.cancel()
-		<-p.done
-	}
-	p.queue.Close()
-	p.worker.Close()
-	p.prod.Close()
+	return newStorePipeline(prod, q, worker.Ledger(), o, log, hs, q.Close, worker.Close, prod.Close)
 }
 
 // pgDatabase creates the database name-<synchronous_commit> on o.pg and returns its URL, which
