@@ -32,6 +32,19 @@ type Outbox struct {
 	Ledger    deliverytest.Ledger
 	Enqueue   func(ctx context.Context, events ...domain.Event) error
 	ShowEvent func(ctx context.Context, id string) (outbox.EventRow, []outbox.LedgerEntry, error)
+	// Record writes a broker consumer's outcomes (ADR 0002); Retry is the operators' retry of
+	// dead letters.
+	Record func(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error
+	Retry  func(ctx context.Context, ids []string, eventType string) (int64, error)
+}
+
+// Run runs every outbox suite against the stores open returns, each case on a fresh database
+// whose store reads the clock it is given: the delivery conformance suite, the relayed-row
+// cases and the ledger's renewal.
+func Run(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
+	t.Run("Conformance", func(t *testing.T) { t.Parallel(); runConformance(t, open) })
+	t.Run("RelayOutcomes", func(t *testing.T) { t.Parallel(); runRelayOutcomes(t, open) })
+	t.Run("LedgerRenew", func(t *testing.T) { runLedgerRenew(t, open) })
 }
 
 // Clock is the time the store stamps its rows with and the suite moves.
@@ -57,10 +70,9 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// RunConformance runs the delivery conformance suite against the outboxes open returns, each on
-// a fresh database whose store reads the clock it is given. Both SQL stores have the same
-// features, so the same cases pass on both.
-func RunConformance(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
+// runConformance runs the delivery conformance suite. Both SQL stores have the same features, so
+// the same cases pass on both.
+func runConformance(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
 	deliverytest.Run(t, deliverytest.Features{
 		MaxAttempts:     MaxAttempts,
 		Clock:           true,

@@ -14,18 +14,10 @@ import (
 	"moviesdiary/internal/outbox"
 )
 
-// Relay is what the relay-outcome cases drive besides Outbox: recording a broker consumer's
-// outcome (ADR 0002) and an operator's retry of a dead letter.
-type Relay struct {
-	Outbox
-	Record func(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error
-	Retry  func(ctx context.Context, ids []string, eventType string) (int64, error)
-}
-
-// RunRelayOutcomes runs the cases of a row relayed to a broker whose consumers record outcomes
-// (docs/adr/0002-outbox-outcomes.md) against the stores open returns: the relay round is a
-// broker copy's claim token, and a consumer may record before the relay records its handoff.
-func RunRelayOutcomes(t *testing.T, open func(t *testing.T, clock *Clock) Relay) {
+// runRelayOutcomes runs the cases of a row relayed to a broker whose consumers record outcomes
+// (docs/adr/0002-outbox-outcomes.md): the relay round is a broker copy's claim token, and a
+// consumer may record before the relay records its handoff.
+func runRelayOutcomes(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
 	cases := []struct {
 		name string
 		run  func(t *testing.T, r *relayCase)
@@ -38,7 +30,7 @@ func RunRelayOutcomes(t *testing.T, open func(t *testing.T, clock *Clock) Relay)
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			clock := NewClock(time.Now().Truncate(time.Millisecond))
-			r := &relayCase{Relay: open(t, clock), clock: clock}
+			r := &relayCase{Outbox: open(t, clock), clock: clock}
 			r.q = r.Queue(outbox.QueueConfig{MaxAttempts: 5, Logger: deliverytest.Logger(t)})
 			t.Cleanup(func() { r.q.Close() })
 			c.run(t, r)
@@ -48,7 +40,7 @@ func RunRelayOutcomes(t *testing.T, open func(t *testing.T, clock *Clock) Relay)
 
 // relayCase is one case's store, its clock and the relay's queue.
 type relayCase struct {
-	Relay
+	Outbox
 	clock *Clock
 	q     Queue
 }

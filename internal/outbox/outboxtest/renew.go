@@ -10,9 +10,9 @@ import (
 	"moviesdiary/internal/delivery"
 )
 
-// RunLedgerRenew checks the store's Ledger.Renew: a claim still carrying its token moves to the
+// runLedgerRenew checks the store's Ledger.Renew: a claim still carrying its token moves to the
 // new one (and is fresh again), one taken over meanwhile is not renewed and keeps its new owner.
-func RunLedgerRenew(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
+func runLedgerRenew(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
 	t.Parallel()
 	const lease = 8 * time.Second
 	ctx := context.Background()
