@@ -211,7 +211,7 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 	}
 	for _, p := range servers {
 		if !p.running() {
-			s.details = append(s.details, fmt.Sprintf("%s exited during the load (see %s.log)", p.name, p.name))
+			s.details = append(s.details, fmt.Sprintf("%s exited during the load (see %s.log); the log ends:\n%s", p.name, p.name, logTail(p.log.Name(), 8)))
 		}
 	}
 
@@ -241,8 +241,8 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 		if err := w.stop(15 * time.Second); err != nil {
 			s.details = append(s.details, err.Error())
 		}
-		if n := w.unexpectedExits(); n > 0 {
-			s.details = append(s.details, fmt.Sprintf("%s exited %d times on its own (see %s.log)", w.name, n, w.name))
+		if n, last := w.unexpectedExits(); n > 0 {
+			s.details = append(s.details, fmt.Sprintf("%s exited %d times on its own (see %s.log); %s", w.name, n, w.name, last))
 		}
 	}
 	var acked []string

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -29,6 +30,8 @@ type proc struct {
 	// unasked.
 	asked   bool
 	unasked int
+	// unaskedErr is how the last exit the harness did not cause ended.
+	unaskedErr error
 }
 
 func newProc(dir, name, path string, env []string, args ...string) (*proc, error) {
@@ -56,6 +59,7 @@ func (p *proc) start() error {
 		p.waitErr = err
 		if !p.asked {
 			p.unasked++
+			p.unaskedErr = err
 		}
 		p.mu.Unlock()
 		close(exited)
@@ -142,11 +146,28 @@ func (p *proc) running() bool {
 	}
 }
 
-// unexpectedExits counts the exits the harness did not cause (a crash, a fatal error).
-func (p *proc) unexpectedExits() int {
+// unexpectedExits counts the exits the harness did not cause (a crash, a fatal error) and
+// describes the last one: its exit status and the last lines of the log, so a CI run that keeps
+// no files still shows why.
+func (p *proc) unexpectedExits() (int, string) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.unasked
+	n, err := p.unasked, p.unaskedErr
+	p.mu.Unlock()
+	if n == 0 {
+		return 0, ""
+	}
+	return n, fmt.Sprintf("last exit: %v; the log ends:\n%s", err, logTail(p.log.Name(), 8))
+}
+
+// logTail is the last n lines of the file at path, indented, or why it could not be read.
+func logTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "    (" + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	lines = lines[max(0, len(lines)-n):]
+	return "    " + strings.Join(lines, "\n    ")
 }
 
 func (p *proc) close() { p.log.Close() }

@@ -3,14 +3,12 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	mpgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
-	"github.com/golang-migrate/migrate/v4/source/iofs"
 
 	"moviesdiary/migrations"
 	pgmigrations "moviesdiary/migrations/postgres"
@@ -20,11 +18,13 @@ import (
 const migrationsTable = "schema_migrations"
 
 // Migrate applies every embedded PostgreSQL migration not yet applied. Servers and workers all
-// call it at start-up, often at the same moment: golang-migrate's PostgreSQL driver holds a
-// session advisory lock (pg_advisory_lock) for the whole run, so the others wait for it and then
-// find the work done, whichever host they run on.
+// call it at start-up, often at the same moment: each holds a session advisory lock of its own
+// for the whole run (golang-migrate's, taken inside, guards only each of its steps), so the
+// others wait for it and then find the work done, whichever host they run on. A migration that
+// a stop (the process's or the database's) cut short left its version dirty and committed
+// nothing; it is run again (migrations.Up).
 func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
-	if err := s.migrateOnce(ctx); err != nil {
+	if err := s.migrateOnce(ctx, log); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	v, dirty, err := s.Version(ctx)
@@ -35,22 +35,32 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	return nil
 }
 
-func (s *Store) migrateOnce(ctx context.Context) error {
-	src, err := iofs.New(pgmigrations.FS, ".")
+// migrateLock names the session advisory lock every migrating process holds.
+const migrateLock = "moviesdiary migrate"
+
+func (s *Store) migrateOnce(ctx context.Context, log *slog.Logger) error {
+	src, err := migrations.Source(pgmigrations.FS, migrationsTable)
 	if err != nil {
 		return fmt.Errorf("read embedded migrations: %w", err)
 	}
-	// A pool of its own: golang-migrate closes what it is given, and holds its lock on one
-	// connection for the whole run.
+	// A pool of its own: golang-migrate closes what it is given. One connection holds the lock
+	// (closing the pool releases it too); golang-migrate runs on the other.
 	db, err := sql.Open(driverName, s.url)
 	if err != nil {
 		return err
 	}
 	db.SetMaxOpenConns(2)
-	if err := db.PingContext(ctx); err != nil {
+	lock, err := db.Conn(ctx)
+	if err != nil {
 		db.Close()
 		return fmt.Errorf("connect: %w", err)
 	}
+	if _, err := lock.ExecContext(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, migrateLock); err != nil {
+		lock.Close()
+		db.Close()
+		return fmt.Errorf("take the migration lock: %w", err)
+	}
+	defer lock.Close()
 	drv, err := mpgx.WithInstance(db, &mpgx.Config{MigrationsTable: migrationsTable})
 	if err != nil {
 		db.Close()
@@ -62,10 +72,7 @@ func (s *Store) migrateOnce(ctx context.Context) error {
 		return fmt.Errorf("set up migrations: %w", err)
 	}
 	defer m.Close()
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return err
-	}
-	return nil
+	return migrations.Up(m, src, log)
 }
 
 // Version is the applied schema version and whether a failed migration left it dirty.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/golang-migrate/migrate/v4"
 	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite3"
-	"github.com/golang-migrate/migrate/v4/source/iofs"
 
 	"moviesdiary/migrations"
 )
@@ -32,7 +31,8 @@ const (
 // Migrate applies every embedded migration not yet applied. Server and worker both call it at
 // start-up, often at the same moment on an empty database: golang-migrate's SQLite lock only
 // guards one process, so an exclusive flock on a file beside the database serialises the
-// processes, and the loser finds the work done.
+// processes, and the loser finds the work done. A migration that a stop cut short left its
+// version dirty and committed nothing; it is run again (migrations.Up).
 func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	unlock, err := lockFile(ctx, s.path+migrateLockSuffix)
 	if err != nil {
@@ -44,7 +44,7 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 	if err := s.adoptLegacy(ctx, log); err != nil {
 		return fmt.Errorf("migrate: adopt movies-diary database: %w", err)
 	}
-	if err := migrateWithRetry(ctx, log, s.migrateOnce, sleep); err != nil {
+	if err := migrateWithRetry(ctx, log, func() error { return s.migrateOnce(log) }, sleep); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	// What migration 0186 carried from an adopted database but SQL could not key (adopt.go).
@@ -84,8 +84,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (s *Store) migrateOnce() error {
-	src, err := iofs.New(migrations.FS, ".")
+func (s *Store) migrateOnce(log *slog.Logger) error {
+	src, err := migrations.Source(migrations.FS, migrationsTable)
 	if err != nil {
 		return fmt.Errorf("read embedded migrations: %w", err)
 	}
@@ -106,10 +106,7 @@ func (s *Store) migrateOnce() error {
 		return fmt.Errorf("set up migrations: %w", err)
 	}
 	defer m.Close()
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return err
-	}
-	return nil
+	return migrations.Up(m, src, log)
 }
 
 // Version is the applied schema version and whether a failed migration left it dirty.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -306,5 +307,163 @@ func TestMigrateRetriesARaceOnTheDecisionRecordSchedule(t *testing.T) {
 				t.Fatalf("waited %v, want %v", waits, want)
 			}
 		})
+	}
+}
+
+// TestMigrateRunsAgainAMigrationLeftDirty: a version left dirty is one whose migration never
+// committed (its clean mark commits with it), so the next start sets it back and runs it again,
+// instead of refusing to start until an operator forces the version by hand.
+func TestMigrateRunsAgainAMigrationLeftDirty(t *testing.T) {
+	t.Parallel()
+	latest, err := LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := migrations.Source(migrations.FS, migrationsTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := src.Prev(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, filepath.Join(t.TempDir(), "dirty.db"))
+	migrateTo(t, s, prev)
+	// What a stop inside the latest migration leaves: its version marked dirty, its work undone.
+	if _, err := s.write.Exec(`UPDATE schema_migrations SET version = ?, dirty = 1`, latest); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(context.Background(), testLogger(t)); err != nil {
+		t.Fatalf("migrate over a dirty version: %v", err)
+	}
+	if v, dirty, err := s.Version(context.Background()); err != nil || v != latest || dirty {
+		t.Fatalf("version %d dirty=%v (%v), want %d clean", v, dirty, err, latest)
+	}
+}
+
+// TestMigrationKilledMidwayIsFinishedByTheNextStart kills a migrating process (SIGKILL) each
+// time it has marked a version dirty, at later and later versions; the next process must finish
+// the job, leaving the latest version clean.
+func TestMigrationKilledMidwayIsFinishedByTheNextStart(t *testing.T) {
+	t.Parallel()
+	latest, err := LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "killed.db")
+	ro, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	// dirtyAt reports whether the database's version is at least v and dirty.
+	dirtyAt := func(v uint) bool {
+		var got uint
+		var dirty bool
+		err := ro.QueryRow(`SELECT version, dirty FROM schema_migrations`).Scan(&got, &dirty)
+		return err == nil && got >= v && dirty
+	}
+	kills := 0
+	for _, at := range []uint{1, 20, 101, 170, 200, latest} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "SQLITE_TEST_MIGRATE_CHILD="+path)
+		out := &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		deadline := time.Now().Add(30 * time.Second)
+	watch:
+		for {
+			select {
+			case err := <-exited: // finished before a dirty version at or after at was seen
+				if err != nil {
+					t.Fatalf("migrating process (stop at %d): %v\n%s", at, err, out.String())
+				}
+				break watch
+			default:
+			}
+			if dirtyAt(at) {
+				_ = cmd.Process.Kill()
+				<-exited
+				kills++
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no dirty version at or after %d within 30s", at)
+			}
+			time.Sleep(100 * time.Microsecond) // polling the file, not waiting for a result
+		}
+	}
+	if kills == 0 {
+		t.Fatal("no migration was killed midway: the test proved nothing")
+	}
+	t.Logf("%d migrating processes killed midway", kills)
+	s := openStore(t, path)
+	if err := s.Migrate(context.Background(), testLogger(t)); err != nil {
+		t.Fatalf("migrate after %d kills: %v", kills, err)
+	}
+	if v, dirty, err := s.Version(context.Background()); err != nil || v != latest || dirty {
+		t.Fatalf("version %d dirty=%v (%v), want %d clean", v, dirty, err, latest)
+	}
+}
+
+// TestMigrationCommitsItsCleanMark: a migration's text, as the store runs it, marks its version
+// clean itself, so the schema change and the clean mark commit or roll back together and no stop
+// between golang-migrate's steps leaves a committed migration marked dirty.
+func TestMigrationCommitsItsCleanMark(t *testing.T) {
+	t.Parallel()
+	latest, err := LatestVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := migrations.Source(migrations.FS, migrationsTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := src.Prev(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := src.ReadUp(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, filepath.Join(t.TempDir(), "mark.db"))
+	migrateTo(t, s, prev)
+	if _, err := s.write.Exec(`UPDATE schema_migrations SET version = ?, dirty = 1`, latest); err != nil {
+		t.Fatal(err)
+	}
+	dirty := func(q interface {
+		QueryRow(string, ...any) *sql.Row
+	}) bool {
+		var d bool
+		if err := q.QueryRow(`SELECT dirty FROM schema_migrations`).Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	tx, err := s.write.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(string(body)); err != nil {
+		t.Fatal(err)
+	}
+	if dirty(tx) {
+		t.Fatal("the migration's transaction leaves its version dirty")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if !dirty(s.write) {
+		t.Fatal("the clean mark outlived its migration's rollback")
 	}
 }
