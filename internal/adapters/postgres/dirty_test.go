@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"database/sql"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -14,36 +13,16 @@ import (
 
 	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/postgres/pgtest"
-	"moviesdiary/migrations"
+	"moviesdiary/migrations/migrationstest"
 	pgmigrations "moviesdiary/migrations/postgres"
 )
 
 // leftDirty is a database a stop inside the latest migration left behind: every migration
 // before it applied, the latest's version marked dirty and its work undone. It returns the
 // database's URL, a connection to it and the latest migration's text as the store runs it.
-func leftDirty(t *testing.T) (url string, db *sql.DB, latest uint, body string) {
+func leftDirty(t *testing.T) (url string, db *sql.DB, body string) {
 	t.Helper()
-	latest, err := postgres.LatestVersion()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := migrations.Source(pgmigrations.FS, "schema_migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev, err := src.Prev(latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := src.ReadUp(latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(r)
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	latest, prev, body := migrationstest.Latest(t, pgmigrations.FS, "schema_migrations")
 	url = pgtest.Empty(t)
 	plain, err := iofs.New(pgmigrations.FS, ".")
 	if err != nil {
@@ -73,7 +52,7 @@ func leftDirty(t *testing.T) (url string, db *sql.DB, latest uint, body string) 
 	if _, err := db.Exec(`UPDATE schema_migrations SET version = $1, dirty = true`, latest); err != nil {
 		t.Fatal(err)
 	}
-	return url, db, latest, string(b)
+	return url, db, body
 }
 
 // TestMigrateRunsAgainAMigrationLeftDirty: servers and workers starting together on a database
@@ -82,12 +61,26 @@ func leftDirty(t *testing.T) (url string, db *sql.DB, latest uint, body string) 
 // another has run it.
 func TestMigrateRunsAgainAMigrationLeftDirty(t *testing.T) {
 	t.Parallel()
-	url, _, _, _ := leftDirty(t)
-	const processes = 4
-	stores := make([]*postgres.Store, processes)
-	errs := make([]error, processes)
+	url, _, _ := leftDirty(t)
+	checkLatest(t, openConcurrently(t, url, 4))
+}
+
+// TestMigrationCommitsItsCleanMark: a migration's text, as the store runs it, marks its version
+// clean itself, so no stop between golang-migrate's steps leaves a committed migration dirty.
+func TestMigrationCommitsItsCleanMark(t *testing.T) {
+	t.Parallel()
+	_, db, body := leftDirty(t)
+	migrationstest.CheckCleanMark(t, db, body)
+}
+
+// openConcurrently opens and migrates the database at url from n goroutines at once, as n
+// processes starting together would; every one must succeed. It returns the first store.
+func openConcurrently(t *testing.T, url string, n int) *postgres.Store {
+	t.Helper()
+	stores := make([]*postgres.Store, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i := range processes {
+	for i := range n {
 		wg.Go(func() {
 			stores[i], errs[i] = postgres.OpenMigrated(context.Background(), url, slog.New(slog.DiscardHandler))
 		})
@@ -95,42 +88,9 @@ func TestMigrateRunsAgainAMigrationLeftDirty(t *testing.T) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			t.Fatalf("migrator %d over a dirty version: %v", i, err)
+			t.Fatalf("migrator %d: %v", i, err)
 		}
-		defer stores[i].Close()
+		t.Cleanup(func() { stores[i].Close() })
 	}
-	checkLatest(t, stores[0])
-}
-
-// TestMigrationCommitsItsCleanMark: a migration's text, as the store runs it, marks its version
-// clean itself, so the schema change and the clean mark commit or roll back together and no stop
-// between golang-migrate's steps leaves a committed migration marked dirty.
-func TestMigrationCommitsItsCleanMark(t *testing.T) {
-	t.Parallel()
-	_, db, _, body := leftDirty(t)
-	dirty := func(q interface {
-		QueryRow(string, ...any) *sql.Row
-	}) bool {
-		var d bool
-		if err := q.QueryRow(`SELECT dirty FROM schema_migrations`).Scan(&d); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(body); err != nil {
-		t.Fatal(err)
-	}
-	if dirty(tx) {
-		t.Fatal("the migration's transaction leaves its version dirty")
-	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
-	if !dirty(db) {
-		t.Fatal("the clean mark outlived its migration's rollback")
-	}
+	return stores[0]
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -80,24 +79,7 @@ func checkLatest(t *testing.T, s *postgres.Store) {
 // succeed, with a clean version: the advisory lock serialises them.
 func TestConcurrentMigrations(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Empty(t)
-	const processes = 4
-	stores := make([]*postgres.Store, processes)
-	errs := make([]error, processes)
-	var wg sync.WaitGroup
-	for i := range processes {
-		wg.Go(func() {
-			stores[i], errs[i] = postgres.OpenMigrated(context.Background(), url, slog.New(slog.DiscardHandler))
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("migrator %d: %v", i, err)
-		}
-		defer stores[i].Close()
-	}
-	checkLatest(t, stores[0])
+	checkLatest(t, openConcurrently(t, pgtest.Empty(t), 4))
 }
 
 // pgOnlyColumns are the columns PostgreSQL has on purpose and SQLite has not, as table.column,

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"moviesdiary/migrations"
+	"moviesdiary/migrations/migrationstest"
 )
 
 // TestMain lets the test binary act as a separate migrating process for the concurrency test,
@@ -310,35 +311,40 @@ func TestMigrateRetriesARaceOnTheDecisionRecordSchedule(t *testing.T) {
 	}
 }
 
+// leftDirty is a database a stop inside the latest migration left behind: every migration
+// before it applied, the latest's version marked dirty and its work undone. It returns the store,
+// the latest version and that migration's text as the store runs it.
+func leftDirty(t *testing.T) (s *Store, latest uint, body string) {
+	t.Helper()
+	latest, prev, body := migrationstest.Latest(t, migrations.FS, migrationsTable)
+	s = openStore(t, filepath.Join(t.TempDir(), "dirty.db"))
+	migrateTo(t, s, prev)
+	if _, err := s.write.Exec(`UPDATE schema_migrations SET version = ?, dirty = 1`, latest); err != nil {
+		t.Fatal(err)
+	}
+	return s, latest, body
+}
+
 // TestMigrateRunsAgainAMigrationLeftDirty: a version left dirty is one whose migration never
 // committed (its clean mark commits with it), so the next start sets it back and runs it again,
 // instead of refusing to start until an operator forces the version by hand.
 func TestMigrateRunsAgainAMigrationLeftDirty(t *testing.T) {
 	t.Parallel()
-	latest, err := LatestVersion()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := migrations.Source(migrations.FS, migrationsTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev, err := src.Prev(latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openStore(t, filepath.Join(t.TempDir(), "dirty.db"))
-	migrateTo(t, s, prev)
-	// What a stop inside the latest migration leaves: its version marked dirty, its work undone.
-	if _, err := s.write.Exec(`UPDATE schema_migrations SET version = ?, dirty = 1`, latest); err != nil {
-		t.Fatal(err)
-	}
+	s, latest, _ := leftDirty(t)
 	if err := s.Migrate(context.Background(), testLogger(t)); err != nil {
 		t.Fatalf("migrate over a dirty version: %v", err)
 	}
 	if v, dirty, err := s.Version(context.Background()); err != nil || v != latest || dirty {
 		t.Fatalf("version %d dirty=%v (%v), want %d clean", v, dirty, err, latest)
 	}
+}
+
+// TestMigrationCommitsItsCleanMark: a migration's text, as the store runs it, marks its version
+// clean itself, so no stop between golang-migrate's steps leaves a committed migration dirty.
+func TestMigrationCommitsItsCleanMark(t *testing.T) {
+	t.Parallel()
+	s, _, body := leftDirty(t)
+	migrationstest.CheckCleanMark(t, s.write.DB, body)
 }
 
 // TestMigrationKilledMidwayIsFinishedByTheNextStart kills a migrating process (SIGKILL) each
@@ -407,63 +413,5 @@ func TestMigrationKilledMidwayIsFinishedByTheNextStart(t *testing.T) {
 	}
 	if v, dirty, err := s.Version(context.Background()); err != nil || v != latest || dirty {
 		t.Fatalf("version %d dirty=%v (%v), want %d clean", v, dirty, err, latest)
-	}
-}
-
-// TestMigrationCommitsItsCleanMark: a migration's text, as the store runs it, marks its version
-// clean itself, so the schema change and the clean mark commit or roll back together and no stop
-// between golang-migrate's steps leaves a committed migration marked dirty.
-func TestMigrationCommitsItsCleanMark(t *testing.T) {
-	t.Parallel()
-	latest, err := LatestVersion()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := migrations.Source(migrations.FS, migrationsTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev, err := src.Prev(latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := src.ReadUp(latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(r)
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openStore(t, filepath.Join(t.TempDir(), "mark.db"))
-	migrateTo(t, s, prev)
-	if _, err := s.write.Exec(`UPDATE schema_migrations SET version = ?, dirty = 1`, latest); err != nil {
-		t.Fatal(err)
-	}
-	dirty := func(q interface {
-		QueryRow(string, ...any) *sql.Row
-	}) bool {
-		var d bool
-		if err := q.QueryRow(`SELECT dirty FROM schema_migrations`).Scan(&d); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	tx, err := s.write.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(string(body)); err != nil {
-		t.Fatal(err)
-	}
-	if dirty(tx) {
-		t.Fatal("the migration's transaction leaves its version dirty")
-	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
-	if !dirty(s.write) {
-		t.Fatal("the clean mark outlived its migration's rollback")
 	}
 }
