@@ -3,6 +3,7 @@ package pgtest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"testing"
 	"time"
 )
@@ -13,6 +14,9 @@ func TestServerDownUp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := StartDurable(ctx)
+	if errors.Is(err, ErrNotInstalled) {
+		Unavailable(t, err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
