@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +31,8 @@ func TestImageStoreDefaultsMatchThePackage(t *testing.T) {
 
 // TestServerStopsOnAMissingBucket: with IMAGE_STORAGE=s3 and a bucket that does not exist on
 // the (real, running) S3 server, run stops at start-up naming the bucket, and leaves nothing
-// running; with the bucket there, the server starts and keeps nothing on disk.
+// running; with the bucket there, the server starts, keeps nothing on disk, and is ready until
+// the S3 server goes away (then /ready answers 503 naming it).
 func TestServerStopsOnAMissingBucket(t *testing.T) {
 	srv := s3test.Start(t)
 	dir := t.TempDir()
@@ -55,10 +58,28 @@ func TestServerStopsOnAMissingBucket(t *testing.T) {
 	addr := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() { errc <- run(ctx, cfg, testLog(t), time.Now, addr) }()
+	var base string
 	select {
-	case <-addr:
+	case a := <-addr:
+		base = "http://" + a
 	case err := <-errc:
 		t.Fatalf("run with the bucket there: %v", err)
+	}
+	ready := func() (int, string) {
+		resp, err := http.Get(base + "/ready")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := ready(); code != http.StatusOK {
+		t.Fatalf("/ready with the bucket there = %d %s", code, body)
+	}
+	srv.Stop()
+	if code, body := ready(); code != http.StatusServiceUnavailable || !strings.Contains(body, "unreachable") {
+		t.Errorf("/ready with the S3 server gone = %d %s, want 503 naming it unreachable", code, body)
 	}
 	cancel()
 	if err := <-errc; err != nil {

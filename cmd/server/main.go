@@ -110,6 +110,12 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	}
 	defer db.Close()
 	store, latest := db.Store, db.latest
+	serverMetrics := metrics.NewServer()
+	images, err := openImages(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer images.Close()
 	ready := func(ctx context.Context) error {
 		// Not ready while the database or its directory has no room for writes: they would fail.
 		if err := store.CheckWritable(ctx); err != nil {
@@ -124,14 +130,9 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		case v < latest:
 			return fmt.Errorf("schema version %d, want %d", v, latest)
 		}
-		return nil
+		// Images on S3 (or a mounted directory) may go away while the database stays.
+		return images.Ping(ctx)
 	}
-	serverMetrics := metrics.NewServer()
-	images, err := openImages(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer images.Close()
 	api, err := newAPI(ctx, cfg, db, images, log, ready, serverMetrics)
 	if err != nil {
 		return err

@@ -49,7 +49,7 @@ func (s *Server) routes() []route {
 	authed := []int{401}
 	rs := []route{
 		{method: get, pattern: "/health", summary: "Liveness", handle: s.health, response: map[string]string{}, status: 200},
-		{method: get, pattern: "/ready", summary: "Readiness: database reachable and migrated", handle: s.readiness,
+		{method: get, pattern: "/ready", summary: "Readiness: database reachable, migrated and writable; image store reachable", handle: s.readiness,
 			response: map[string]string{}, status: 200, errors: []int{503}},
 		{method: get, pattern: "/openapi.json", summary: "This document", handle: s.openAPI, response: map[string]any{}, status: 200},
 

@@ -37,6 +37,23 @@ func OpenLocal(dir string) (*Local, error) {
 // Close releases the directory.
 func (l *Local) Close() error { return l.root.Close() }
 
+// Ping checks that the image directory is still the one the store opened: one removed, or a
+// volume unmounted or replaced under a running server, would otherwise fail only its image
+// requests.
+func (l *Local) Ping(context.Context) error {
+	held, err := l.root.Stat(".")
+	if err == nil {
+		var now os.FileInfo
+		if now, err = os.Stat(l.root.Name()); err == nil && !os.SameFile(held, now) {
+			err = errors.New("the path now names another directory (a volume unmounted or replaced?)")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("storage: image directory %s: %w", l.root.Name(), err)
+	}
+	return nil
+}
+
 // Dir is the directory.
 func (l *Local) Dir() string { return l.root.Name() }
 

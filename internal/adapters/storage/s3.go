@@ -134,6 +134,11 @@ func (s *S3) probe(ctx context.Context) error {
 	return nil
 }
 
+// Ping checks that the bucket answers with these credentials, within the store's timeout: the
+// server's readiness, since a server whose images are unreachable cannot serve posters or take
+// uploads.
+func (s *S3) Ping(ctx context.Context) error { return s.probe(ctx) }
+
 // Close closes the idle connections; the store is not used after it.
 func (s *S3) Close() error {
 	if t, ok := s.transport.(interface{ CloseIdleConnections() }); ok {

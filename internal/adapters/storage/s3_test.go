@@ -118,3 +118,39 @@ func TestOpenChoosesTheStore(t *testing.T) {
 		t.Error("kind ftp was accepted")
 	}
 }
+
+// TestPingFollowsTheStore: Ping answers nil while the store is there and an error once it is
+// gone (the S3 server stopped, the image directory removed), so the server's /ready reports it.
+func TestPingFollowsTheStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := s3test.Start(t)
+	c := srv.Bucket(t, "images")
+	c.Timeout = 3 * time.Second
+	s3, err := storage.OpenS3(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	dir := filepath.Join(t.TempDir(), "images")
+	local, err := storage.OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	for name, s := range map[string]storage.Store{"s3": s3, "local": local} {
+		if err := s.Ping(ctx); err != nil {
+			t.Fatalf("%s: Ping with the store there = %v", name, err)
+		}
+	}
+	srv.Stop()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := s3.Ping(ctx); err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Errorf("s3: Ping with the server stopped = %v, want it named unreachable", err)
+	}
+	if err := local.Ping(ctx); err == nil {
+		t.Error("local: Ping with the directory removed = nil")
+	}
+}

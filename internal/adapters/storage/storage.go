@@ -47,6 +47,8 @@ type Store interface {
 	// Open opens the object for streaming; the file also seeks, and its Stat gives the size
 	// and the modification time.
 	Open(ctx context.Context, key string) (fs.File, error)
+	// Ping checks that the store answers (the server's readiness).
+	Ping(ctx context.Context) error
 	Close() error
 }
 
