@@ -29,8 +29,29 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// startCluster starts size JetStream nodes routed to each other. The cluster ports are picked
+// free and then bound by the servers, so another process may take one in between (an outgoing
+// connection's ephemeral port): then a node never becomes ready, and the whole cluster is
+// started again on new ports, up to three times.
 func startCluster(t *testing.T, size int) *cluster {
 	t.Helper()
+	for try := 1; ; try++ {
+		c, ok := tryCluster(t, size)
+		if ok {
+			return c
+		}
+		for _, ns := range c.servers {
+			ns.Shutdown()
+			ns.WaitForShutdown()
+		}
+		if try == 3 {
+			t.Fatal("cluster node not ready, three times over")
+		}
+		t.Logf("cluster node not ready (a port taken meanwhile?); starting the cluster again")
+	}
+}
+
+func tryCluster(t *testing.T, size int) (*cluster, bool) {
 	ports := make([]int, size)
 	routes := make([]string, size)
 	for i := range ports {
@@ -54,10 +75,10 @@ func startCluster(t *testing.T, size int) *cluster {
 	}
 	for _, ns := range c.servers {
 		if !ns.ReadyForConnections(10 * time.Second) {
-			t.Fatal("cluster node not ready")
+			return c, false
 		}
 	}
-	return c
+	return c, true
 }
 
 // url lists every node, as NATS_URL does for a cluster.

@@ -23,7 +23,9 @@ const maxTermReason = 1 << 10
 // Outbox records a settle in one SQLite transaction: the ledger marks and the events' outcomes
 // in their outbox rows (*sqlite.Ledger).
 type Outbox interface {
-	Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error
+	// Record reports, per outcome, whether it was superseded: the event is done, or a later
+	// relay round owns its row, so the outcome changed nothing.
+	Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error)
 }
 
 // ConsumerConfig tunes a Consumer; zero fields take the defaults.
@@ -173,26 +175,24 @@ func (c *Consumer) Wait(ctx context.Context) error {
 func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error {
 	now := c.now()
 	var owned, stale []delivery.Result
+	var exhausted []bool // dead-lettered here, for want of deliveries
 	for _, r := range results {
 		if r.Kind != delivery.Ack && !c.holds(r.Msg, now) {
 			stale = append(stale, r)
 			continue
 		}
-		if r.Kind == delivery.Retry && c.lastDelivery(r.Msg) {
+		last := r.Kind == delivery.Retry && c.lastDelivery(r.Msg)
+		if last {
 			r.Kind, r.Err = delivery.DeadLetter, fmt.Errorf("max deliveries (%d) reached: %w", c.maxDeliver, r.Err)
-			if c.cfg.OnDeadLetter != nil {
-				c.cfg.OnDeadLetter()
-			}
-			c.log.ErrorContext(ctx, "event dead-lettered: it exhausted max deliveries",
-				append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "max_deliver", c.maxDeliver, "error", r.Err)...)
 		}
-		owned = append(owned, r)
+		owned, exhausted = append(owned, r), append(exhausted, last)
 	}
 	outcomes := make([]delivery.RowOutcome, len(owned))
 	for i, r := range owned {
 		outcomes[i] = rowOutcome(r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
 	}
-	if err := c.outbox.Record(ctx, now, collectMarks(results), outcomes); err != nil {
+	superseded, err := c.outbox.Record(ctx, now, collectMarks(results), outcomes)
+	if err != nil {
 		return fmt.Errorf("record outcomes: %w", err)
 	}
 	for _, r := range stale {
@@ -202,7 +202,7 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 		c.log.WarnContext(ctx, "delivery outcome dropped: its claim lapsed (ack_wait passed without an in-progress notice), so JetStream delivers the event again and its new owner settles it",
 			append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt, "outcome", r.Kind.String(), "ack_wait", c.ackWait.String())...)
 	}
-	for _, r := range owned {
+	for i, r := range owned {
 		m, ok := r.Msg.Ref.(jetstream.Msg)
 		if !ok {
 			c.log.Error("cannot settle a message this consumer did not fetch", rowFields(r.Msg)...)
@@ -210,6 +210,22 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 		}
 		c.release(m)
 		log := c.log.With(append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt)...)
+		if superseded[i] && r.Kind != delivery.Ack {
+			// A later relay round owns the event (this copy outlived its horizon), or it is
+			// done: that round's consumer decides, and this copy is terminated.
+			log.InfoContext(ctx, "delivery outcome dropped: the event is done, or a later relay round owns it",
+				"outcome", r.Kind.String(), "round", r.Msg.Handoffs)
+			if err := m.TermWithReason("superseded by a later relay round"); err != nil {
+				log.WarnContext(ctx, "could not terminate a superseded copy; JetStream redelivers it after ack_wait", "error", err)
+			}
+			continue
+		}
+		if exhausted[i] {
+			if c.cfg.OnDeadLetter != nil {
+				c.cfg.OnDeadLetter()
+			}
+			log.ErrorContext(ctx, "event dead-lettered: it exhausted max deliveries", "max_deliver", c.maxDeliver, "error", r.Err)
+		}
 		if (r.Kind == delivery.Defer || r.Kind == delivery.Return) && c.lastDelivery(r.Msg) {
 			log.WarnContext(ctx, "event ran out of deliveries while deferred or returned: handed back to the relay, which publishes it again",
 				"outcome", r.Kind.String(), "max_deliver", c.maxDeliver)

@@ -150,22 +150,29 @@ func (c *CoreConsumer) Wait(ctx context.Context) error {
 func (c *CoreConsumer) Settle(ctx context.Context, results []delivery.Result) error {
 	now := c.now()
 	outcomes := make([]delivery.RowOutcome, len(results))
+	exhausted := make([]bool, len(results)) // dead-lettered here, for want of attempts
 	for i := range results {
 		r := &results[i]
 		if r.Kind == delivery.Retry && r.Msg.Attempt >= c.cfg.MaxAttempts {
 			r.Kind, r.Err = delivery.DeadLetter, fmt.Errorf("max attempts (%d) reached: %w", c.cfg.MaxAttempts, r.Err)
-			if c.cfg.OnDeadLetter != nil {
-				c.cfg.OnDeadLetter()
-			}
+			exhausted[i] = true
 		}
 		outcomes[i] = rowOutcome(*r, now, c.cfg.Horizon, r.Kind == delivery.Return)
 	}
-	if err := c.outbox.Record(ctx, now, collectMarks(results), outcomes); err != nil {
+	superseded, err := c.outbox.Record(ctx, now, collectMarks(results), outcomes)
+	if err != nil {
 		return fmt.Errorf("record outcomes: %w", err)
 	}
-	for _, r := range results {
+	for i, r := range results {
 		m := r.Msg
 		log := c.log.With(append(rowFields(m), "event_type", m.Type, "attempt", m.Attempt)...)
+		if superseded[i] {
+			// The relay has published a later round (this copy outlived its horizon), or the
+			// event is done: that round's consumer decides, so this copy is dropped.
+			log.InfoContext(ctx, "delivery outcome dropped: the event is done, or a later relay round owns it",
+				"outcome", r.Kind.String(), "round", m.Handoffs)
+			continue
+		}
 		switch r.Kind {
 		case delivery.Retry:
 			m.Attempt++
@@ -173,6 +180,9 @@ func (c *CoreConsumer) Settle(ctx context.Context, results []delivery.Result) er
 		case delivery.Defer:
 			c.redeliver(m, max(r.Until.Sub(now), 0))
 		case delivery.DeadLetter:
+			if c.cfg.OnDeadLetter != nil && exhausted[i] {
+				c.cfg.OnDeadLetter()
+			}
 			log.ErrorContext(ctx, "event dead-lettered in the outbox", "error", r.Err)
 		case delivery.Return:
 			log.InfoContext(ctx, "event interrupted by shutdown: handed back to the relay")
@@ -279,7 +289,7 @@ func (c *CoreConsumer) handBack(msgs []delivery.Message) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.outbox.Record(ctx, now, nil, outcomes); err != nil {
+	if _, err := c.outbox.Record(ctx, now, nil, outcomes); err != nil {
 		c.log.Warn("events received but not started could not be handed back at shutdown; the relay publishes them again after its horizon",
 			"count", len(outcomes), "error", err)
 		return

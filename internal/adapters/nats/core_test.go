@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -211,5 +213,63 @@ func TestCoreShutdownHandsBackWhatNoPumpClaimed(t *testing.T) {
 	}
 	if got := sink.find("events received but not started handed back to the relay at shutdown"); len(got) != 1 || got[0]["count"] != "3" {
 		t.Errorf("hand-back logged as %v, want once with count 3", got)
+	}
+}
+
+// supersedingOutbox answers every outcome as superseded (or not): a later relay round owns the
+// row, or the event is done.
+type supersedingOutbox struct{ superseded bool }
+
+func (o supersedingOutbox) Record(_ context.Context, _ time.Time, _ []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error) {
+	s := make([]bool, len(outcomes))
+	for i := range s {
+		s[i] = o.superseded
+	}
+	return s, nil
+}
+
+// TestCoreStaleRoundIsNeitherCountedNorRetried: a copy from an earlier relay round whose
+// outcome the outbox reports superseded (the relay published the event again after its horizon)
+// is dropped: its last failed attempt is no dead letter (no count, no error line), and a failed
+// attempt is not retried in process, since the later round's delivery decides. The same results
+// not superseded are counted and retried.
+func TestCoreStaleRoundIsNeitherCountedNorRetried(t *testing.T) {
+	t.Parallel()
+	url := embeddedServer(t)
+	for _, superseded := range []bool{true, false} {
+		log, sink := newLogger(t)
+		var dead atomic.Int32
+		c, err := SubscribeCore(dial(t, url, log), supersedingOutbox{superseded}, CoreConfig{Prefix: testPrefix,
+			Group: "worker", MaxAttempts: 2, Logger: log, OnDeadLetter: func() { dead.Add(1) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fail := errors.New("remote answered 503")
+		results := []delivery.Result{
+			{Msg: delivery.Message{EventID: uuid.NewString(), Type: "SearchReindexRequested", Attempt: 2}, Kind: delivery.Retry, Err: fail},
+			{Msg: delivery.Message{EventID: uuid.NewString(), Type: "SearchReindexRequested", Attempt: 1}, Kind: delivery.Retry, Err: fail, Delay: time.Hour},
+		}
+		if err := c.Settle(context.Background(), results); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		retries := len(c.retries)
+		c.mu.Unlock()
+		errorLines := 0
+		sink.mu.Lock()
+		for _, r := range sink.records {
+			if r.Level == slog.LevelError {
+				errorLines++
+			}
+		}
+		sink.mu.Unlock()
+		want := 1
+		if superseded {
+			want = 0
+		}
+		if int(dead.Load()) != want || errorLines != want || retries != want {
+			t.Errorf("superseded=%v: %d dead letters counted, %d error lines, %d in-process retries; want %d each",
+				superseded, dead.Load(), errorLines, retries, want)
+		}
 	}
 }

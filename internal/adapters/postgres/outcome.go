@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,38 +32,46 @@ import (
 // The round is the copy's claim token: once a later round is handed off, a late DeadLetter,
 // Return or Retry of an earlier copy changes nothing; an Ack still counts. Done rows never
 // change.
-func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error {
+//
+// It reports, per outcome, whether it was superseded: the row is done, or a later relay round
+// owns it, so this copy's outcome changed nothing.
+func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error) {
+	superseded := make([]bool, len(outcomes))
 	if len(marks) == 0 && len(outcomes) == 0 {
-		return nil
+		return superseded, nil
 	}
-	return l.s.write(ctx, func(tx *sqlx.Tx) error {
+	err := l.s.write(ctx, func(tx *sqlx.Tx) error {
+		clear(superseded)
 		if err := settleLedger(ctx, tx, now, marks); err != nil {
 			return err
 		}
-		return recordOutcomes(ctx, tx, outcomes)
+		return recordOutcomes(ctx, tx, outcomes, superseded)
 	})
+	return superseded, err
 }
 
-func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOutcome) error {
+// recordOutcomes writes outcomes and sets superseded[i] for each one that changed nothing
+// because its row is done or a later round owns it.
+func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOutcome, superseded []bool) error {
 	var doneIDs []string
 	var doneFailed, doneRound []int64
 	returned := false
-	for _, o := range outcomes {
+	for i, o := range outcomes {
 		if o.EventID == "" {
 			continue
 		}
 		var err error
+		var res sql.Result
 		switch o.Kind {
 		case delivery.Ack:
 			doneIDs = append(doneIDs, o.EventID)
 			doneFailed, doneRound = append(doneFailed, int64(max(o.Deliveries-1, 0))), append(doneRound, int64(o.Round+1))
 		case delivery.DeadLetter:
-			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
+			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
 				attempts = attempts + $1, last_error = $2, relays = greatest(relays, $3)
 				WHERE event_id = $4 AND status <> 'done' AND relays <= $3`,
 				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
 		case delivery.Return:
-			var res sql.Result
 			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = $1,
 				relays = greatest(relays, $2) WHERE event_id = $3 AND status IN ('relayed', 'processing') AND relays <= $2`,
 				sqlrow.Millis(o.At), o.Round+1, o.EventID)
@@ -74,12 +83,15 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			if o.Err != nil {
 				last = sql.NullString{String: errorText(o.Err), Valid: true}
 			}
-			_, err = tx.ExecContext(ctx, `UPDATE event_queue SET next_attempt_at = greatest(next_attempt_at, $1),
+			res, err = tx.ExecContext(ctx, `UPDATE event_queue SET next_attempt_at = greatest(next_attempt_at, $1),
 				last_error = coalesce($2, last_error), relays = greatest(relays, $3)
 				WHERE event_id = $4 AND status = 'relayed' AND relays <= $3`,
 				sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)
+		}
+		if err == nil && o.Kind != delivery.Ack {
+			err = checkSuperseded(ctx, tx, res, o, &superseded[i])
 		}
 		if err != nil {
 			return fmt.Errorf("record outcome of %s: %w", o.EventID, err)
@@ -100,6 +112,20 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 		}
 	}
 	return nil
+}
+
+// checkSuperseded sets *superseded when o's update (res) changed no row because the row is done
+// or a later relay round owns it; no row at all (a legacy message) is not superseded.
+func checkSuperseded(ctx context.Context, tx *sqlx.Tx, res sql.Result, o delivery.RowOutcome, superseded *bool) error {
+	if n, err := rowsAffected(res); err != nil || n > 0 {
+		return err
+	}
+	err := tx.QueryRowContext(ctx, `SELECT status = 'done' OR relays > $1 FROM event_queue WHERE event_id = $2`,
+		o.Round+1, o.EventID).Scan(superseded)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
 }
 
 func rowsAffected(res sql.Result) (int64, error) {

@@ -98,7 +98,7 @@ func TestRecordedOutcomes(t *testing.T) {
 	record := func(o delivery.RowOutcome) {
 		t.Helper()
 		o.EventID = id
-		if err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{o}); err != nil {
+		if _, err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{o}); err != nil {
 			t.Fatal(err)
 		}
 	}

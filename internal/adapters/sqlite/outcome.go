@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,19 +36,28 @@ import (
 // Retry of the earlier copy changes nothing, and the later copy's consumer alone decides. An Ack
 // still counts (every handler is done, whoever ran them). Done rows never change: an outcome that
 // arrives after another copy's is a duplicate's.
-func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error {
+//
+// It reports, per outcome, whether it was superseded: the row is done, or a later relay round
+// owns it, so this copy's outcome changed nothing (the consumer then neither counts a dead
+// letter nor retries the copy).
+func (l *Ledger) Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error) {
+	superseded := make([]bool, len(outcomes))
 	if len(marks) == 0 && len(outcomes) == 0 {
-		return nil
+		return superseded, nil
 	}
-	return l.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+	err := l.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+		clear(superseded)
 		if err := settleLedger(ctx, tx, now, marks); err != nil {
 			return err
 		}
-		return recordOutcomes(ctx, tx, outcomes)
+		return recordOutcomes(ctx, tx, outcomes, superseded)
 	})
+	return superseded, err
 }
 
-func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOutcome) error {
+// recordOutcomes writes outcomes and sets superseded[i] for each one that changed nothing
+// because its row is done or a later round owns it.
+func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOutcome, superseded []bool) error {
 	var done []any // event id, failed deliveries, next round
 	stmts := map[delivery.Kind]*sql.Stmt{}
 	defer func() {
@@ -55,7 +65,9 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			st.Close()
 		}
 	}()
-	exec := func(k delivery.Kind, query string, args ...any) error {
+	// exec runs the outcome's update; one that changed no row may have been superseded.
+	exec := func(i int, query string, args ...any) error {
+		k := outcomes[i].Kind
 		st, ok := stmts[k]
 		if !ok {
 			var err error
@@ -64,10 +76,21 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			}
 			stmts[k] = st
 		}
-		_, err := st.ExecContext(ctx, args...)
+		res, err := st.ExecContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
+			return err
+		}
+		err = tx.QueryRowContext(ctx, `SELECT status = 'done' OR relays > ? FROM event_queue WHERE event_id = ?`,
+			outcomes[i].Round+1, outcomes[i].EventID).Scan(&superseded[i])
+		if errors.Is(err, sql.ErrNoRows) { // no row: a legacy message or a foreign writer's
+			err = nil
+		}
 		return err
 	}
-	for _, o := range outcomes {
+	for i, o := range outcomes {
 		if o.EventID == "" {
 			continue
 		}
@@ -76,19 +99,19 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 		case delivery.Ack:
 			done = append(done, o.EventID, max(o.Deliveries-1, 0), o.Round+1)
 		case delivery.DeadLetter:
-			err = exec(o.Kind, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
+			err = exec(i, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
 				attempts = attempts + ?1, last_error = ?2, relays = max(relays, ?3)
 				WHERE event_id = ?4 AND status <> 'done' AND relays <= ?3`,
 				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
 		case delivery.Return:
-			err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?1, relays = max(relays, ?2)
+			err = exec(i, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?1, relays = max(relays, ?2)
 				WHERE event_id = ?3 AND status IN ('relayed', 'processing') AND relays <= ?2`, sqlrow.Millis(o.At), o.Round+1, o.EventID)
 		case delivery.Retry:
 			var last sql.NullString // a defer is no failure: it keeps the last one's error
 			if o.Err != nil {
 				last = sql.NullString{String: errorText(o.Err), Valid: true}
 			}
-			err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?1), last_error = coalesce(?2, last_error),
+			err = exec(i, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?1), last_error = coalesce(?2, last_error),
 				relays = max(relays, ?3) WHERE event_id = ?4 AND status = 'relayed' AND relays <= ?3`, sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)

@@ -34,7 +34,7 @@ type Outbox struct {
 	ShowEvent func(ctx context.Context, id string) (outbox.EventRow, []outbox.LedgerEntry, error)
 	// Record writes a broker consumer's outcomes (ADR 0002); Retry is the operators' retry of
 	// dead letters.
-	Record func(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) error
+	Record func(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error)
 	Retry  func(ctx context.Context, ids []string, eventType string) (int64, error)
 }
 

@@ -81,10 +81,15 @@ func (r *relayCase) handoff(t *testing.T, m delivery.Message, horizon time.Durat
 	}
 }
 
-func (r *relayCase) record(t *testing.T, o delivery.RowOutcome) {
+// record records o and fails t unless Record reports it superseded exactly when want says.
+func (r *relayCase) record(t *testing.T, o delivery.RowOutcome, superseded bool) {
 	t.Helper()
-	if err := r.Record(context.Background(), r.clock.Now(), nil, []delivery.RowOutcome{o}); err != nil {
+	got, err := r.Record(context.Background(), r.clock.Now(), nil, []delivery.RowOutcome{o})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != superseded {
+		t.Fatalf("%s of round %d: superseded %v, want %v", o.Kind, o.Round, got, superseded)
 	}
 }
 
@@ -95,7 +100,7 @@ func (r *relayCase) record(t *testing.T, o delivery.RowOutcome) {
 func testQuickConsumer(t *testing.T, r *relayCase) {
 	id := r.enqueue(t)
 	m := r.claim(t, 0)
-	r.record(t, delivery.RowOutcome{EventID: id, Kind: delivery.DeadLetter, Round: 0, Deliveries: 1, Err: errors.New("remote answered 410 Gone")})
+	r.record(t, delivery.RowOutcome{EventID: id, Kind: delivery.DeadLetter, Round: 0, Deliveries: 1, Err: errors.New("remote answered 410 Gone")}, false)
 	r.handoff(t, m, time.Hour)
 	if row := r.row(t, id); row.Status != "dead_lettered" || row.Attempts != 1 {
 		t.Fatalf("row %+v; want the consumer's dead letter kept", row)
@@ -112,7 +117,7 @@ func testQuickConsumer(t *testing.T, r *relayCase) {
 func testQuickReturn(t *testing.T, r *relayCase) {
 	id := r.enqueue(t)
 	m := r.claim(t, 0)
-	r.record(t, delivery.RowOutcome{EventID: id, Kind: delivery.Return, Round: 0, Deliveries: 1, At: r.clock.Now()})
+	r.record(t, delivery.RowOutcome{EventID: id, Kind: delivery.Return, Round: 0, Deliveries: 1, At: r.clock.Now()}, false)
 	r.handoff(t, m, time.Hour)
 	if row := r.row(t, id); row.Status != "pending" || row.Attempts != 0 || row.ClaimedAt != nil {
 		t.Fatalf("row %+v; want it handed back: pending, unclaimed, no attempt spent", row)
@@ -136,14 +141,17 @@ func testStaleRound(t *testing.T, r *relayCase) {
 		t.Fatalf("row after the re-relay %+v; want relayed with the lost round counted", want)
 	}
 	for _, k := range []delivery.Kind{delivery.DeadLetter, delivery.Return, delivery.Retry} {
-		r.record(t, delivery.RowOutcome{EventID: id, Kind: k, Round: 0, Deliveries: 1, Err: errors.New("stale copy"), At: r.clock.Now().Add(time.Hour)})
+		// Reported superseded, so the consumer neither counts a dead letter nor retries the copy.
+		r.record(t, delivery.RowOutcome{EventID: id, Kind: k, Round: 0, Deliveries: 1, Err: errors.New("stale copy"), At: r.clock.Now().Add(time.Hour)}, true)
 		if got := r.row(t, id); got.Status != want.Status || got.Attempts != want.Attempts || got.LastError != want.LastError ||
 			!got.NextAttemptAt.Equal(want.NextAttemptAt) || (got.ClaimedAt == nil) != (want.ClaimedAt == nil) {
 			t.Fatalf("round 0's late %s changed the row: %+v, was %+v", k, got, want)
 		}
 	}
-	r.record(t, delivery.RowOutcome{EventID: id, Kind: delivery.Ack, Round: 0, Deliveries: 1})
+	r.record(t, delivery.RowOutcome{EventID: id, Kind: delivery.Ack, Round: 0, Deliveries: 1}, false)
 	if got := r.row(t, id); got.Status != "done" {
 		t.Fatalf("round 0's ack left %+v; want done", got)
 	}
+	// The current round's late retry finds the event done: superseded too.
+	r.record(t, delivery.RowOutcome{EventID: id, Kind: delivery.Retry, Round: 1, Deliveries: 1, At: r.clock.Now().Add(time.Hour)}, true)
 }
