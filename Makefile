@@ -28,11 +28,7 @@ run: build
 	./bin/server & s=$$!; ./bin/worker & w=$$!; \
 	wait $$s $$w
 
-# Without PostgreSQL's server binaries its tests skip (go test shows nothing for a passing
-# package, so the line is said here); .ci/run sets PGTEST_REQUIRE=1, which fails them instead.
 test: lint
-	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
-		echo "make test: PostgreSQL is not installed, so the PostgreSQL store's tests are skipped (apt-get install postgresql runs them)"
 	$(GO) test $(TAGS) -race -count=1 -timeout 20m ./...
 
 # Every scenario of cmd/bench; the pg-* rows run on a throwaway PostgreSQL cluster (Debian's

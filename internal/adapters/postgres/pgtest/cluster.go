@@ -18,8 +18,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
 
-// ErrNotInstalled marks a machine without PostgreSQL's server binaries.
-var ErrNotInstalled = errors.New("PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or in /usr/lib/postgresql/*/bin")
+// errNotInstalled marks a machine without PostgreSQL's server binaries.
+var errNotInstalled = errors.New("PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or in /usr/lib/postgresql/*/bin")
 
 // tuning is appended to the throwaway cluster's postgresql.conf: nothing it holds must survive a
 // crash, so durability is off (no fsync, no synchronous commit, no full-page writes), memory is
@@ -71,7 +71,7 @@ func findIn(lookPath func(string) (string, error), root string) (initdb, pgCtl s
 			return i, c, nil
 		}
 	}
-	return "", "", ErrNotInstalled
+	return "", "", errNotInstalled
 }
 
 // version is the major version in a /usr/lib/postgresql/<version>/bin path (0 if none).

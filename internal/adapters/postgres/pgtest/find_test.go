@@ -8,7 +8,7 @@ import (
 )
 
 // TestFindBinaries: PATH first, else the newest complete Debian version directory, else
-// ErrNotInstalled (which skips or, in CI, fails the tests naming the package).
+// errNotInstalled (which skips or, in CI, fails the tests naming the package).
 func TestFindBinaries(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -22,8 +22,8 @@ func TestFindBinaries(t *testing.T) {
 		}
 	}
 	none := func(string) (string, error) { return "", errors.New("not on PATH") }
-	if _, _, err := findIn(none, root); !errors.Is(err, ErrNotInstalled) {
-		t.Fatalf("nothing installed: %v, want ErrNotInstalled", err)
+	if _, _, err := findIn(none, root); !errors.Is(err, errNotInstalled) {
+		t.Fatalf("nothing installed: %v, want errNotInstalled", err)
 	}
 	touch(filepath.Join(root, "13", "bin", "initdb"))
 	touch(filepath.Join(root, "13", "bin", "pg_ctl"))

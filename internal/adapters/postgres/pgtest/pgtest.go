@@ -8,10 +8,8 @@
 // it and removes its directory after the tests; a watchdog does the same if the test binary is
 // killed first.
 //
-// Without PostgreSQL installed, a developer's `make test` skips these tests, saying so in one
-// line per package; with PGTEST_REQUIRE=1, which .ci/run sets (and installs the Debian package),
-// they fail instead, so CI never passes without running them. initdb and postgres refuse to run
-// as root: as root, they run as the postgres system user (or nobody).
+// Without PostgreSQL installed a test fails naming the Debian package (.ci/run installs it). initdb and postgres refuse to
+// run as root: as root, they run as the postgres system user (or nobody).
 //
 // The tests' cluster trades durability for speed (fsync and synchronous_commit off). A program
 // that measures PostgreSQL (cmd/bench) starts a Server instead: StartDurable keeps PostgreSQL's
@@ -64,33 +62,13 @@ func get(t testing.TB) *cluster {
 		shared.c, shared.err = start(ctx, tuning)
 	})
 	switch {
-	case errors.Is(shared.err, ErrNotInstalled):
-		Unavailable(t, shared.err)
+	case errors.Is(shared.err, errNotInstalled):
+		// A skipped test proves nothing: the tool is a dependency like chromium (.ci/run installs it).
+		t.Fatalf("pgtest: %v: install the Debian package postgresql (apt-get install postgresql)", shared.err)
 	case shared.err != nil:
 		t.Fatalf("pgtest: start a throwaway PostgreSQL: %v", shared.err)
 	}
 	return shared.c
-}
-
-// RequireEnv names the variable that makes a missing PostgreSQL fail the tests that need it
-// instead of skipping them; .ci/run sets it.
-const RequireEnv = "PGTEST_REQUIRE"
-
-// skipNotice prints the one line a package's skipped PostgreSQL tests leave.
-var skipNotice sync.Once
-
-// Unavailable ends t for want of PostgreSQL (err is ErrNotInstalled): a skip, announced once per
-// test binary, on a developer's machine; a failure naming the package to install when
-// RequireEnv is set (a skipped test proves nothing, so CI must not skip).
-func Unavailable(t testing.TB, err error) {
-	t.Helper()
-	if os.Getenv(RequireEnv) != "" {
-		t.Fatalf("pgtest: %v: install the Debian package postgresql (apt-get install postgresql)", err)
-	}
-	skipNotice.Do(func() {
-		fmt.Fprintf(os.Stderr, "pgtest: PostgreSQL is not installed, so this package's PostgreSQL tests are skipped (apt-get install postgresql runs them; %s=1 makes them fail instead)\n", RequireEnv)
-	})
-	t.SkipNow()
 }
 
 // Empty creates a new empty database for the test, dropped when it ends, and returns its URL
