@@ -65,56 +65,46 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 			st.Close()
 		}
 	}()
-	// exec runs the outcome's update; one that changed no row may have been superseded.
-	exec := func(i int, query string, args ...any) error {
-		k := outcomes[i].Kind
+	exec := func(k delivery.Kind, query string, args ...any) (sql.Result, error) {
 		st, ok := stmts[k]
 		if !ok {
 			var err error
 			if st, err = tx.PrepareContext(ctx, query); err != nil {
-				return err
+				return nil, err
 			}
 			stmts[k] = st
 		}
-		res, err := st.ExecContext(ctx, args...)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n > 0 {
-			return err
-		}
-		err = tx.QueryRowContext(ctx, `SELECT status = 'done' OR relays > ? FROM event_queue WHERE event_id = ?`,
-			outcomes[i].Round+1, outcomes[i].EventID).Scan(&superseded[i])
-		if errors.Is(err, sql.ErrNoRows) { // no row: a legacy message or a foreign writer's
-			err = nil
-		}
-		return err
+		return st.ExecContext(ctx, args...)
 	}
 	for i, o := range outcomes {
 		if o.EventID == "" {
 			continue
 		}
 		var err error
+		var res sql.Result
 		switch o.Kind {
 		case delivery.Ack:
 			done = append(done, o.EventID, max(o.Deliveries-1, 0), o.Round+1)
 		case delivery.DeadLetter:
-			err = exec(i, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
+			res, err = exec(o.Kind, `UPDATE event_queue SET status = 'dead_lettered', claimed_at = NULL,
 				attempts = attempts + ?1, last_error = ?2, relays = max(relays, ?3)
 				WHERE event_id = ?4 AND status <> 'done' AND relays <= ?3`,
 				max(o.Deliveries, 1), errorText(o.Err), o.Round+1, o.EventID)
 		case delivery.Return:
-			err = exec(i, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?1, relays = max(relays, ?2)
+			res, err = exec(o.Kind, `UPDATE event_queue SET status = 'pending', claimed_at = NULL, next_attempt_at = ?1, relays = max(relays, ?2)
 				WHERE event_id = ?3 AND status IN ('relayed', 'processing') AND relays <= ?2`, sqlrow.Millis(o.At), o.Round+1, o.EventID)
 		case delivery.Retry:
 			var last sql.NullString // a defer is no failure: it keeps the last one's error
 			if o.Err != nil {
 				last = sql.NullString{String: errorText(o.Err), Valid: true}
 			}
-			err = exec(i, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?1), last_error = coalesce(?2, last_error),
+			res, err = exec(o.Kind, `UPDATE event_queue SET next_attempt_at = max(next_attempt_at, ?1), last_error = coalesce(?2, last_error),
 				relays = max(relays, ?3) WHERE event_id = ?4 AND status = 'relayed' AND relays <= ?3`, sqlrow.Millis(o.At), last, o.Round+1, o.EventID)
 		default:
 			err = fmt.Errorf("unknown outcome %v", o.Kind)
+		}
+		if err == nil && o.Kind != delivery.Ack {
+			err = checkSuperseded(ctx, tx, res, o, &superseded[i])
 		}
 		if err != nil {
 			return fmt.Errorf("record outcome of %s: %w", o.EventID, err)
@@ -131,4 +121,19 @@ func recordOutcomes(ctx context.Context, tx *sqlx.Tx, outcomes []delivery.RowOut
 		}
 	}
 	return nil
+}
+
+// checkSuperseded sets *superseded when o's update (res) changed no row because the row is done
+// or a later relay round owns it; no row at all (a legacy message, a foreign writer's) is not
+// superseded.
+func checkSuperseded(ctx context.Context, tx *sqlx.Tx, res sql.Result, o delivery.RowOutcome, superseded *bool) error {
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	err := tx.QueryRowContext(ctx, `SELECT status = 'done' OR relays > ? FROM event_queue WHERE event_id = ?`,
+		o.Round+1, o.EventID).Scan(superseded)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
 }

@@ -52,8 +52,8 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// get returns the running cluster, starting it on the first call; a machine without PostgreSQL
-// skips the test (or fails it in CI).
+// get returns the running cluster, starting it on the first call; on a machine without
+// PostgreSQL the test fails, naming the Debian package to install.
 func get(t testing.TB) *cluster {
 	t.Helper()
 	shared.once.Do(func() {
