@@ -19,24 +19,28 @@ const (
 // commit waits for it. The writer connection never checkpoints (wal_autocheckpoint = 0): with
 // SQLite's default, the commit that crosses 1,000 WAL pages copies them all before it returns,
 // stalling every write queued behind it for tens of milliseconds. A PASSIVE checkpoint takes no
-// write lock, so the writer keeps committing while it runs.
+// write lock, so writers keep committing while it runs.
 //
-// SQLite only starts the WAL over when a write transaction begins with every frame copied, which
-// under steady writes never happens after a checkpoint from another connection: the WAL would
-// grow without end. So once it is past restartFrames, the checkpointer runs a second, short
-// checkpoint on the writer connection between two transactions; it copies only what was committed
-// since the first, and the writer's next transaction rewinds the WAL.
+// SQLite only starts the WAL over when a write transaction begins with every frame copied and no
+// reader on it, which under steady writes never happens after a PASSIVE checkpoint: the WAL would
+// grow without end. So once it is past restartFrames, the checkpointer follows with a RESTART
+// checkpoint: it holds the write lock of every connection, in every process, while it copies the
+// few frames committed since the PASSIVE one and waits for readers to leave the WAL, so the next
+// writer, whoever it is, starts the WAL over. (Running that second checkpoint on this process's
+// writer connection instead was not enough: the server and the worker each have one, and under
+// load the other process's commit came first every time, so the WAL grew by gigabytes.) The
+// connection has no busy handler, whose sleeps of 1–25 ms would hold every writer back while it
+// waited for a reader; restart tries again itself with pauses of 20–250 µs.
 //
 // The checkpointer has the one lifecycle of every long-lived part: run returns only when its
 // context ends, and Store.Close cancels it and waits for it.
 type checkpointer struct {
-	path   string
-	writer *sql.DB
-	kick   chan struct{}
+	path string
+	kick chan struct{}
 }
 
-func newCheckpointer(path string, writer *sql.DB) *checkpointer {
-	return &checkpointer{path: path, writer: writer, kick: make(chan struct{}, 1)}
+func newCheckpointer(path string) *checkpointer {
+	return &checkpointer{path: path, kick: make(chan struct{}, 1)}
 }
 
 // committed tells the checkpointer that the WAL grew.
@@ -71,23 +75,50 @@ func (c *checkpointer) run(ctx context.Context) error {
 		}
 		if db == nil {
 			var err error
-			if db, err = sql.Open(driverName, dsn(c.path, "deferred")); err != nil {
+			if db, err = openCheckpointConn(c.path); err != nil {
 				continue
 			}
-			db.SetMaxOpenConns(1)
 		}
 		// A failure (another process checkpointing, a reader pinning the WAL) only delays the
 		// copy to the next round; the WAL stays correct meanwhile.
-		frames, err := checkpoint(ctx, db)
+		_, frames, err := checkpoint(ctx, db, "PASSIVE")
 		if err == nil && frames >= restartFrames {
-			_, _ = checkpoint(ctx, c.writer)
+			restart(ctx, db)
 		}
 	}
 }
 
-// checkpoint runs a PASSIVE checkpoint and returns the WAL's length in frames.
-func checkpoint(ctx context.Context, db *sql.DB) (int, error) {
-	var busy, frames, copied int
-	err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
-	return frames, err
+// openCheckpointConn opens the checkpointer's one connection, without a busy handler.
+func openCheckpointConn(path string) (*sql.DB, error) {
+	db, err := sql.Open(driverName, noBusyHandler(dsn(path, "deferred")))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// restartPatience bounds how long restart keeps trying while another connection writes or
+// reads the WAL; the next round tries again.
+const restartPatience = 50 * time.Millisecond
+
+// restart runs RESTART checkpoints until one completes (the next write starts the WAL over) or
+// restartPatience has passed.
+func restart(ctx context.Context, db *sql.DB) {
+	deadline := time.Now().Add(restartPatience)
+	for wait := beginBackoffMin; ; wait = min(2*wait, beginBackoffMax) {
+		busy, _, err := checkpoint(ctx, db, "RESTART")
+		if err != nil || busy == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		pause(wait)
+	}
+}
+
+// checkpoint runs a checkpoint in mode (PASSIVE or RESTART) and returns whether it could not
+// finish (another connection held the lock it needed) and the WAL's length in frames.
+func checkpoint(ctx context.Context, db *sql.DB, mode string) (busy, frames int, err error) {
+	var copied int
+	err = db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
+	return busy, frames, err
 }

@@ -2,9 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,28 +59,62 @@ func fileSize(t *testing.T, path string) int64 {
 // its file (which keeps its largest size) ends far smaller than what went through it.
 func TestCheckpointerKeepsTheWALBounded(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	s := newStore(t)
+	writeUntilTheWALStartsOver(t, newStore(t))
+}
+
+// The server and the worker are two processes, each with its own writer connection, on one file.
+// When both write without pause, one's commit used to slip in between the other's last
+// checkpoint and its next transaction, so the WAL never started over: it grew by gigabytes, and
+// every read got slower as the WAL index grew with it.
+func TestCheckpointerKeepsTheWALBoundedUnderTwoWriters(t *testing.T) {
+	t.Parallel()
+	a := newStore(t)
+	writeUntilTheWALStartsOver(t, a, openStore(t, a.Path()))
+}
+
+// writeUntilTheWALStartsOver commits 16 KiB rows from every store at once, without pause, until
+// 64 MiB went through with the WAL file under a quarter of that, or fails after 20 s.
+func writeUntilTheWALStartsOver(t *testing.T, stores ...*Store) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	blob := strings.Repeat("y", 16<<10)
-	deadline := time.Now().Add(10 * time.Second)
-	written := int64(0)
-	for i := 0; ; i++ {
-		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM job_leases`); err != nil {
-				return err
+	var written atomic.Int64
+	var wal atomic.Int64
+	errs := make(chan error, len(stores))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for n, s := range stores {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				name := fmt.Sprintf("w%d-%d", n, i%4)
+				if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error {
+					if _, err := tx.ExecContext(ctx, `DELETE FROM job_leases WHERE name = ?`, name); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at) VALUES (?, ?, 0)`, name, blob)
+					return err
+				}); err != nil {
+					errs <- err
+					return
+				}
+				w := written.Add(int64(len(blob)))
+				fi, err := os.Stat(s.Path() + "-wal")
+				if err != nil {
+					errs <- err
+					return
+				}
+				wal.Store(fi.Size())
+				if w >= 64<<20 && fi.Size()*4 < w {
+					errs <- nil
+					return
+				}
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at) VALUES (?, ?, 0)`, strconv.Itoa(i), blob)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		written += int64(len(blob))
-		wal := fileSize(t, s.Path()+"-wal")
-		if written >= 64<<20 && wal*4 < written {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("WAL is %d MiB after %d MiB of rows: it does not start over", wal>>20, written>>20)
-		}
+		})
+	}
+	err := <-errs
+	cancel()
+	if err != nil {
+		t.Fatalf("WAL is %d MiB after %d MiB of rows: it does not start over (%v)", wal.Load()>>20, written.Load()>>20, err)
 	}
 }
