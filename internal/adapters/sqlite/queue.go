@@ -36,9 +36,12 @@ type Queue struct {
 	onDead      func()
 	watch       *watcher
 
-	// mu orders Settle and Extend, which both read and move claim tokens, and guards held.
-	mu   sync.Mutex
-	held map[int64]*rowRef // claimed by this queue and not yet settled
+	// tokens orders Settle and Extend, which both read and move claim tokens, for the whole of
+	// their transactions. mu guards held only and is never held across a transaction, so a
+	// claim does not wait behind a settle that waits for the writer.
+	tokens sync.Mutex
+	mu     sync.Mutex
+	held   map[int64]*rowRef // claimed by this queue and not yet settled
 }
 
 // Queue returns the outbox as a delivery source.
@@ -197,8 +200,8 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	for _, r := range results {
 		marks = append(marks, r.Marks...)
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.tokens.Lock()
+	defer q.tokens.Unlock()
 	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		if err := settleLedger(ctx, tx, now, marks); err != nil {
 			return err
@@ -206,11 +209,13 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 		return q.settleRows(ctx, tx, now, results)
 	})
 	if err == nil {
+		q.mu.Lock()
 		for _, r := range results {
-			if ref, ok := r.Msg.Ref.(*rowRef); ok {
+			if ref, ok := r.Msg.Ref.(*rowRef); ok && q.held[ref.id] == ref {
 				delete(q.held, ref.id)
 			}
 		}
+		q.mu.Unlock()
 	}
 	return err
 }
@@ -225,16 +230,18 @@ func (q *Queue) ExtendEvery() time.Duration { return q.lease / 3 }
 // rows are claimed again after the lease. A row claimed by another worker meanwhile is dropped
 // from the set; its settle here will change nothing.
 func (q *Queue) Extend(ctx context.Context) error {
+	q.tokens.Lock()
+	defer q.tokens.Unlock()
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.held) == 0 {
-		return nil
-	}
-	now := sqlrow.Millis(q.s.now())
 	refs := make([]*rowRef, 0, len(q.held))
 	for _, ref := range q.held {
 		refs = append(refs, ref)
 	}
+	q.mu.Unlock()
+	if len(refs) == 0 {
+		return nil
+	}
+	now := sqlrow.Millis(q.s.now())
 	kept := make(map[int64]bool, len(refs))
 	err := q.s.writeAlone(ctx, func(tx *sqlx.Tx) error {
 		for start := 0; start < len(refs); start += claimChunk {
@@ -274,14 +281,18 @@ func (q *Queue) Extend(ctx context.Context) error {
 		return fmt.Errorf("extend claims: %w", err)
 	}
 	lost := 0
+	q.mu.Lock()
 	for _, ref := range refs {
 		if kept[ref.id] {
 			ref.token = now
 			continue
 		}
-		delete(q.held, ref.id)
+		if q.held[ref.id] == ref { // not claimed again meanwhile
+			delete(q.held, ref.id)
+		}
 		lost++
 	}
+	q.mu.Unlock()
 	if lost > 0 {
 		q.log.Warn("claims lost before they could be extended: this worker stalled past the claim lease and another took the rows",
 			"count", lost, "lease", q.lease)

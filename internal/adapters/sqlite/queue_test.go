@@ -589,6 +589,61 @@ func TestLedgerClaimAcquiresARepeatedKeyOnce(t *testing.T) {
 	}
 }
 
+// TestLedgerClaimMixesNewAndExistingKeys: a batch of only new keys takes the insert-only path;
+// one new key among keys with rows must still see each row as it was (done skipped, a live claim
+// held, an expired one taken over) and insert the new one, and a batch of only new keys after it
+// must be acquired with its rows written.
+func TestLedgerClaimMixesNewAndExistingKeys(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 5)
+	ctx := context.Background()
+	l := b.s.Ledger()
+	lease := delivery.LedgerLeaseDefault
+	key := func(h string) delivery.Key { return delivery.Key{EventID: uuid.NewString(), Handler: h} }
+	done, live, stale := key("done"), key("live"), key("stale")
+	first, err := l.Claim(ctx, b.clock.now(), lease, []delivery.Key{done, live, stale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range first {
+		if c.State != delivery.Acquired || c.TookOver {
+			t.Fatalf("new key %s: %+v, want acquired, not taken over", c.Handler, c)
+		}
+	}
+	if err := l.Settle(ctx, b.clock.now(), []delivery.Mark{{Key: done, Token: first[0].Token, Done: true}}); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.advance(lease / 2)
+	if _, err := l.Renew(ctx, b.clock.now(), []delivery.Mark{{Key: live, Token: first[1].Token}}); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.advance(lease/2 + time.Second) // stale's claim has expired, live's has not
+	fresh := key("fresh")
+	cs, err := l.Claim(ctx, b.clock.now(), lease, []delivery.Key{done, fresh, live, stale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		state    delivery.State
+		tookOver bool
+	}{{delivery.Done, false}, {delivery.Acquired, false}, {delivery.Held, false}, {delivery.Acquired, true}}
+	for i, w := range want {
+		if cs[i].State != w.state || cs[i].TookOver != w.tookOver {
+			t.Errorf("%s: state %v took over %v; want %v, %v", cs[i].Handler, cs[i].State, cs[i].TookOver, w.state, w.tookOver)
+		}
+	}
+	var rows int
+	mustScan(t, b.s.read.QueryRow(`SELECT count(*) FROM processed_events WHERE event_id = ? AND status = 'in_progress' AND started_at = ?`,
+		fresh.EventID, cs[1].Token), &rows)
+	if rows != 1 {
+		t.Fatalf("the new key's claim row: %d rows, want 1", rows)
+	}
+	again, err := l.Claim(ctx, b.clock.now(), lease, []delivery.Key{key("x"), key("y")})
+	if err != nil || again[0].State != delivery.Acquired || again[1].State != delivery.Acquired {
+		t.Fatalf("a batch of new keys: %+v, %v", again, err)
+	}
+}
+
 func TestEventsSinceCountsOnlyNewRows(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 5)
