@@ -25,12 +25,12 @@ const (
 // reader on it, which under steady writes never happens after a PASSIVE checkpoint: the WAL would
 // grow without end. So once it is past restartFrames, the checkpointer follows with a RESTART
 // checkpoint: it holds the write lock of every connection, in every process, while it copies the
-// few frames committed since the PASSIVE one and waits for readers to leave the WAL, so the next
-// writer, whoever it is, starts the WAL over. (Running that second checkpoint on this process's
-// writer connection instead was not enough: the server and the worker each have one, and under
-// load the other process's commit came first every time, so the WAL grew by gigabytes.) The
-// connection has no busy handler, whose sleeps of 1–25 ms would hold every writer back while it
-// waited for a reader; restart tries again itself with pauses of 20–250 µs.
+// few frames committed since the PASSIVE one and checks that no reader is left on the WAL, so the
+// next writer, whoever it is, starts the WAL over. (Running that second checkpoint on this
+// process's writer connection instead was not enough: the server and the worker each have one,
+// and under load the other process's commit came first every time, so the WAL grew by
+// gigabytes.) The connection has no busy handler, whose sleeps of 1–25 ms would hold every writer
+// back while it waited for a reader; restart tries a few times itself, a millisecond apart.
 //
 // The checkpointer has the one lifecycle of every long-lived part: run returns only when its
 // context ends, and Store.Close cancels it and waits for it.
@@ -98,20 +98,29 @@ func openCheckpointConn(path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// restartPatience bounds how long restart keeps trying while another connection writes or
-// reads the WAL; the next round tries again.
-const restartPatience = 50 * time.Millisecond
+// restartTries bounds the RESTART checkpoints of one round, restartGap apart. A try that finds a
+// reader still on the WAL has already copied what was committed since the last one, holding every
+// writer back meanwhile (two syncs), so the tries are few and leave the writers room between
+// them; a round that does not get through leaves the WAL to the next.
+const (
+	restartTries = 4
+	restartGap   = time.Millisecond
+)
 
-// restart runs RESTART checkpoints until one completes (the next write starts the WAL over) or
-// restartPatience has passed.
+// restart runs RESTART checkpoints until one completes, so the next write starts the WAL over.
 func restart(ctx context.Context, db *sql.DB) {
-	deadline := time.Now().Add(restartPatience)
-	for wait := beginBackoffMin; ; wait = min(2*wait, beginBackoffMax) {
+	for try := 1; ; try++ {
 		busy, _, err := checkpoint(ctx, db, "RESTART")
-		if err != nil || busy == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+		if err != nil || busy == 0 || try == restartTries {
 			return
 		}
-		pause(wait)
+		t := time.NewTimer(restartGap)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
 	}
 }
 
