@@ -361,6 +361,11 @@ func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, a
 		if inbox, err = res.RowsAffected(); err != nil {
 			return err
 		}
+		// An undone reaction is remembered for as long as its activity could still be a
+		// redelivery the inbox would take.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM undone_reactions WHERE undone_at < ?`, sqlrow.Millis(now.Add(-inboxKeep))); err != nil {
+			return fmt.Errorf("prune undone reactions: %w", err)
+		}
 		res, err = tx.ExecContext(ctx, `DELETE FROM ap_activities AS a WHERE a.created_at < ?1 AND (
 			a.type IN ('Accept', 'Reject', 'Undo')
 			OR (a.type = 'Update' AND EXISTS (SELECT 1 FROM ap_activities n WHERE n.object_id = a.object_id

@@ -141,11 +141,13 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 }
 
 // SaveReaction records a remote actor's Like or boost of a local review; the same reaction again
-// keeps one row with the latest activity id. A review deleted meanwhile records nothing.
+// keeps one row with the latest activity id. A review deleted meanwhile, or a reaction its actor
+// has already undone (its Undo was processed first), records nothing.
 func (s *Store) SaveReaction(ctx context.Context, r domain.Reaction) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO review_reactions (review_id, kind, actor_url, activity_id, created_at)
-			SELECT id, ?, ?, ?, ? FROM reviews WHERE id = ? AND remote_actor_url IS NULL
+			SELECT id, ?1, ?2, ?3, ?4 FROM reviews WHERE id = ?5 AND remote_actor_url IS NULL
+				AND NOT EXISTS (SELECT 1 FROM undone_reactions WHERE actor_url = ?2 AND activity_id = ?3)
 			ON CONFLICT (review_id, kind, actor_url) DO UPDATE SET activity_id = excluded.activity_id`,
 			r.Kind, r.ActorURL, r.ActivityID, sqlrow.Millis(s.now()), r.ReviewID.String())
 		if err != nil {
@@ -156,12 +158,17 @@ func (s *Store) SaveReaction(ctx context.Context, r domain.Reaction) error {
 }
 
 // RemoveReaction deletes r.ActorURL's reaction with activity id r.ActivityID, or of kind r.Kind
-// on review r.ReviewID; a missing one is no error.
+// on review r.ReviewID; a missing one is no error. The activity id is remembered as undone, so
+// the reaction is not recorded if it is processed after its Undo.
 func (s *Store) RemoveReaction(ctx context.Context, r domain.Reaction) error {
 	return s.writeGrouped(ctx, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM review_reactions WHERE actor_url = ?1
 			AND ((?2 <> '' AND activity_id = ?2) OR (kind = ?3 AND review_id = ?4))`,
 			r.ActorURL, r.ActivityID, r.Kind, r.ReviewID.String())
+		if err == nil && r.ActivityID != "" {
+			_, err = tx.ExecContext(ctx, `INSERT INTO undone_reactions (actor_url, activity_id, undone_at) VALUES (?, ?, ?)
+				ON CONFLICT DO NOTHING`, r.ActorURL, r.ActivityID, sqlrow.Millis(s.now()))
+		}
 		if err != nil {
 			return fmt.Errorf("remove reaction: %w", err)
 		}

@@ -232,6 +232,19 @@ func RunInbound(t *testing.T, open func(t *testing.T, faults *Faults) Inbound) {
 		if c := counts(mine.ID); c.Likes != 1 || c.Boosts != 0 {
 			t.Fatalf("reactions after two removals %+v, want 1 like", c)
 		}
+		// The worker runs inbox activities concurrently, so an Undo can be processed before the
+		// Like it undoes (and a server may send the Like again): an undone reaction is not
+		// recorded; a new one, with an id of its own, is.
+		must(t, s.RemoveReaction(ctx, domain.Reaction{ActorURL: other, ActivityID: other + "#boost-2"}))
+		must(t, s.SaveReaction(ctx, domain.Reaction{ReviewID: mine.ID, Kind: "Announce", ActorURL: other, ActivityID: other + "#boost-2"}))
+		must(t, s.SaveReaction(ctx, domain.Reaction{ReviewID: mine.ID, Kind: "Like", ActorURL: actor, ActivityID: actor + "#like-2"}))
+		if c := counts(mine.ID); c.Likes != 1 || c.Boosts != 0 {
+			t.Fatalf("reactions after undone ones arrived %+v, want 1 like", c)
+		}
+		must(t, s.SaveReaction(ctx, domain.Reaction{ReviewID: mine.ID, Kind: "Announce", ActorURL: other, ActivityID: other + "#boost-3"}))
+		if c := counts(mine.ID); c.Boosts != 1 {
+			t.Fatalf("a new boost after an undone one: %+v, want 1 boost", c)
+		}
 		must(t, s.DeleteRemoteReviews(ctx, other, ""))
 		if c := counts(mine.ID); c.Likes != 0 {
 			t.Fatalf("reactions of a deleted actor %+v", c)
