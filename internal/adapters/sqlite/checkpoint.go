@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"time"
 )
 
@@ -30,17 +32,21 @@ const (
 // process's writer connection instead was not enough: the server and the worker each have one,
 // and under load the other process's commit came first every time, so the WAL grew by
 // gigabytes.) The connection has no busy handler, whose sleeps of 1–25 ms would hold every writer
-// back while it waited for a reader; restart tries a few times itself, a millisecond apart.
+// back while it waited for a reader; restart tries a few times itself, a millisecond apart. When
+// those tries all meet a reader (a busy server's reads overlap), the round falls back to that
+// checkpoint on the writer's connection, which still restarts the WAL when one process writes;
+// past forceFrames it waits for the readers instead (forceRestart).
 //
 // The checkpointer has the one lifecycle of every long-lived part: run returns only when its
 // context ends, and Store.Close cancels it and waits for it.
 type checkpointer struct {
-	path string
-	kick chan struct{}
+	path   string
+	writer *sql.DB
+	kick   chan struct{}
 }
 
-func newCheckpointer(path string) *checkpointer {
-	return &checkpointer{path: path, kick: make(chan struct{}, 1)}
+func newCheckpointer(path string, writer *sql.DB) *checkpointer {
+	return &checkpointer{path: path, writer: writer, kick: make(chan struct{}, 1)}
 }
 
 // committed tells the checkpointer that the WAL grew.
@@ -82,8 +88,12 @@ func (c *checkpointer) run(ctx context.Context) error {
 		// A failure (another process checkpointing, a reader pinning the WAL) only delays the
 		// copy to the next round; the WAL stays correct meanwhile.
 		_, frames, err := checkpoint(ctx, db, "PASSIVE")
-		if err == nil && frames >= restartFrames {
-			restart(ctx, db)
+		if err == nil && frames >= restartFrames && !restart(ctx, db) {
+			if frames >= forceFrames {
+				forceRestart(ctx, db)
+			} else {
+				_, _, _ = checkpoint(ctx, c.writer, "PASSIVE")
+			}
 		}
 	}
 }
@@ -107,20 +117,53 @@ const (
 	restartGap   = time.Millisecond
 )
 
-// restart runs RESTART checkpoints until one completes, so the next write starts the WAL over.
-func restart(ctx context.Context, db *sql.DB) {
+// restart runs RESTART checkpoints until one completes, so the next write starts the WAL over,
+// and reports whether one did.
+func restart(ctx context.Context, db *sql.DB) bool {
 	for try := 1; ; try++ {
 		busy, _, err := checkpoint(ctx, db, "RESTART")
-		if err != nil || busy == 0 || try == restartTries {
-			return
+		if err != nil || try == restartTries {
+			return err == nil && busy == 0
+		}
+		if busy == 0 {
+			return true
 		}
 		t := time.NewTimer(restartGap)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return
+			return false
 		}
+	}
+}
+
+// forceFrames is the WAL length (40 MiB of pages) past which a round that could not start the
+// WAL over waits for the readers to leave it, for at most forceWait, holding every writer back
+// meanwhile: when reads overlap without pause (a busy server), no reader-free moment ever comes
+// and the WAL would otherwise grow without end.
+const (
+	forceFrames = 10 * restartFrames
+	forceWait   = 100 * time.Millisecond
+)
+
+// forceRestart runs one RESTART checkpoint with SQLite's busy handler on for forceWait: it takes
+// the write lock, copies what is left and waits for the readers still on the WAL to finish (new
+// readers do not need the WAL then).
+func forceRestart(ctx context.Context, db *sql.DB) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", forceWait.Milliseconds())); err != nil {
+		return
+	}
+	var busy, frames, copied int
+	_ = conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied)
+	if _, err := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA busy_timeout = 0"); err != nil {
+		// A connection left waiting would hold every writer back at the next round: drop it.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 }
 

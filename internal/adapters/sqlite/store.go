@@ -171,7 +171,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	read.SetMaxOpenConns(readConns())
 	read.SetMaxIdleConns(readConns())
-	s := &Store{path: path, write: write, read: read, now: o.now, insert: o.enqueue, ckpt: newCheckpointer(path)}
+	s := &Store{path: path, write: write, read: read, now: o.now, insert: o.enqueue, ckpt: newCheckpointer(path, write.DB)}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.bg.Go(func() { _ = s.ckpt.run(bg) })
