@@ -72,11 +72,7 @@ func (c *checkpointer) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		}
-		t := time.NewTimer(checkpointDelay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !wait(ctx, checkpointDelay) {
 			return nil
 		}
 		if db == nil {
@@ -122,19 +118,24 @@ const (
 func restart(ctx context.Context, db *sql.DB) bool {
 	for try := 1; ; try++ {
 		busy, _, err := checkpoint(ctx, db, "RESTART")
-		if err != nil || try == restartTries {
-			return err == nil && busy == 0
-		}
-		if busy == 0 {
+		if err == nil && busy == 0 {
 			return true
 		}
-		t := time.NewTimer(restartGap)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if err != nil || try == restartTries || !wait(ctx, restartGap) {
 			return false
 		}
+	}
+}
+
+// wait waits d and reports true, or false as soon as ctx ends.
+func wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -56,22 +56,11 @@ func claimLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, lease time.Dur
 			}
 			continue
 		}
-		var q strings.Builder
-		q.WriteString(`INSERT INTO processed_events (event_id, handler, status, started_at) VALUES `)
-		args := make([]any, 0, 3*len(chunk)+1)
-		for i, k := range chunk {
-			if i > 0 {
-				q.WriteString(",")
-			}
-			q.WriteString("(?, ?, 'in_progress', ?)")
-			args = append(args, k.EventID, k.Handler, token)
-		}
-		q.WriteString(` ON CONFLICT (event_id, handler) DO UPDATE SET started_at = excluded.started_at, processed_at = NULL,
+		q, args := insertClaims(chunk, token, ` ON CONFLICT (event_id, handler) DO UPDATE SET started_at = excluded.started_at, processed_at = NULL,
 				takeovers = processed_events.takeovers + 1
 			WHERE processed_events.status = 'in_progress' AND processed_events.started_at <= ?
-			RETURNING event_id, handler, takeovers`)
-		args = append(args, stale)
-		rows, err := tx.QueryContext(ctx, q.String(), args...)
+			RETURNING event_id, handler, takeovers`, stale)
+		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("claim ledger: %w", err)
 		}
@@ -134,21 +123,11 @@ func claimLedger(ctx context.Context, tx *sqlx.Tx, now time.Time, lease time.Dur
 // takes the upsert path, which reads back what each key's row holds. The fast path returns no
 // rows, and reading back 300 keys was 40 % of a ledger claim's time.
 func insertFresh(ctx context.Context, tx *sqlx.Tx, token int64, chunk []delivery.Key) (bool, error) {
-	var q strings.Builder
-	q.WriteString(`INSERT INTO processed_events (event_id, handler, status, started_at) VALUES `)
-	args := make([]any, 0, 3*len(chunk))
-	for i, k := range chunk {
-		if i > 0 {
-			q.WriteString(",")
-		}
-		q.WriteString("(?, ?, 'in_progress', ?)")
-		args = append(args, k.EventID, k.Handler, token)
-	}
-	q.WriteString(` ON CONFLICT (event_id, handler) DO NOTHING`)
+	q, args := insertClaims(chunk, token, ` ON CONFLICT (event_id, handler) DO NOTHING`)
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT ledger_fresh`); err != nil {
 		return false, err
 	}
-	res, err := tx.ExecContext(ctx, q.String(), args...)
+	res, err := tx.ExecContext(ctx, q, args...)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -165,6 +144,23 @@ func insertFresh(ctx context.Context, tx *sqlx.Tx, token int64, chunk []delivery
 		return false, cmp.Or(err, rerr)
 	}
 	return false, err
+}
+
+// insertClaims is the insert of chunk's keys in_progress with token, followed by tail (its
+// conflict clause) and tail's arguments.
+func insertClaims(chunk []delivery.Key, token int64, tail string, tailArgs ...any) (string, []any) {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO processed_events (event_id, handler, status, started_at) VALUES `)
+	args := make([]any, 0, 3*len(chunk)+len(tailArgs))
+	for i, k := range chunk {
+		if i > 0 {
+			q.WriteString(",")
+		}
+		q.WriteString("(?, ?, 'in_progress', ?)")
+		args = append(args, k.EventID, k.Handler, token)
+	}
+	q.WriteString(tail)
+	return q.String(), append(args, tailArgs...)
 }
 
 // Renew moves the claims still carrying their tokens to now, in one transaction.
