@@ -20,6 +20,7 @@ import (
 	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
 )
 
 // workerResult is what a worker child reports after draining a backlog.
@@ -128,14 +129,14 @@ func drainInProcess(path string, o options) workerResult {
 			return workerResult{Error: err.Error()}
 		}
 		defer s.Close()
-		counts, ledger, q = s, s.Ledger(), s.Queue(postgres.QueueConfig{Logger: log})
+		counts, ledger, q = s, s.Ledger(), s.Queue(outbox.QueueConfig{Logger: log})
 	} else {
 		s, err := sqlite.Open(ctx, path, sqlite.WithSynchronous(o.sync))
 		if err != nil {
 			return workerResult{Error: err.Error()}
 		}
 		defer s.Close()
-		counts, ledger, q = s, s.Ledger(), s.Queue(sqlite.QueueConfig{Logger: log})
+		counts, ledger, q = s, s.Ledger(), s.Queue(outbox.QueueConfig{Logger: log})
 	}
 	defer q.Close()
 	memReport(os.Stderr, "store open")

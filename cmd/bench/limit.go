@@ -24,7 +24,7 @@ func sqliteLimit(ctx context.Context, dir string, o options, log *slog.Logger) (
 	path := filepath.Join(dir, "limit.db")
 	// The writes go through the store's own writer connection (its settings and checkpoints), to a
 	// copy of the outbox table (same columns, defaults and indexes): the outbox itself is written
-	// only through sqlite.EnqueueEvents.
+	// only through outbox.Insert.
 	var write sqlite.WriteFunc
 	s, err := sqlite.OpenMigrated(ctx, path, log, sqlite.WithMeasurementWriter(&write))
 	if err != nil {

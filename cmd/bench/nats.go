@@ -13,7 +13,9 @@ import (
 
 	"moviesdiary/internal/adapters/nats"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/adapters/sqlstore"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
 )
 
 // natsPipeline is EVENT_BUS_BACKEND=nats end to end: a producer store (the server's role), and a
@@ -23,7 +25,7 @@ type natsPipeline struct {
 	ns       *server.Server
 	prod     *sqlite.Store
 	worker   *sqlite.Store
-	queue    *sqlite.Queue
+	queue    *sqlstore.Queue
 	conn     *nats.Conn
 	consumer *nats.Consumer
 	relay    *nats.Relay
@@ -55,7 +57,7 @@ func newNATSPipeline(ctx context.Context, dir, name string, o options, log *slog
 	if p.worker, err = sqlite.Open(ctx, path); err != nil {
 		return nil, err
 	}
-	p.queue = p.worker.Queue(sqlite.QueueConfig{Logger: log})
+	p.queue = p.worker.Queue(outbox.QueueConfig{Logger: log})
 	if p.conn, err = nats.Dial(nats.ConnConfig{URL: p.ns.ClientURL(), Logger: log}); err != nil {
 		return nil, err
 	}

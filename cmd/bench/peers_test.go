@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"moviesdiary/internal/testtool"
 )
 
 // peersDir is the River peer benchmark `make bench-peers` builds, a module of its own.
@@ -33,8 +35,9 @@ func TestPeerBenchmarkIsTracked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	git := testtool.Require(t, testtool.Git)
 	repo := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+	if out, err := exec.Command(git, "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init (git is needed to check .gitignore): %v: %s", err, out)
 	}
 	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), ignore, 0o644); err != nil {
@@ -46,7 +49,7 @@ func TestPeerBenchmarkIsTracked(t *testing.T) {
 			t.Fatal(err)
 		}
 		// check-ignore exits 0 when the path is ignored, 1 when it is not.
-		cmd := exec.Command("git", "check-ignore", "--no-index", "-v", filepath.ToSlash(rel))
+		cmd := exec.Command(git, "check-ignore", "--no-index", "-v", filepath.ToSlash(rel))
 		cmd.Dir = repo
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError

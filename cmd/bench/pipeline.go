@@ -16,6 +16,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // pipeline is one backend end to end: a producer store (the server's role) writing the outbox,
@@ -65,7 +66,7 @@ func newDBPipeline(ctx context.Context, dir, name string, o options, log *slog.L
 		prod.Close()
 		return nil, err
 	}
-	q := worker.Queue(sqlite.QueueConfig{Logger: log})
+	q := worker.Queue(outbox.QueueConfig{Logger: log})
 	return newStorePipeline(prod, q, worker.Ledger(), o, log, hs, q.Close, worker.Close, prod.Close)
 }
 

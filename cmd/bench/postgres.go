@@ -20,6 +20,7 @@ import (
 	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/postgres/pgtest"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
 )
 
 // pgCommits are the synchronous_commit settings the PostgreSQL rows may run with: "on" waits for
@@ -59,7 +60,7 @@ func newPGPipeline(ctx context.Context, _, name string, o options, log *slog.Log
 		prod.Close()
 		return nil, err
 	}
-	q := worker.Queue(postgres.QueueConfig{Logger: log})
+	q := worker.Queue(outbox.QueueConfig{Logger: log})
 	return newStorePipeline(prod, q, worker.Ledger(), o, log, hs, q.Close, worker.Close, prod.Close)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"moviesdiary/internal/adapters/nats"
 	"moviesdiary/internal/adapters/sqlite"
+	"moviesdiary/internal/outbox"
 )
 
 // relayResult is one relay run: how fast the outbox reached the stream.
@@ -46,7 +47,7 @@ func relayBacklog(ctx context.Context, dir, name string, n, payload int, syncAlw
 		return relayResult{}, err
 	}
 	defer store.Close()
-	queue := store.Queue(sqlite.QueueConfig{Logger: log})
+	queue := store.Queue(outbox.QueueConfig{Logger: log})
 	defer queue.Close()
 	conn, err := nats.Dial(nats.ConnConfig{URL: ns.ClientURL(), Logger: log})
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"moviesdiary/internal/adapters/postgres/pgtest"
 )
 
 // TestMain lets the test binary serve as the NATS host the harness restarts.
@@ -50,6 +52,7 @@ func TestChaos(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		// Two servers and three workers on a throwaway PostgreSQL cluster, restarted once.
+		pgtest.Require(t)
 		n, err := run(context.Background(), options{backends: []string{"db"}, store: "postgres", duration: 12 * time.Second, seed: seed, bin: bin})
 		if err != nil {
 			t.Fatal(err)

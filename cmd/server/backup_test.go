@@ -18,6 +18,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // perTx is how many events each load transaction writes: a backup holding a number of rows that
@@ -65,7 +66,7 @@ func TestBackupUnderWriteLoadThenRestore(t *testing.T) {
 			for i := range events {
 				events[i] = domain.SearchReindexRequested{}
 			}
-			err := write(ctx, func(tx *sqlx.Tx) error { return sqlite.EnqueueEvents(ctx, tx, time.Now(), events...) })
+			err := write(ctx, func(tx *sqlx.Tx) error { return outbox.Insert(ctx, tx, time.Now(), events...) })
 			if err != nil {
 				t.Error(err)
 				return

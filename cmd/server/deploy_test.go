@@ -1,16 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"moviesdiary/internal/testtool"
 )
 
 // TestComposeFileValidates runs `docker-compose config` (or `docker compose config`) over
-// deploy/docker-compose.yml with every profile and deploy/.env.example, when either is on PATH.
+// deploy/docker-compose.yml with every profile and deploy/.env.example.
 func TestComposeFileValidates(t *testing.T) {
 	t.Parallel()
 	composeConfig(t, "../../deploy/.env.example", "monitoring", "tls", "postgres")
@@ -91,12 +94,18 @@ func composeConfig(t *testing.T, envFile string, profiles ...string) string {
 	}
 	args = append(args, "config")
 	var cmd *exec.Cmd
-	if p, err := exec.LookPath("docker-compose"); err == nil {
+	p, err := testtool.Find(testtool.Compose)
+	switch {
+	case err == nil:
 		cmd = exec.Command(p, args...)
-	} else if p, err := exec.LookPath("docker"); err == nil && exec.Command(p, "compose", "version").Run() == nil {
-		cmd = exec.Command(p, append([]string{"compose"}, args...)...)
-	} else {
-		t.Fatal("neither docker-compose nor docker compose is on PATH: install Debian's docker-compose (.ci/run does)")
+	case testtool.Hidden(testtool.Compose):
+		testtool.Missing(t, testtool.Compose, err)
+	default:
+		d, derr := exec.LookPath("docker")
+		if derr != nil || exec.Command(d, "compose", "version").Run() != nil {
+			testtool.Missing(t, testtool.Compose, fmt.Errorf("%v, and no docker compose plugin", err))
+		}
+		cmd = exec.Command(d, append([]string{"compose"}, args...)...)
 	}
 	out, err := cmd.Output()
 	if err != nil {

@@ -7,13 +7,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"moviesdiary/internal/httpserve"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"moviesdiary/internal/httpserve"
 
 	"golang.org/x/sync/errgroup"
 
@@ -48,8 +49,12 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 		log.Info("generated a JWT secret; it is kept with the data (JWT_SECRET overrides it)", "where", db.where)
 	}
 	store := db.Store
-	var metadata movie.Metadata
+	var (
+		metadata movie.Metadata
+		cdn      string // the provider's image CDN, for the log form's search results
+	)
 	if cfg.TMDBAPIKey != "" {
+		cdn = cfg.TMDBImageURL
 		metadata = tmdb.New(cfg.TMDBAPIURL, cfg.TMDBAPIKey, nil)
 	} else {
 		log.Info("TMDB_API_KEY is not set: movies resolve from the database and the manual fields only")
@@ -73,8 +78,9 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
 		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
-		Images:  images,
-		Metrics: serverMetrics,
+		MetadataImageURL: cdn,
+		Images:           images,
+		Metrics:          serverMetrics,
 
 		CORSOrigins: cfg.AllowedOrigins(), WebClientDir: cfg.WebClientDir,
 		// A hosted client (WEB_CLIENT_DIR) takes "/"; otherwise the web pages' home page answers it.

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
@@ -36,16 +34,7 @@ func TestDeadLettersAgreeOnEveryBackend(t *testing.T) {
 			metricsAddr := freeAddr(t)
 			t.Setenv("WORKER_METRICS_ADDR", metricsAddr)
 			if backend != "db" {
-				ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-					StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ns.Start()
-				defer ns.Shutdown()
-				if !ns.ReadyForConnections(10 * time.Second) {
-					t.Fatal("nats server not ready")
-				}
+				ns := startJetStream(t)
 				t.Setenv("EVENT_BUS_BACKEND", "nats")
 				t.Setenv("NATS_URL", ns.ClientURL())
 				t.Setenv("NATS_MODE", backend)

@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"moviesdiary/internal/adapters/nats"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/tmdb"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/maintenance"
+	"moviesdiary/internal/outbox"
 )
 
 // TestWorkerDefaultsMatchThePackages: each worker variable's envconfig default is the constant
@@ -19,7 +19,7 @@ import (
 func TestWorkerDefaultsMatchThePackages(t *testing.T) {
 	defaults := config.Defaults()
 	for env, want := range map[string]time.Duration{
-		"EVENT_QUEUE_CLAIM_LEASE":  sqlite.ClaimLeaseDefault,
+		"EVENT_QUEUE_CLAIM_LEASE":  outbox.ClaimLeaseDefault,
 		"EVENT_QUEUE_LEDGER_LEASE": delivery.LedgerLeaseDefault,
 		"EVENT_QUEUE_BACKOFF_BASE": domain.BackoffBase,
 		"NATS_ACK_WAIT":            nats.AckWaitDefault,

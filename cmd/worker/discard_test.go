@@ -11,6 +11,7 @@ import (
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
+	"moviesdiary/internal/outbox"
 )
 
 // TestEventsNeedAnExistingMigratedDatabase: a path with no database is an error that says so,
@@ -63,7 +64,7 @@ func TestEventsDiscard(t *testing.T) {
 		code, out, _ := f.run(t, "discard", dead, f.ids["pending"], "--dry-run", "--json")
 		var dry struct {
 			DryRun bool              `json:"dry_run"`
-			Events []sqlite.EventRow `json:"events"`
+			Events []outbox.EventRow `json:"events"`
 		}
 		if err := json.Unmarshal([]byte(out), &dry); code != 0 || err != nil || !dry.DryRun || len(dry.Events) != 1 || dry.Events[0].EventID != dead {
 			t.Fatalf("discard --dry-run: exit %d %v %s", code, err, out)

@@ -38,46 +38,20 @@ var errUsage = errors.New("usage")
 // eventsCommand runs `worker events …` against the configured database and returns the exit
 // status.
 func eventsCommand(ctx context.Context, cfg config.Config, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(stderr, eventsUsage)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
+	group := subcommand{name: "events", usage: eventsUsage}
+	if code, done := group.help(args, stderr); done {
+		return code
 	}
 	store, err := openOperator(ctx, cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "worker events:", err)
-		return 1
+		return group.exit(err, stderr)
 	}
 	defer store.Close()
 	cmd := eventsCmd{store: store, out: stdout}
-	switch args[0] {
-	case "stats":
-		err = cmd.stats(ctx, args[1:])
-	case "list":
-		err = cmd.list(ctx, args[1:])
-	case "show":
-		err = cmd.show(ctx, args[1:])
-	case "retry":
-		err = cmd.retry(ctx, args[1:])
-	case "discard":
-		err = cmd.discard(ctx, args[1:])
-	case "purge":
-		err = cmd.purge(ctx, args[1:])
-	default:
-		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	group.commands = map[string]func(context.Context, []string) error{
+		"stats": cmd.stats, "list": cmd.list, "show": cmd.show, "retry": cmd.retry, "discard": cmd.discard, "purge": cmd.purge,
 	}
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(stderr, "worker events: %v\n\n%s\n", err, eventsUsage)
-		return 2
-	default:
-		fmt.Fprintln(stderr, "worker events:", err)
-		return 1
-	}
+	return group.run(ctx, args, stderr)
 }
 
 type eventsCmd struct {

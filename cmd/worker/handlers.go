@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -12,15 +13,16 @@ import (
 
 // productionHandlers are the handlers this build registers: each area's set, built in its own
 // file so the areas do not tangle. register adds an area's own metrics to the worker's.
-func productionHandlers(ctx context.Context, cfg config.Config, store store, log *slog.Logger,
-	register func(prometheus.Collector) error) ([]delivery.Handler, error) {
+// The areas' long-lived parts (the federation delivery lane) come back beside them.
+func productionHandlers(ctx context.Context, cfg config.Config, store store, log *slog.Logger, now func() time.Time,
+	register func(prometheus.Collector) error) ([]delivery.Handler, []part, error) {
 	media, err := mediaHandlers(ctx, cfg, store, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	federation, err := federationHandlers(ctx, cfg, store, log, register)
+	federation, parts, err := federationHandlers(ctx, cfg, store, log, now, register)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append(media, federation...), nil
+	return append(media, federation...), parts, nil
 }

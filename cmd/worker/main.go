@@ -1,7 +1,8 @@
 // Command worker delivers the outbox's events to the handlers: straight from the event_queue
 // table (EVENT_BUS_BACKEND=db) or relayed through NATS (EVENT_BUS_BACKEND=nats). It migrates the
 // database at start-up and stops gracefully on SIGTERM or SIGINT. `worker events …` is the
-// operators' tool for the outbox (stats, list, show, retry, discard, purge).
+// operators' tool for the outbox (stats, list, show, retry, discard, purge); `worker movies …` their
+// tool for the catalogue (unresolved movies, duplicates, merges).
 package main
 
 import (
@@ -26,9 +27,12 @@ const usage = `usage: worker [command]
 Without a command the worker delivers the outbox's events (configured by the environment; see the README).
 
 commands:
-  events ...   inspect and repair the outbox (stats, list, show, retry, discard, purge); "worker events help"
-  version      print the version (also --version)
-  help         this text (also -h, --help)`
+  events ...       inspect and repair the outbox (stats, list, show, retry, discard, purge); "worker events help"
+  federation ...   the delivery lane's remote servers (hosts, retry-now, forget); "worker federation help"
+  movies ...       one film, one movie: list unresolved movies and possible duplicates, merge or
+                   resolve movies by hand; "worker movies help"
+  version          print the version (also --version)
+  help             this text (also -h, --help)`
 
 func main() {
 	// The arguments are read before the environment, so --version, --help and a mistake touch
@@ -46,7 +50,7 @@ func main() {
 			}
 			fmt.Println(buildinfo.String("worker"))
 			os.Exit(0)
-		case "events":
+		case "events", "federation", "movies":
 		default:
 			fmt.Fprintf(os.Stderr, "worker: unknown command or flag %q\n\n%s\n", args[0], usage)
 			os.Exit(2)
@@ -60,8 +64,16 @@ func main() {
 	log := cfg.NewLogger(os.Stderr).With("service", "worker")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if len(args) > 0 { // events
-		code := eventsCommand(ctx, cfg, args[1:], os.Stdout, os.Stderr)
+	if len(args) > 0 { // events, federation, movies
+		var code int
+		switch args[0] {
+		case "federation":
+			code = federationCommand(ctx, cfg, args[1:], time.Now, os.Stdout, os.Stderr)
+		case "movies":
+			code = moviesCommand(ctx, cfg, args[1:], os.Stdout, os.Stderr)
+		default:
+			code = eventsCommand(ctx, cfg, args[1:], os.Stdout, os.Stderr)
+		}
 		stop()
 		os.Exit(code)
 	}
@@ -86,7 +98,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	defer store.Close()
 
 	obs := metrics.NewWorker(store, log)
-	handlers, err := productionHandlers(ctx, cfg, store, log, obs.Register)
+	handlers, parts, err := productionHandlers(ctx, cfg, store, log, now, obs.Register)
 	if err != nil {
 		return err
 	}
@@ -130,8 +142,10 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	// From here every long-lived part runs in w's group; w.stop joins them all before the
 	// deferred closes above run.
 	w := startWorker(ctx, cfg, log, now, engine,
-		httpserve.Metrics{Addr: cfg.WorkerMetricsAddr, Env: "WORKER_METRICS_ADDR", Handler: obs.Handler(), Log: log}.Run,
-		newMaintenance(cfg, store, store.ledger, log, now).Run,
+		append([]part{
+			httpserve.Metrics{Addr: cfg.WorkerMetricsAddr, Env: "WORKER_METRICS_ADDR", Handler: obs.Handler(), Log: log}.Run,
+			newMaintenance(cfg, store, store.ledger, log, now).Run,
+		}, parts...)...,
 	)
 	if cfg.EventBusBackend == "nats" {
 		err = runNATS(w.ctx, cfg, log, store, w, queue, obs, names)

@@ -5,14 +5,14 @@ import (
 	"database/sql"
 	"io"
 	"log/slog"
-	"moviesdiary/internal/delivery/deliverytest"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"moviesdiary/internal/delivery/deliverytest"
+
 	"go.uber.org/goleak"
 
 	"moviesdiary/internal/adapters/postgres/postgrestest"
@@ -42,16 +42,7 @@ func TestRunStopsWithAFailingPart(t *testing.T) {
 			t.Setenv("EVENT_BUS_BACKEND", backend)
 			t.Setenv("WORKER_METRICS_ADDR", taken.Addr().String())
 			if backend == "nats" {
-				ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-					StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ns.Start()
-				defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-				if !ns.ReadyForConnections(10 * time.Second) {
-					t.Fatal("nats server not ready")
-				}
+				ns := startJetStream(t)
 				t.Setenv("NATS_URL", ns.ClientURL())
 			}
 			cfg, err := config.Load()

@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"moviesdiary/internal/delivery/deliverytest"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"moviesdiary/internal/delivery/deliverytest"
 
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/config"

@@ -12,6 +12,7 @@ import (
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/enrichment"
 	"moviesdiary/internal/usecase/image"
+	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/poster"
 	"moviesdiary/internal/usecase/search"
 	"moviesdiary/internal/usecase/wrapup"
@@ -19,7 +20,7 @@ import (
 
 // mediaHandlers are the posters, images, search, enrichment and wrap-up handlers. Without
 // TMDB_API_KEY the poster sync and the enrichments are not registered (said once here); without
-// IMAGE_CONVERSION_ENABLED the conversion is not. (Their periodic jobs are in maintenance.go.)
+// IMAGE_CONVERSION_ENABLED the conversion is not (the thumbnails always are). (Their periodic jobs are in maintenance.go.)
 func mediaHandlers(ctx context.Context, cfg config.Config, store store, log *slog.Logger) ([]delivery.Handler, error) {
 	// The image store (directory or bucket) is open for the process's life, like the database.
 	images, err := openImages(ctx, cfg, log)
@@ -42,14 +43,19 @@ func mediaHandlers(ctx context.Context, cfg config.Config, store store, log *slo
 			handler(poster.Name, poster.Types, poster.New(store, images, client, log).Handle),
 			handler(enrichment.MovieName, enrichment.MovieTypes, enrichment.NewMovies(store, src, nil, log).Handle),
 			handler(enrichment.PersonName, enrichment.PersonTypes, enrichment.NewPeople(store, src, nil, log).Handle),
+			// One client for all three: its pacer keeps resolution and enrichment under TMDb's rate together.
+			handler(movie.ResolutionName, movie.ResolutionTypes, movie.NewResolution(store, client, nil, log).Handle),
 		)
 	} else {
-		log.Info("TMDB_API_KEY is not set: poster sync and movie/person enrichment are off")
+		log.Info("TMDB_API_KEY is not set: poster sync, movie/person enrichment and movie resolution by title are off")
 	}
+	enc := imaging.WebP{Quality: cfg.ImageConversionQuality}
 	if cfg.ImageConversionEnabled {
-		enc := imaging.WebP{Quality: cfg.ImageConversionQuality}
 		hs = append(hs, handler(image.ConversionName, image.ConversionTypes, image.NewConversion(store, images, enc.Encode, log).Handle))
 	}
+	// Thumbnails are WebP whether or not the full images are converted: they are what the
+	// pages show.
+	hs = append(hs, handler(image.ThumbnailsName, image.ThumbnailsTypes, image.NewThumbnails(images, enc.Thumbnails, log).Handle))
 	return hs, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"moviesdiary/internal/delivery/deliverytest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"moviesdiary/internal/delivery/deliverytest"
 
 	"github.com/google/uuid"
 
@@ -232,12 +233,33 @@ func testMediaEndToEnd(t *testing.T, extra map[string]string) *mediaWorld {
 	if !bytes.HasPrefix(img, []byte("RIFF")) || http.DetectContentType(img) != "image/webp" {
 		t.Errorf("/images/%s is %s", poster, http.DetectContentType(img))
 	}
-	w.call(t, "GET", "/images/posters/"+movie, "", 404) // the original is gone
+	// The original goes once image-cleanup has handled the ImageStored that the conversion
+	// committed, which may come after the converted poster is already served.
+	deliverytest.Eventually(t, waitLimit, "the original poster deleted", func() bool {
+		resp, err := http.Get(w.srv.URL + "/images/posters/" + movie)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusNotFound
+	})
 	deliverytest.Eventually(t, waitLimit, "every event done", func() bool {
 		var open int
 		_ = db.QueryRow(`SELECT count(*) FROM event_queue WHERE status <> 'done'`).Scan(&open)
 		return open == 0
 	})
+	// The thumbnails were made once the events are done: served immutable, not the fallback.
+	for _, width := range []string{"185", "342"} {
+		resp, err := http.Get(w.srv.URL + "/images/posters/" + movie + ".w" + width + ".webp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/webp" ||
+			resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+			t.Errorf("w%s thumbnail: %d %s %q", width, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
+		}
+	}
 	for typ, want := range map[string]int{"PosterSynced": 1, "ImageStored": 1, "MovieDiscovered": 1} {
 		var n int
 		_ = db.QueryRow(`SELECT count(*) FROM event_queue WHERE event_type = ?`, typ).Scan(&n)
@@ -333,7 +355,7 @@ func TestWithoutTMDbKeyPostersAndEnrichmentAreOff(t *testing.T) {
 			t.Errorf("%s registered without TMDB_API_KEY / IMAGE_CONVERSION_ENABLED", off)
 		}
 	}
-	for _, on := range []string{"image-cleanup", "search-index", "search-cleanup", "search-reindex", "wrapup-generation"} {
+	for _, on := range []string{"image-cleanup", "image-thumbnails", "search-index", "search-cleanup", "search-reindex", "wrapup-generation"} {
 		if !names[on] {
 			t.Errorf("%s not registered", on)
 		}

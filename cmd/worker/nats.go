@@ -13,6 +13,7 @@ import (
 	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/maintenance"
 )
 
@@ -77,7 +78,7 @@ func runNATS(ctx context.Context, cfg config.Config, log *slog.Logger, store *da
 // setupStream creates or reconciles the stream and the durable consumer, retrying while NATS is
 // unreachable (the worker may start before it).
 func setupStream(ctx context.Context, js jetstream.JetStream, cfg config.Config, log *slog.Logger) (jetstream.Consumer, error) {
-	backoff := time.Second
+	pause := domain.Pause{Min: time.Second, Max: 30 * time.Second}
 	for {
 		cons, err := nats.Setup(ctx, js, nats.SetupConfig{Stream: cfg.NATSStreamName, Consumer: cfg.NATSConsumerName,
 			Prefix: cfg.NATSSubjectPrefix, MaxDeliver: cfg.MaxAttempts, AckWait: cfg.NATSAckWait, Replicas: cfg.NATSStreamReplicas,
@@ -88,12 +89,12 @@ func setupStream(ctx context.Context, js jetstream.JetStream, cfg config.Config,
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("jetstream setup: %w", err)
 		}
+		backoff := pause.Next()
 		log.Warn("jetstream setup failed; retrying", "error", err, "retry_in", backoff.String())
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("jetstream setup: %w", err)
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 30*time.Second)
 	}
 }

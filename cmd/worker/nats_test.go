@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
-	"moviesdiary/internal/delivery/deliverytest"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"moviesdiary/internal/delivery/deliverytest"
+
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -31,16 +31,7 @@ func TestRunWithNATSDeliversEveryEventOnce(t *testing.T) {
 	} {
 		mode := c.mode
 		t.Run(mode+"/"+c.store, func(t *testing.T) {
-			ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-				StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ns.Start()
-			defer ns.Shutdown()
-			if !ns.ReadyForConnections(10 * time.Second) {
-				t.Fatal("nats server not ready")
-			}
+			ns := startJetStream(t)
 			url, driver, dsn := filepath.Join(t.TempDir(), "md.db"), "sqlite3", ""
 			if c.store == "postgres" {
 				url = postgrestest.URL(t)

@@ -15,7 +15,9 @@ import (
 	"moviesdiary/internal/maintenance"
 	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/enrichment"
+	"moviesdiary/internal/usecase/federation"
 	"moviesdiary/internal/usecase/image"
+	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/poster"
 	"moviesdiary/internal/usecase/search"
 	"moviesdiary/internal/usecase/wrapup"
@@ -30,13 +32,18 @@ type store interface {
 	poster.Store
 	enrichment.MovieStore
 	enrichment.PersonStore
+	movie.ResolutionStore
 	activitypub.Store
+	federation.Deliveries
+	metrics.FederationLane
 	metrics.Queue
 	maintenance.Enrichments
+	maintenance.Resolutions
 	maintenance.WrapUps
 	maintenance.Outbox
 	maintenance.WatchEvents
 	maintenance.Federation
+	maintenance.ImageBackfill
 	maintenance.Lease
 	Close() error
 }
@@ -46,7 +53,7 @@ type store interface {
 type ledger interface {
 	delivery.Ledger
 	maintenance.Ledger
-	nats.Outbox
+	nats.Settler
 }
 
 // queue is event_queue as the pump's (db) or the relay's (nats) source.
@@ -86,7 +93,7 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, now 
 		return &database{store: s, ledger: s.Ledger(), where: cfg.RedactedDatabaseURL(),
 			chaosDriver: "pgx", chaosDSN: url,
 			queue: func(c queueConfig) queue {
-				return s.Queue(postgres.QueueConfig{MaxAttempts: c.MaxAttempts, ClaimLease: c.ClaimLease,
+				return s.Queue(outbox.QueueConfig{MaxAttempts: c.MaxAttempts, ClaimLease: c.ClaimLease,
 					Logger: c.Logger, OnDeadLetter: c.OnDeadLetter})
 			}}, nil
 	}
@@ -101,7 +108,7 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, now 
 	return &database{store: s, ledger: s.Ledger(), where: path,
 		chaosDriver: "sqlite3", chaosDSN: "file:" + path + "?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL",
 		queue: func(c queueConfig) queue {
-			return s.Queue(sqlite.QueueConfig{MaxAttempts: c.MaxAttempts, ClaimLease: c.ClaimLease,
+			return s.Queue(outbox.QueueConfig{MaxAttempts: c.MaxAttempts, ClaimLease: c.ClaimLease,
 				Logger: c.Logger, OnDeadLetter: c.OnDeadLetter})
 		}}, nil
 }
@@ -116,12 +123,19 @@ type operatorStore interface {
 	DeadLettered(ctx context.Context, f outbox.DeadFilter) ([]outbox.EventRow, error)
 	CountPurgeable(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error)
 	PurgeDone(ctx context.Context, now time.Time, olderThan time.Duration) (int64, error)
-	Close() error
+	federationStore
 }
 
-// openOperator opens the store DATABASE_URL names for `worker events`, which never creates or
-// migrates a database.
-func openOperator(ctx context.Context, cfg config.Config) (operatorStore, error) {
+// existingStore is a database the operators' commands open: the outbox (`worker events`) and
+// the catalogue (`worker movies`).
+type existingStore interface {
+	operatorStore
+	movie.MergeStore
+}
+
+// openOperator opens the store DATABASE_URL names for `worker events` and `worker movies`, which
+// never create or migrate a database.
+func openOperator(ctx context.Context, cfg config.Config) (existingStore, error) {
 	if url, ok := cfg.PostgresURL(); ok {
 		return postgres.OpenExisting(ctx, url, postgres.WithPool(cfg.DatabaseMaxConns, cfg.DatabaseMaxIdleConns))
 	}

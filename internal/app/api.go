@@ -49,6 +49,9 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Metadata resolves unknown external ids (TMDb); nil for none.
 	Metadata movie.Metadata
+	// MetadataImageURL is the provider's image CDN (TMDB_IMAGE_URL) the log form's search results
+	// show posters from; empty for none.
+	MetadataImageURL string
 	// Images is the image store (directory or S3 bucket) GET /images/{key} serves and profile
 	// uploads go to; nil for none.
 	Images httpapi.ImageStore

@@ -5,6 +5,7 @@ import (
 
 	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/web"
+	"moviesdiary/internal/usecase/movie"
 )
 
 // Site is the server's whole HTTP surface: the web pages (adapters/web) in front of the REST API
@@ -31,6 +32,7 @@ func NewSite(store Store, o Options) (*Site, error) {
 		WrapUps: d.WrapUps, Users: d.Users, Search: d.Search, Profiles: d.Profiles, Goals: d.Goals,
 		Moderation: d.Moderation, Integrations: d.Integrations, Imports: d.Imports, Export: d.Export,
 		RootToClient: o.RootToClient, ActorPages: o.Federation == nil,
+		Finder: movie.NewFinder(store, o.Metadata), ProviderImageURL: o.MetadataImageURL,
 	})
 	if err != nil {
 		return nil, err

@@ -26,12 +26,10 @@ import (
 // store (*postgres.Store) both implement it; cmd/server opens the one DATABASE_URL names.
 type Store interface {
 	auth.Accounts
-	auth.Users
 	review.Store
 	review.Reader
 	review.RecentStore
 	review.ExportStore
-	movie.Lookup
 	movie.Catalog
 	watchlist.Store
 	social.Store
@@ -39,7 +37,6 @@ type Store interface {
 	user.Store
 	user.AdminStore
 	search.Reader
-	search.Requests
 	profile.Store
 	goal.Store
 	moderation.Store

@@ -75,6 +75,17 @@ type Config struct {
 	// FederationAllowPrivate lets federation requests reach loopback, private and link-local
 	// addresses (tests, a private network of instances); off, the SSRF guard refuses them.
 	FederationAllowPrivate bool `envconfig:"FEDERATION_ALLOW_PRIVATE" default:"false"`
+	// FederationDeliveryConcurrency is how many federation deliveries the worker's delivery
+	// lane sends at once, apart from the event handlers' slots; FederationDeliveryPerHost how
+	// many of one host (docs/adr/0005-federation-delivery.md).
+	FederationDeliveryConcurrency int `envconfig:"FEDERATION_DELIVERY_CONCURRENCY" default:"32"`
+	FederationDeliveryPerHost     int `envconfig:"FEDERATION_DELIVERY_PER_HOST" default:"4"`
+	// FederationRetryWindow is how long a delivery that keeps failing while its host answers
+	// others is retried before it is dead-lettered.
+	FederationRetryWindow time.Duration `envconfig:"FEDERATION_RETRY_WINDOW" default:"48h"`
+	// FederationHostUnavailableAfter is how long a host may answer nothing before its
+	// deliveries are parked until it is seen alive again.
+	FederationHostUnavailableAfter time.Duration `envconfig:"FEDERATION_HOST_UNAVAILABLE_AFTER" default:"48h"`
 	// FederationSecureMode requires an HTTP signature on every GET of our outboxes, collections
 	// and objects (Mastodon's authorized fetch); actors, WebFinger and NodeInfo stay public.
 	FederationSecureMode bool `envconfig:"FEDERATION_SECURE_MODE" default:"false"`
@@ -91,7 +102,9 @@ type Config struct {
 	Web       // hosted web client, CORS (web.go)
 }
 
-// Load reads the environment through lookup (os.LookupEnv in the binaries) and validates it.
+// Load reads the configuration from the process's environment (envconfig, with the defaults in
+// the struct tags) and validates it. Only cmd/* call it, once at start-up; tests set the
+// variables with t.Setenv first.
 func Load() (Config, error) {
 	var c Config
 	if err := envconfig.Process("", &c); err != nil {

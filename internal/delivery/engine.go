@@ -173,7 +173,7 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 			slog.Any("error", j.ledgerErr), slog.String("delay", r.Delay.String()))
 		return r
 	}
-	if err := e.renew(ctx, &j); err != nil {
+	if err := e.renew(ctx, &j, 0); err != nil {
 		r.Kind, r.Err, r.Delay = Retry, err, domain.ScaledBackoff(e.base, j.Msg.Attempt)
 		e.logEvent(ctx, slog.LevelWarn, "event will be retried: ledger unavailable, handlers skipped", j.Msg, "",
 			slog.Any("error", err), slog.String("delay", r.Delay.String()))
@@ -183,6 +183,17 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 	var failed, permanent error
 	var held time.Time
 	for i, h := range j.handlers {
+		// The claims are renewed again before each handler (a no-op while they are young): a
+		// worker stopped between two handlers of one job (SIGSTOP, a frozen VM) must not run the
+		// next one on a claim another delivery took over meanwhile. Found by make chaos.
+		if i > 0 {
+			if err := e.renew(ctx, &j, i); err != nil {
+				e.logEvent(ctx, slog.LevelWarn, "event will be retried: ledger unavailable, its remaining handlers skipped", j.Msg, h.Name,
+					slog.Any("error", err))
+				failed = cmp.Or(failed, err)
+				break
+			}
+		}
 		var c *Claim
 		if j.claims != nil {
 			c = &j.claims[i]
@@ -262,18 +273,22 @@ func (e *Engine) Run(ctx context.Context, j Job, stopping <-chan struct{}) Resul
 const renewAfter = 4
 
 // renew renews the job's acquired ledger claims when they have aged past a quarter of the lease
-// since Prepare took them: a job waits in the pump's local queue (behind a full batch, or in a
+// since Prepare took them (or since their last renewal), before the job's handlers run and again
+// before each of them (docs/adr/0006-ledger-claims-renewed-before-each-handler.md): a job waits in the pump's local queue (behind a full batch, or in a
 // worker that was stopped), and a claim that outlived the lease meanwhile may have been taken
 // over by another delivery, whose handler must then be the only one to run. A claim still held
 // gets the new token its marks will carry; a lost one is treated as held elsewhere (the event is
 // deferred, no attempt spent). Found by make chaos: a worker paused past the ledger lease ran its
 // queued jobs' handlers beside the worker that had taken their claims over.
-func (e *Engine) renew(ctx context.Context, j *Job) error {
+//
+// Only the claims of handlers from the from-th on are renewed: those of the handlers that already
+// ran keep the token their done marks carry.
+func (e *Engine) renew(ctx context.Context, j *Job, from int) error {
 	now := e.now()
 	var marks []Mark
 	var at []int
 	for i, c := range j.claims {
-		if c.State == Acquired && now.Sub(time.UnixMilli(c.Token)) > e.lease/renewAfter {
+		if i >= from && c.State == Acquired && now.Sub(time.UnixMilli(c.Token)) > e.lease/renewAfter {
 			marks, at = append(marks, Mark{Key: c.Key, Token: c.Token}), append(at, i)
 		}
 	}

@@ -19,13 +19,14 @@ type Message struct {
 	Ref any
 }
 
-// Kind is what the source should do with a message after delivery.
-type Kind int
+// Disposition is what the source should do with a message after delivery (named apart from
+// domain.Kind, an error's kind).
+type Disposition int
 
 // The outcomes of a delivery.
 const (
 	// Ack: every handler is done or skipped.
-	Ack Kind = iota + 1
+	Ack Disposition = iota + 1
 	// Defer: a handler's ledger claim is held by a live delivery elsewhere; redeliver at Until
 	// without spending an attempt.
 	Defer
@@ -42,7 +43,7 @@ const (
 	Handoff
 )
 
-func (k Kind) String() string {
+func (k Disposition) String() string {
 	switch k {
 	case Ack:
 		return "ack"
@@ -63,7 +64,7 @@ func (k Kind) String() string {
 // Result is a finished delivery: the ledger marks to write and what to do with the message.
 type Result struct {
 	Msg   Message
-	Kind  Kind
+	Kind  Disposition
 	Delay time.Duration // Retry: backoff before the next delivery
 	Until time.Time     // Defer: when the blocking ledger claim expires; Handoff: when to relay again
 	Err   error         // Retry, DeadLetter: the real error, kept for operators
@@ -80,7 +81,7 @@ type RowOutcome struct {
 	// after a shutdown or a JetStream message that ran out of deliveries while deferred), or
 	// Retry (still being delivered by the broker: the row's re-relay moves to At, and Err is
 	// kept for operators).
-	Kind Kind
+	Kind Disposition
 	// Round is the relay round of the copy delivered (Message.Handoffs when it was published):
 	// the row's next publish must be a later round, whose broker message id the duplicate
 	// window has not seen, even when this outcome is recorded before the relay recorded the

@@ -11,15 +11,17 @@ import (
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
+	"moviesdiary/internal/adapters/sqlstore"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // worker is one process's view of a shared database: its own store, queue and pump.
 type worker struct {
 	store *sqlite.Store
-	queue *sqlite.Queue
+	queue *sqlstore.Queue
 	pump  *delivery.Pump
 	stop  context.CancelFunc
 	done  chan struct{}
@@ -40,11 +42,11 @@ func (w *worker) shutdown(t *testing.T) {
 // frozen VM) as far as its claims go, so they expire while its handlers still run.
 type stalled struct{ delivery.Source }
 
-func startWorker(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger, hs ...delivery.Handler) *worker {
+func startWorker(t *testing.T, path string, qcfg outbox.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger, hs ...delivery.Handler) *worker {
 	return startWorkerOn(t, path, qcfg, pcfg, ledger, nil, hs...)
 }
 
-func startWorkerOn(t *testing.T, path string, qcfg sqlite.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger,
+func startWorkerOn(t *testing.T, path string, qcfg outbox.QueueConfig, pcfg delivery.PumpConfig, ledger func(*sqlite.Store) delivery.Ledger,
 	wrap func(delivery.Source) delivery.Source, hs ...delivery.Handler) *worker {
 	t.Helper()
 	s := sqlitetest.Open(t, path)
@@ -125,7 +127,7 @@ func TestPumpBoundsConcurrencyAndDeliversEverything(t *testing.T) {
 		calls.Add(1)
 		return nil
 	}}
-	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{BatchSize: 10, Concurrency: limit}, nil, h)
+	w := startWorker(t, path, outbox.QueueConfig{}, delivery.PumpConfig{BatchSize: 10, Concurrency: limit}, nil, h)
 	enqueue(t, w.store, events)
 	db := openDB(t, path)
 	deliverytest.Eventually(t, 30*time.Second, "every event done", func() bool {
@@ -149,7 +151,7 @@ func TestPumpShutdownHandsBackUnstartedClaims(t *testing.T) {
 		<-release
 		return nil
 	}}
-	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{BatchSize: 10, Concurrency: 1, Grace: time.Minute}, nil, h)
+	w := startWorker(t, path, outbox.QueueConfig{}, delivery.PumpConfig{BatchSize: 10, Concurrency: 1, Grace: time.Minute}, nil, h)
 	enqueue(t, w.store, 10)
 	<-started
 	db := openDB(t, path)
@@ -181,7 +183,7 @@ func TestPumpGraceExpiryReturnsInterruptedWork(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	}}
-	w := startWorker(t, path, sqlite.QueueConfig{}, delivery.PumpConfig{Concurrency: 1, Grace: 50 * time.Millisecond}, nil, h)
+	w := startWorker(t, path, outbox.QueueConfig{}, delivery.PumpConfig{Concurrency: 1, Grace: 50 * time.Millisecond}, nil, h)
 	enqueue(t, w.store, 1)
 	<-started
 	w.shutdown(t)
@@ -235,13 +237,13 @@ func TestTwoWorkersNeverRunAHandlerTwiceAtOnce(t *testing.T) {
 	// loaded machine it would, deferring them behind its own ledger claims); B judges them by
 	// 20 ms, so it takes them over while A's handlers run.
 	db := openDB(t, path)
-	a := startWorkerOn(t, path, sqlite.QueueConfig{ClaimLease: time.Hour}, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy,
+	a := startWorkerOn(t, path, outbox.QueueConfig{ClaimLease: time.Hour}, delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, spy,
 		func(s delivery.Source) delivery.Source { return stalled{s} }, handler("h1"), handler("h2"))
 	enqueue(t, a.store, events)
 	deliverytest.Eventually(t, 10*time.Second, "worker A to claim every row", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'pending'`) == 0
 	})
-	startWorker(t, path, sqlite.QueueConfig{ClaimLease: 20 * time.Millisecond}, delivery.PumpConfig{BatchSize: 1, Concurrency: 4}, spy, handler("h1"), handler("h2"))
+	startWorker(t, path, outbox.QueueConfig{ClaimLease: 20 * time.Millisecond}, delivery.PumpConfig{BatchSize: 1, Concurrency: 4}, spy, handler("h1"), handler("h2"))
 	deliverytest.Eventually(t, 60*time.Second, "every event done", func() bool {
 		return countRows(t, db, `SELECT count(*) FROM event_queue WHERE status = 'done'`) == events &&
 			countRows(t, db, `SELECT count(*) FROM processed_events WHERE status = 'done'`) == 2*events
@@ -299,7 +301,7 @@ func TestLiveWorkerKeepsItsQueuedClaims(t *testing.T) {
 		return nil
 	}}
 	counter := &claimCounter{ids: map[string]int{}}
-	w := startWorkerOn(t, path, sqlite.QueueConfig{ClaimLease: 300 * time.Millisecond},
+	w := startWorkerOn(t, path, outbox.QueueConfig{ClaimLease: 300 * time.Millisecond},
 		delivery.PumpConfig{BatchSize: events / 2, Concurrency: 1}, nil,
 		func(s delivery.Source) delivery.Source { counter.Source = s; return counter }, h)
 	enqueue(t, w.store, events)

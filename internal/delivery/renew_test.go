@@ -72,3 +72,49 @@ func TestAgedClaimStillHeldIsRenewed(t *testing.T) {
 		t.Fatalf("claim after the renewal: %+v %v; want held", c, err)
 	}
 }
+
+// TestClaimTakenOverBetweenHandlersSkipsTheRest: a worker stopped after a job's first handler,
+// past the ledger lease, while another delivery took the second handler's claim over, must not
+// run the second handler when it resumes (make chaos saw it on JetStream: a paused worker ran
+// handlers after the ledger said done).
+func TestClaimTakenOverBetweenHandlersSkipsTheRest(t *testing.T) {
+	t.Parallel()
+	const lease = 8 * time.Second
+	s := sqlitetest.Open(t, filepath.Join(t.TempDir(), "between.db"))
+	l := s.Ledger()
+	now := time.Now().Truncate(time.Millisecond)
+	clock := now
+	id := uuid.Must(uuid.NewV7()).String()
+	var second atomic.Int32
+	first := delivery.Handler{Name: "a", Types: []string{"SearchReindexRequested"}, Handle: func(context.Context, delivery.Envelope) error {
+		// The worker stops here past the lease; another delivery takes the claims over.
+		clock = now.Add(lease + time.Second)
+		if c, err := l.Claim(context.Background(), clock, lease, []delivery.Key{{EventID: id, Handler: "b"}}); err != nil || c[0].State != delivery.Acquired {
+			t.Errorf("the other delivery's take-over: %+v %v", c, err)
+		}
+		return nil
+	}}
+	next := delivery.Handler{Name: "b", Types: []string{"SearchReindexRequested"}, Handle: func(context.Context, delivery.Envelope) error {
+		second.Add(1)
+		return nil
+	}}
+	e, err := delivery.NewEngine(delivery.Config{LedgerLease: lease, Now: func() time.Time { return clock }, Logger: deliverytest.Logger(t)}, l, first, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := e.Prepare(context.Background(), []delivery.Message{message(t, id, domain.SearchReindexRequested{}, 1)})
+	r := e.Run(context.Background(), jobs[0], nil)
+	if second.Load() != 0 {
+		t.Fatal("the second handler ran on a claim another delivery had taken over")
+	}
+	if r.Kind != delivery.Defer || len(r.Marks) != 1 || r.Marks[0].Handler != "a" {
+		t.Fatalf("result %v with marks %+v; want a defer marking the first handler only", r.Kind, r.Marks)
+	}
+	// The first handler's done mark still settles: its claim kept the token the mark carries.
+	if err := l.Settle(context.Background(), clock, r.Marks); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := l.Claim(context.Background(), clock, lease, []delivery.Key{{EventID: id, Handler: "a"}}); err != nil || c[0].State != delivery.Done {
+		t.Fatalf("the first handler's claim after its mark: %+v %v; want done", c, err)
+	}
+}

@@ -13,7 +13,8 @@ import (
 // the tests are built from.
 var variants = []Event{
 	ReviewLogged{}, ReviewUpdated{}, ReviewDeleted{},
-	MovieDiscovered{}, MovieDeleted{}, MovieEnrichmentRequested{}, PosterSynced{}, ImageStored{},
+	MovieDiscovered{}, MovieDeleted{}, MovieEnrichmentRequested{}, MovieResolutionRequested{}, MoviesMerged{}, PosterSynced{},
+	ImageStored{},
 	SearchReindexRequested{}, PersonEnrichmentRequested{},
 	WatchlistEntryAdded{}, WatchlistEntryRemoved{},
 	FollowRequested{}, FollowAccepted{}, FollowRejected{}, Unfollowed{}, FollowerRemoved{},

@@ -29,6 +29,8 @@ func samples() []Event {
 		MovieDiscovered{MovieID: id2, ExternalMetadataID: "tt1234567"},
 		MovieDeleted{MovieID: id2, PosterPath: ptr("posters/abc.jpg")},
 		MovieEnrichmentRequested{MovieID: id2, ExternalMetadataID: "tmdb:603"},
+		MovieResolutionRequested{MovieID: id2},
+		MoviesMerged{From: id1, Into: id2},
 		PosterSynced{MovieID: id2},
 		ImageStored{Key: "posters/abc.jpg"},
 		SearchReindexRequested{},
@@ -109,8 +111,8 @@ func TestRoundTripEveryVariant(t *testing.T) {
 			}
 		})
 	}
-	if want := EventTypes(); len(seen) != len(want) || len(want) != 31 {
-		t.Errorf("samples cover %d types, catalogue has %d, want 31", len(seen), len(want))
+	if want := EventTypes(); len(seen) != len(want) || len(want) != 33 {
+		t.Errorf("samples cover %d types, catalogue has %d, want 33", len(seen), len(want))
 	}
 	for _, name := range EventTypes() {
 		if !seen[name] {
@@ -121,8 +123,8 @@ func TestRoundTripEveryVariant(t *testing.T) {
 
 func TestEventTypes(t *testing.T) {
 	names := EventTypes()
-	if len(names) != 31 || !slices.IsSorted(names) {
-		t.Fatalf("EventTypes() = %v: want 31 sorted names", names)
+	if len(names) != 33 || !slices.IsSorted(names) {
+		t.Fatalf("EventTypes() = %v: want 33 sorted names", names)
 	}
 	for _, name := range names {
 		e, ok := newEvent(name)

@@ -1,6 +1,10 @@
 package domain
 
-import "github.com/google/uuid"
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+)
 
 // MovieDiscovered means a movie with an external id was stored for the first time; movie
 // resolution emits it, and the worker syncs its poster and indexes it for search.
@@ -60,7 +64,8 @@ func (PosterSynced) EventType() string { return "PosterSynced" }
 func (e PosterSynced) Validate() error { return needID("movie_id", e.MovieID) }
 
 // ImageStored means an image (poster, avatar or banner) was written to object storage; poster sync,
-// profile uploads and the image backfill emit it, and the worker converts it to AVIF or WebP.
+// profile uploads and the image backfill emit it, and the worker converts it to WebP and makes its
+// thumbnails.
 type ImageStored struct {
 	Key string `json:"key"` // Key is the object-storage key of the image.
 }
@@ -93,4 +98,42 @@ func (PersonEnrichmentRequested) EventType() string { return "PersonEnrichmentRe
 // Validate checks the person id and that the external id is not empty.
 func (e PersonEnrichmentRequested) Validate() error {
 	return firstErr(needID("person_id", e.PersonID), needText("external_person_id", e.ExternalPersonID))
+}
+
+// MovieResolutionRequested asks the worker to find a movie typed in by hand (it has no external
+// id) on the metadata provider by its title and year; storing such a movie and the worker's
+// resolution requester emit it. The handler reads the movie's current state: one resolved or
+// deleted meanwhile is left alone.
+type MovieResolutionRequested struct {
+	MovieID uuid.UUID `json:"movie_id"`
+}
+
+// EventType returns "MovieResolutionRequested".
+func (MovieResolutionRequested) EventType() string { return "MovieResolutionRequested" }
+
+// Validate checks the movie id.
+func (e MovieResolutionRequested) Validate() error { return needID("movie_id", e.MovieID) }
+
+// MoviesMerged means a movie was found to be a film already stored as another movie and merged
+// into it: its reviews, watchlist entries and watch-queue items moved to the movie Into, and its
+// id redirects there. The merge (the background resolution, an operator's command) emits it with
+// MovieDeleted of From and ReviewUpdated of each moved local review; the search index
+// re-indexes Into.
+type MoviesMerged struct {
+	From uuid.UUID `json:"from_movie_id"`
+	Into uuid.UUID `json:"into_movie_id"`
+}
+
+// EventType returns "MoviesMerged".
+func (MoviesMerged) EventType() string { return "MoviesMerged" }
+
+// Validate checks both ids, and that they differ.
+func (e MoviesMerged) Validate() error {
+	if err := firstErr(needID("from_movie_id", e.From), needID("into_movie_id", e.Into)); err != nil {
+		return err
+	}
+	if e.From == e.Into {
+		return fmt.Errorf("from_movie_id: a movie is not merged into itself")
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
+	"moviesdiary/internal/adapters/sqlstore"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -18,7 +19,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // The SQLite adapter satisfies every port as it is.
 var (
 	_ Lease       = (*sqlite.Store)(nil)
-	_ Ledger      = (*sqlite.Ledger)(nil)
+	_ Ledger      = (*sqlstore.Ledger)(nil)
 	_ Outbox      = (*sqlite.Store)(nil)
 	_ WrapUps     = (*sqlite.Store)(nil)
 	_ Enrichments = (*sqlite.Store)(nil)

@@ -11,7 +11,7 @@ import (
 // handlers' ledger rows and is never handled twice.
 const LedgerRetention = 30 * 24 * time.Hour
 
-// Ledger deletes ledger rows whose claim began before now-keep (*sqlite.Ledger).
+// Ledger deletes ledger rows whose claim began before now-keep (*sqlstore.Ledger).
 type Ledger interface {
 	Prune(ctx context.Context, now time.Time, keep time.Duration) (int64, error)
 }

@@ -1,6 +1,7 @@
-// Package outbox is the one code path that inserts into event_queue, for every SQL store
-// (SQLite and PostgreSQL): the stores' EnqueueEvents call Insert inside their write
-// transactions, so the rows commit or roll back with the change that caused them.
+// Package outbox is the outbox of every SQL store (SQLite and PostgreSQL): the one code path
+// that inserts into event_queue (the stores' EnqueueEvents call Insert inside their write
+// transactions, so the rows commit or roll back with the change that caused them), and the
+// row's life after that as one state machine (Lifecycle), whose decisions the stores execute.
 package outbox
 
 import (

@@ -10,7 +10,7 @@ import (
 // after that (its claimer died) is claimed again.
 const ClaimLeaseDefault = 600 * time.Second
 
-// QueueConfig tunes an SQL store's outbox queue (sqlite.Queue, postgres.Queue); zero fields take
+// QueueConfig tunes an SQL store's outbox queue (sqlstore.Queue); zero fields take
 // the defaults.
 type QueueConfig struct {
 	MaxAttempts int           // deliveries before a row is dead-lettered (default 5)

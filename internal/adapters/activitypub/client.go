@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +48,21 @@ type ClientConfig struct {
 type Client struct {
 	http    *http.Client
 	maxBody int64
+	// signing bounds the RSA signatures computed at once to half the CPUs: a fan-out to
+	// thousands of inboxes signs each request, and unbounded it would take every core from the
+	// worker's other handlers (and the server beside it) while the network waits cost nothing.
+	signing chan struct{}
+}
+
+// sign signs req as signer, holding one of the client's signing slots.
+func (c *Client) sign(ctx context.Context, req *http.Request, signer Signer, body []byte) error {
+	select {
+	case c.signing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.signing }()
+	return Sign(req, signer.KeyID, signer.Key, body)
 }
 
 // ErrForbiddenAddress is returned for a URL that resolves to an address the SSRF guard refuses.
@@ -84,6 +101,7 @@ func NewClient(cfg ClientConfig) *Client {
 			},
 		},
 		maxBody: cmp.Or(cfg.MaxResponse, MaxResponseDefault),
+		signing: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
 	}
 }
 
@@ -99,6 +117,29 @@ type StatusError struct {
 	URL    string
 	Status int
 	Body   string
+	// Wait is the pause the remote asked for with Retry-After (a 429 or 503), 0 when none.
+	Wait time.Duration
+}
+
+// HTTPStatus is the remote's status code.
+func (e *StatusError) HTTPStatus() int { return e.Status }
+
+// RetryAfter is the pause the remote asked for, if any.
+func (e *StatusError) RetryAfter() (time.Duration, bool) { return e.Wait, e.Wait > 0 }
+
+// retryAfter reads a Retry-After header at now: seconds, or an HTTP date; 0 when absent or
+// unreadable or past.
+func retryAfter(h string, now time.Time) time.Duration {
+	if h == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(strings.TrimSpace(h)); err == nil {
+		return max(time.Duration(secs)*time.Second, 0)
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
 }
 
 func (e *StatusError) Error() string {
@@ -135,7 +176,7 @@ func (c *Client) Get(ctx context.Context, rawURL, accept string, signer *Signer)
 	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", userAgent)
 	if signer != nil {
-		if err := Sign(req, signer.KeyID, signer.Key, nil); err != nil {
+		if err := c.sign(ctx, req, *signer, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -158,7 +199,7 @@ func (c *Client) Post(ctx context.Context, inbox string, activity []byte, signer
 	req.Header.Set("Content-Type", ContentType)
 	req.Header.Set("Accept", ContentType)
 	req.Header.Set("User-Agent", userAgent)
-	if err := Sign(req, signer.KeyID, signer.Key, activity); err != nil {
+	if err := c.sign(ctx, req, signer, activity); err != nil {
 		return err
 	}
 	if _, err := c.do(req); err != nil {
@@ -179,7 +220,8 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &StatusError{URL: req.URL.String(), Status: resp.StatusCode, Body: string(body[:min(len(body), 200)])}
+		return nil, &StatusError{URL: req.URL.String(), Status: resp.StatusCode, Body: string(body[:min(len(body), 200)]),
+			Wait: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	}
 	if int64(len(body)) > c.maxBody {
 		return nil, domain.Permanent(fmt.Errorf("response over %d bytes", c.maxBody))

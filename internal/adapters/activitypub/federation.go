@@ -38,6 +38,9 @@ type Store interface {
 	federation.Publications
 	federation.Inbox
 	Keys
+	// HostAlive tells the delivery lane that a remote host answers (an activity came from it):
+	// deliveries waiting out its failures go now.
+	HostAlive(ctx context.Context, host string, now time.Time) error
 }
 
 // Config configures Federation; zero fields take defaults.
@@ -65,6 +68,10 @@ type Config struct {
 	InboxBurst int
 	// Version is the software version NodeInfo reports (the build's; "unknown" when empty).
 	Version string
+	// Deliveries, when set (the worker), is where deliveries are handed to the delivery lane,
+	// and Wake tells the lane of one; without it a delivery is sent by its handler.
+	Deliveries federation.Deliveries
+	Wake       func()
 }
 
 // ActorTTLDefault is how long a cached remote actor document is used.
@@ -73,8 +80,11 @@ const ActorTTLDefault = 24 * time.Hour
 // Federation is the ActivityPub side of the instance: its HTTP routes (server) and its event
 // handlers (worker) share it. It holds the federation use case and is its Remote and Encoder.
 type Federation struct {
-	fed      *federation.Service
-	keys     Keys
+	fed   *federation.Service
+	keys  Keys
+	hosts interface {
+		HostAlive(ctx context.Context, host string, now time.Time) error
+	}
 	client   *Client
 	urls     URLs
 	host     string
@@ -105,7 +115,7 @@ func New(store Store, cfg Config) (*Federation, error) {
 		return nil, fmt.Errorf("activitypub: base URL %q must be an absolute http(s) URL", cfg.BaseURL)
 	}
 	f := &Federation{
-		keys: store, client: cfg.Client, urls: URLs{federation.URLs{Base: base}}, host: u.Host,
+		keys: store, hosts: store, client: cfg.Client, urls: URLs{federation.URLs{Base: base}}, host: u.Host,
 		log: cmp.Or(cfg.Logger, slog.Default()), now: cfg.Now,
 		skew: cmp.Or(cfg.MaxClockSkew, MaxClockSkewDefault), actorTTL: cmp.Or(cfg.ActorTTL, ActorTTLDefault),
 		openReg: cfg.AllowRegistration, secure: cfg.SecureMode, version: cfg.Version,
@@ -119,7 +129,7 @@ func New(store Store, cfg Config) (*Federation, error) {
 	f.limit = newHostLimiter(cmp.Or(cfg.InboxRate, InboxRateDefault), cmp.Or(cfg.InboxBurst, InboxBurstDefault), f.now)
 	f.fed, err = federation.New(federation.Deps{
 		Accounts: store, Blocks: store, Reviews: store, Goals: store, Follows: store, Publications: store, Inbox: store,
-		Remote: f, Encode: f.encode,
+		Remote: f, Encode: f.encode, Deliveries: cfg.Deliveries, Wake: cfg.Wake,
 	}, federation.Config{BaseURL: base, Logger: f.log, Now: f.now})
 	if err != nil {
 		return nil, err

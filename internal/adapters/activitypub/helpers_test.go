@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -29,6 +30,7 @@ import (
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // instance is one moviesdiary server under test: a real SQLite file, the real API with the
@@ -54,6 +56,16 @@ func newInstance(t testing.TB, now func() time.Time) *instance {
 // allowed, a quiet log and the real clock).
 func newInstanceWith(t testing.TB, configure func(*activitypub.Config)) *instance {
 	t.Helper()
+	return newInstanceOver(t, func(cfg *activitypub.Config, _ *sqlite.Store) {
+		if configure != nil {
+			configure(cfg)
+		}
+	})
+}
+
+// newInstanceOver is newInstanceWith whose configure also sees the instance's store.
+func newInstanceOver(t testing.TB, configure func(*activitypub.Config, *sqlite.Store)) *instance {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	path := filepath.Join(t.TempDir(), "test.db")
@@ -62,9 +74,7 @@ func newInstanceWith(t testing.TB, configure func(*activitypub.Config)) *instanc
 		BaseURL: base, Client: activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true}),
 		Logger: quietLog(), AllowRegistration: true, Version: "v1.2.3-test",
 	}
-	if configure != nil {
-		configure(&cfg)
-	}
+	configure(&cfg, store)
 	fed, err := activitypub.New(store, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +133,8 @@ type remote struct {
 	attempts map[string]int
 	outbox   map[string][]any // username → outbox items
 	noShared bool             // noShared: actors advertise no shared inbox
+	// retryAfter is the Retry-After header of a 429 or 503 answer ("" for none).
+	retryAfter string
 
 	actorFetches int // GETs of actor documents
 }
@@ -134,6 +146,13 @@ func (r *remote) fetches() int {
 	return r.actorFetches
 }
 
+// The answers of a remote's status hook that are not a status: never answer (a black hole), or
+// cut the connection (a server restarting).
+const (
+	statusHang = -1
+	statusDrop = -2
+)
+
 // post is one inbox POST the remote accepted.
 type post struct {
 	Inbox    string
@@ -141,7 +160,11 @@ type post struct {
 	Raw      []byte
 }
 
-func newRemote(t testing.TB) *remote {
+func newRemote(t testing.TB) *remote { return newRemoteAt(t, "127.0.0.1") }
+
+// newRemoteAt starts a remote on a loopback address of its own (127.0.0.N), so that to the
+// delivery lane it is a host of its own.
+func newRemoteAt(t testing.TB, ip string) *remote {
 	t.Helper()
 	r := &remote{t: t, keys: map[string]*rsa.PrivateKey{}, attempts: map[string]int{}, outbox: map[string][]any{}}
 	mux := http.NewServeMux()
@@ -155,7 +178,14 @@ func newRemote(t testing.TB) *remote {
 	mux.HandleFunc("POST /users/{name}/inbox", r.inbox)
 	mux.HandleFunc("POST /inbox", r.inbox)
 	mux.HandleFunc("GET /users/{name}/outbox", r.outboxDoc)
-	r.srv = httptest.NewServer(mux)
+	r.srv = httptest.NewUnstartedServer(mux)
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Listener.Close()
+	r.srv.Listener = ln
+	r.srv.Start()
 	t.Cleanup(r.srv.Close)
 	r.base = r.srv.URL
 	return r
@@ -244,6 +274,22 @@ func (r *remote) inbox(w http.ResponseWriter, req *http.Request) {
 	status := http.StatusAccepted
 	if r.status != nil {
 		status = r.status(inbox, n)
+	}
+	switch status {
+	case statusHang: // a black hole: the request is read and never answered
+		r.mu.Unlock()
+		<-req.Context().Done()
+		return
+	case statusDrop: // a server going down: the connection is cut without an answer
+		r.mu.Unlock()
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		if r.retryAfter != "" {
+			w.Header().Set("Retry-After", r.retryAfter)
+		}
 	}
 	if status < 300 {
 		var a map[string]any
@@ -344,7 +390,7 @@ func (in *instance) startWorker() {
 	if err != nil {
 		in.t.Fatal(err)
 	}
-	queue := in.store.Queue(sqlite.QueueConfig{MaxAttempts: 5, Logger: quietLog()})
+	queue := in.store.Queue(outbox.QueueConfig{MaxAttempts: 5, Logger: quietLog()})
 	pump := delivery.NewPump(queue, engine, delivery.PumpConfig{Grace: time.Second, Logger: quietLog()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

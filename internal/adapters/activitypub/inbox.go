@@ -3,6 +3,8 @@ package activitypub
 import (
 	"net/http"
 
+	"moviesdiary/internal/usecase/federation"
+
 	"github.com/google/uuid"
 )
 
@@ -37,6 +39,12 @@ func (f *Federation) inbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := f.fed.Receive(r.Context(), signer.URL, recipient, inboundOf(activity), body); err != nil {
 		return err
+	}
+	// A server that sends us activities is up: what the delivery lane holds for it goes now.
+	if host := federation.HostOf(signer.URL); host != "" {
+		if err := f.hosts.HostAlive(r.Context(), host, f.now()); err != nil {
+			f.log.WarnContext(r.Context(), "inbox: could not mark the sender's host alive", "host", host, "error", err)
+		}
 	}
 	w.WriteHeader(http.StatusAccepted)
 	return nil

@@ -27,6 +27,7 @@ import (
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
 )
@@ -89,7 +90,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 		if b.skipEnqueue.Load() {
 			return nil
 		}
-		return sqlite.EnqueueEvents(ctx, tx, now, events...)
+		return outbox.Insert(ctx, tx, now, events...)
 	}
 	store := sqlitetest.Open(t, path, sqlite.WithEnqueue(enqueue), sqlite.WithMeasurementWriter(&b.writer))
 	b.store = store

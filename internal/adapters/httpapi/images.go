@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,14 +25,28 @@ type ImageStore interface {
 // holds is not served, so the image directory cannot serve a page or a script.
 var servedImageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/webp": true, "image/gif": true}
 
+// Cache lifetimes of GET /images/{key}.
+const (
+	// imageCache is a full image's: its key may come to hold another object (a poster's
+	// original is replaced by its conversion), so a day, revalidated by Last-Modified.
+	imageCache = "public, max-age=86400"
+	// thumbCache is a thumbnail's: its key derives from the source key and the width, and a
+	// source key names one picture for life (see domain.ThumbKey), so it never changes.
+	thumbCache = "public, max-age=31536000, immutable"
+	// thumbFallbackCache is a thumbnail not made yet, answered with the full image: briefly, so
+	// the browser asks again once the worker made it.
+	thumbFallbackCache = "public, max-age=60"
+)
+
 // image serves GET /images/{key}: the stored object with its sniffed image type, conditional
-// and range requests included.
+// and range requests included. A thumbnail's key (domain.ThumbKey) the worker has not made yet
+// is answered with the full image, so a page never shows a broken image.
 func (s *Server) image(w http.ResponseWriter, r *http.Request) error {
 	key := strings.TrimPrefix(r.URL.Path, "/images/")
 	if s.Images == nil {
 		return &httpError{Status: http.StatusNotFound, Message: "not found"}
 	}
-	file, err := s.Images.Open(r.Context(), key)
+	file, cache, err := s.openImage(r.Context(), key)
 	if err != nil {
 		return s.imageStoreFailure(w, r, err)
 	}
@@ -58,9 +73,31 @@ func (s *Server) image(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("Cache-Control", cache)
 	http.ServeContent(w, r, "", st.ModTime(), f)
 	return nil
+}
+
+// openImage opens the object under key and says how long it may be cached. A missing thumbnail
+// falls back to its source's full image: the WebP conversion, else the original.
+func (s *Server) openImage(ctx context.Context, key string) (fs.File, string, error) {
+	source, _, thumb := domain.ParseThumbKey(key)
+	file, err := s.Images.Open(ctx, key)
+	if !thumb {
+		return file, imageCache, err
+	}
+	if err == nil {
+		return file, thumbCache, nil
+	}
+	if !errors.Is(err, domain.ErrNotFound) {
+		return nil, "", err
+	}
+	for _, k := range domain.FullImageKeys(source) {
+		if file, err = s.Images.Open(ctx, k); !errors.Is(err, domain.ErrNotFound) {
+			break
+		}
+	}
+	return file, thumbFallbackCache, err
 }
 
 // ImageStoreRetryAfter is the Retry-After, in seconds, of a GET /images/{key} the image storage

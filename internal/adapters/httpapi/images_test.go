@@ -179,3 +179,63 @@ func TestImagesServedFromS3(t *testing.T) {
 		t.Errorf("GET with the S3 server down = %d %s %q, want 503 with Retry-After", resp.StatusCode, resp.Header, body)
 	}
 }
+
+// TestImagesServesThumbnails: a thumbnail is served with a year's immutable cache; one not made
+// yet falls back to the full image (its WebP conversion, else the original) cached for a minute
+// only, so the browser picks the thumbnail up once the worker made it; a thumbnail of nothing,
+// or in a width the kind does not have, is 404.
+func TestImagesServesThumbnails(t *testing.T) {
+	t.Parallel()
+	srv, images, _ := imageServer(t)
+	ctx := context.Background()
+	const source = "posters/6f1e6f9a-0000-5000-8000-000000000002"
+	get := func(t *testing.T, path string) (*http.Response, []byte) {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, body
+	}
+	put := func(key string, data []byte) {
+		if err := images.Put(ctx, key, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	original := tmdbtest.PosterJPEG()
+	converted := []byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00/\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00")
+	thumb := append([]byte(nil), converted...)
+	thumb[len(thumb)-1] = 1
+	thumbPath := "/images/" + source + ".w185.webp"
+
+	if resp, _ := get(t, thumbPath); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("thumbnail of no image = %d, want 404", resp.StatusCode)
+	}
+	put(source, original)
+	if resp, body := get(t, thumbPath); resp.StatusCode != 200 || !bytes.Equal(body, original) ||
+		resp.Header.Get("Cache-Control") != "public, max-age=60" {
+		t.Errorf("thumbnail before conversion = %d %q, %d bytes; want the original for a minute",
+			resp.StatusCode, resp.Header.Get("Cache-Control"), len(body))
+	}
+	put(source+".webp", converted)
+	if resp, body := get(t, thumbPath); resp.StatusCode != 200 || !bytes.Equal(body, converted) ||
+		resp.Header.Get("Content-Type") != "image/webp" || resp.Header.Get("Cache-Control") != "public, max-age=60" {
+		t.Errorf("thumbnail after conversion = %d %s, %d bytes; want the conversion for a minute",
+			resp.StatusCode, resp.Header, len(body))
+	}
+	put(source+".w185.webp", thumb)
+	if resp, body := get(t, thumbPath); resp.StatusCode != 200 || !bytes.Equal(body, thumb) ||
+		resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Errorf("thumbnail = %d %q, %d bytes; want it immutable", resp.StatusCode, resp.Header.Get("Cache-Control"), len(body))
+	}
+	// Full images keep their day.
+	if resp, _ := get(t, "/images/"+source+".webp"); resp.Header.Get("Cache-Control") != "public, max-age=86400" {
+		t.Errorf("full image Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+	// No fallback for a width posters are not thumbnailed in.
+	if resp, _ := get(t, "/images/"+source+".w186.webp"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown width = %d, want 404", resp.StatusCode)
+	}
+}

@@ -436,7 +436,9 @@ func TestImportLetterboxdWatchlist(t *testing.T) {
 	if n := b.scalar(`SELECT count(*) FROM reviews`); n != "0" {
 		t.Errorf("reviews = %s", n)
 	}
-	if types := strings.Join(b.eventTypes(since), ","); types != "WatchlistEntryAdded,WatchlistEntryAdded" {
+	// Each new manual movie asks the worker to resolve it (MovieResolutionRequested) in the same
+	// transaction as its watchlist entry.
+	if types := strings.Join(b.eventTypes(since), ","); types != "MovieResolutionRequested,WatchlistEntryAdded,MovieResolutionRequested,WatchlistEntryAdded" {
 		t.Errorf("events = %s", types)
 	}
 	watched := b.newSession(alice, "watched.csv", letterboxdWatchlist, "")

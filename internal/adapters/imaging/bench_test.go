@@ -7,6 +7,8 @@ import (
 	"image/jpeg"
 	"testing"
 
+	"golang.org/x/image/draw"
+
 	"moviesdiary/internal/adapters/imaging"
 )
 
@@ -42,4 +44,43 @@ func BenchmarkWebPPoster(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(out))/float64(len(src)), "out/in")
+}
+
+// BenchmarkThumbnails measures one poster's thumbnails as the worker makes them: decode the w500
+// JPEG once, resize (Catmull-Rom) to w185 and w342 and encode each as WebP q80. out/in is the
+// bytes of both thumbnails over the source's.
+func BenchmarkThumbnails(b *testing.B) {
+	src := posterJPEG(b)
+	enc := imaging.WebP{}
+	widths := []int{185, 342}
+	if _, err := enc.Thumbnails(src, widths); err != nil { // compiles the WebAssembly module
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	var out [][]byte
+	for b.Loop() {
+		var err error
+		if out, err = enc.Thumbnails(src, widths); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(out[0])+len(out[1]))/float64(len(src)), "out/in")
+}
+
+// BenchmarkResize compares the resamplers on a decoded w500 poster scaled to w185, the step
+// Thumbnails chose Catmull-Rom for.
+func BenchmarkResize(b *testing.B) {
+	img, _, err := image.Decode(bytes.NewReader(posterJPEG(b)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, s := range map[string]draw.Scaler{
+		"CatmullRom": draw.CatmullRom, "ApproxBiLinear": draw.ApproxBiLinear, "BiLinear": draw.BiLinear,
+	} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				imaging.Resize(img, 185, s)
+			}
+		})
+	}
 }

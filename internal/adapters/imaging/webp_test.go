@@ -37,7 +37,7 @@ func TestEncodeRefusesNonImages(t *testing.T) {
 			t.Errorf("%s: %v, want ErrNotImage", name, err)
 		}
 	}
-	if _, err := (imaging.WebP{MaxPixels: 100}).Encode(tmdbtest.PosterJPEG()); !errors.Is(err, imaging.ErrNotImage) {
+	if _, err := (imaging.WebP{MaxPixels: 100}).Encode(tmdbtest.PosterJPEG()); !errors.Is(err, imaging.ErrTooLarge) {
 		t.Errorf("over MaxPixels: %v", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"moviesdiary/internal/testtool"
 )
 
 const alertsDir = "../../../deploy/prometheus"
@@ -36,10 +38,7 @@ func TestAlertRulesUseExistingMetrics(t *testing.T) {
 // (Debian: apt-get install prometheus).
 func TestAlertRules(t *testing.T) {
 	t.Parallel()
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Fatalf("promtool checks alerts.yml: install Debian's prometheus (.ci/run does): %v", err)
-	}
+	promtool := testtool.Require(t, testtool.Promtool)
 	for _, args := range [][]string{{"check", "rules", "alerts.yml"}, {"test", "rules", "alerts_test.yml"}, {"check", "config", "prometheus.yml"}} {
 		cmd := exec.Command(promtool, args...)
 		cmd.Dir = alertsDir

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"moviesdiary/internal/adapters/metrics"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // TestWorkerMetricsAfterASmallRun delivers a few events through the real engine and SQLite queue
@@ -38,7 +38,7 @@ func TestWorkerMetricsAfterASmallRun(t *testing.T) {
 	if err := s.Enqueue(ctx, domain.SearchReindexRequested{}, domain.SearchReindexRequested{}, domain.PosterSynced{MovieID: [16]byte{1}}); err != nil {
 		t.Fatal(err)
 	}
-	q := s.Queue(sqlite.QueueConfig{Logger: log})
+	q := s.Queue(outbox.QueueConfig{Logger: log})
 	defer q.Close()
 	msgs, err := q.Claim(ctx, 2) // the two reindex events; PosterSynced stays pending
 	if err != nil {

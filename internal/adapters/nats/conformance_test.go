@@ -21,6 +21,7 @@ import (
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 const conformanceMaxAttempts = 5
@@ -122,7 +123,7 @@ func (h *busHarness) Publish(t *testing.T, events ...domain.Event) []string {
 	h.mu.Lock()
 	for i, e := range events {
 		id := uuid.New()
-		ids[i], withIDs[i] = id.String(), sqlite.EventWithID{ID: id, Event: e}
+		ids[i], withIDs[i] = id.String(), outbox.EventWithID{ID: id, Event: e}
 		h.copies[ids[i]] = 1
 	}
 	h.mu.Unlock()

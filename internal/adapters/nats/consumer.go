@@ -12,6 +12,7 @@ import (
 
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // WaitMaxDefault is how long one Wait long-polls the consumer for a message.
@@ -20,12 +21,13 @@ const WaitMaxDefault = 5 * time.Second
 // maxTermReason bounds the reason sent with a terminated message.
 const maxTermReason = 1 << 10
 
-// Outbox records a settle in one SQLite transaction: the ledger marks and the events' outcomes
-// in their outbox rows (*sqlite.Ledger).
-type Outbox interface {
-	// Record reports, per outcome, whether it was superseded: the event is done, or a later
-	// relay round owns its row, so the outcome changed nothing.
-	Record(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error)
+// Settler writes a consumer's settle in one store transaction: the ledger marks and the events'
+// outcomes in their outbox rows (sqlstore.Ledger: the ledger, because the marks
+// and the outcomes commit together).
+type Settler interface {
+	// SettleOutcomes reports, per outcome, whether it was superseded: the event is done, or a
+	// later relay round owns its row, so the outcome changed nothing.
+	SettleOutcomes(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error)
 }
 
 // ConsumerConfig tunes a Consumer; zero fields take the defaults.
@@ -62,7 +64,7 @@ type ConsumerConfig struct {
 type Consumer struct {
 	conn       *Conn
 	cons       jetstream.Consumer
-	outbox     Outbox
+	settler    Settler
 	cfg        ConsumerConfig
 	log        *slog.Logger
 	now        func() time.Time
@@ -80,12 +82,12 @@ var _ delivery.Source = (*Consumer)(nil)
 
 // NewConsumer wraps cons (from Setup); its live max_deliver and ack_wait decide when a nak is
 // the last one and how often in-progress notices go. Run sends the notices.
-func NewConsumer(conn *Conn, cons jetstream.Consumer, outbox Outbox, cfg ConsumerConfig) *Consumer {
+func NewConsumer(conn *Conn, cons jetstream.Consumer, settler Settler, cfg ConsumerConfig) *Consumer {
 	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
 	info := cons.CachedInfo().Config
 	cfg.Horizon = cmp.Or(cfg.Horizon, Horizon(info.MaxDeliver, info.AckWait, domain.BackoffBase))
 	c := &Consumer{
-		conn: conn, cons: cons, outbox: outbox, cfg: cfg,
+		conn: conn, cons: cons, settler: settler, cfg: cfg,
 		log:        cmp.Or(cfg.Logger, slog.Default()),
 		now:        cfg.Now,
 		maxDeliver: info.MaxDeliver,
@@ -181,17 +183,14 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 			stale = append(stale, r)
 			continue
 		}
-		last := r.Kind == delivery.Retry && c.lastDelivery(r.Msg)
-		if last {
-			r.Kind, r.Err = delivery.DeadLetter, fmt.Errorf("max deliveries (%d) reached: %w", c.maxDeliver, r.Err)
-		}
+		r, last := outbox.Exhaust(r, c.lastDelivery(r.Msg), fmt.Sprintf("max deliveries (%d) reached", c.maxDeliver))
 		owned, exhausted = append(owned, r), append(exhausted, last)
 	}
 	outcomes := make([]delivery.RowOutcome, len(owned))
 	for i, r := range owned {
-		outcomes[i] = rowOutcome(r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
+		outcomes[i] = outbox.Outcome(r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
 	}
-	superseded, err := c.outbox.Record(ctx, now, collectMarks(results), outcomes)
+	superseded, err := c.settler.SettleOutcomes(ctx, now, collectMarks(results), outcomes)
 	if err != nil {
 		return fmt.Errorf("record outcomes: %w", err)
 	}
@@ -252,25 +251,6 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 		}
 	}
 	return nil
-}
-
-// rowOutcome is what a broker-fed consumer records in the outbox row for r. last: the broker
-// will not deliver this copy again after a nak.
-func rowOutcome(r delivery.Result, now time.Time, horizon time.Duration, last bool) delivery.RowOutcome {
-	o := delivery.RowOutcome{EventID: r.Msg.EventID, Round: r.Msg.Handoffs, Deliveries: r.Msg.Attempt, Err: r.Err}
-	switch {
-	case r.Kind == delivery.Ack || r.Kind == delivery.DeadLetter:
-		o.Kind = r.Kind
-	case r.Kind == delivery.Defer && last:
-		o.Kind, o.At = delivery.Return, r.Until
-	case r.Kind == delivery.Return && last:
-		o.Kind, o.At = delivery.Return, now
-	case r.Kind == delivery.Defer:
-		o.Kind, o.At = delivery.Retry, r.Until.Add(horizon)
-	default: // a retry, or a return JetStream redelivers at once
-		o.Kind, o.At = delivery.Retry, now.Add(r.Delay).Add(horizon)
-	}
-	return o
 }
 
 // lastDelivery reports whether JetStream will not deliver this message again after a nak.

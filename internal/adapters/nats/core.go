@@ -13,6 +13,7 @@ import (
 
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // coreBuffer bounds the messages received and not yet claimed; beyond it the subscription's own
@@ -48,13 +49,13 @@ type CoreConfig struct {
 // (published again at once, no attempt spent), and drops the pending retries (their rows are
 // re-relayed after the horizon).
 type CoreConsumer struct {
-	conn   *Conn
-	sub    *natsgo.Subscription
-	in     chan delivery.Message
-	outbox Outbox
-	cfg    CoreConfig
-	log    *slog.Logger
-	now    func() time.Time
+	conn    *Conn
+	sub     *natsgo.Subscription
+	in      chan delivery.Message
+	settler Settler
+	cfg     CoreConfig
+	log     *slog.Logger
+	now     func() time.Time
 
 	stash pending // received, not yet claimed
 
@@ -72,13 +73,13 @@ type retry struct {
 var _ delivery.Source = (*CoreConsumer)(nil)
 
 // SubscribeCore joins the queue group on every event subject; call Run to end it.
-func SubscribeCore(conn *Conn, outbox Outbox, cfg CoreConfig) (*CoreConsumer, error) {
+func SubscribeCore(conn *Conn, settler Settler, cfg CoreConfig) (*CoreConsumer, error) {
 	cfg.WaitMax = cmp.Or(cfg.WaitMax, WaitMaxDefault)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 5)
 	cfg.Horizon = cmp.Or(cfg.Horizon, Horizon(cfg.MaxAttempts, AckWaitDefault, domain.BackoffBase))
 	c := &CoreConsumer{
 		conn: conn,
-		in:   make(chan delivery.Message, coreBuffer), outbox: outbox, cfg: cfg,
+		in:   make(chan delivery.Message, coreBuffer), settler: settler, cfg: cfg,
 		log:     cmp.Or(cfg.Logger, slog.Default()),
 		now:     cfg.Now,
 		retries: map[*time.Timer]retry{},
@@ -151,15 +152,14 @@ func (c *CoreConsumer) Settle(ctx context.Context, results []delivery.Result) er
 	now := c.now()
 	outcomes := make([]delivery.RowOutcome, len(results))
 	exhausted := make([]bool, len(results)) // dead-lettered here, for want of attempts
+	reason := fmt.Sprintf("max attempts (%d) reached", c.cfg.MaxAttempts)
 	for i := range results {
 		r := &results[i]
-		if r.Kind == delivery.Retry && r.Msg.Attempt >= c.cfg.MaxAttempts {
-			r.Kind, r.Err = delivery.DeadLetter, fmt.Errorf("max attempts (%d) reached: %w", c.cfg.MaxAttempts, r.Err)
-			exhausted[i] = true
-		}
-		outcomes[i] = rowOutcome(*r, now, c.cfg.Horizon, r.Kind == delivery.Return)
+		*r, exhausted[i] = outbox.Exhaust(*r, r.Msg.Attempt >= c.cfg.MaxAttempts, reason)
+		// Only a return is the copy's last delivery: everything else is retried in process.
+		outcomes[i] = outbox.Outcome(*r, now, c.cfg.Horizon, r.Kind == delivery.Return)
 	}
-	superseded, err := c.outbox.Record(ctx, now, collectMarks(results), outcomes)
+	superseded, err := c.settler.SettleOutcomes(ctx, now, collectMarks(results), outcomes)
 	if err != nil {
 		return fmt.Errorf("record outcomes: %w", err)
 	}
@@ -281,15 +281,14 @@ func (c *CoreConsumer) handBack(msgs []delivery.Message) {
 		if m.EventID == "" {
 			continue // no row to hand back (done at its handoff)
 		}
-		outcomes = append(outcomes, delivery.RowOutcome{EventID: m.EventID, Kind: delivery.Return, Round: m.Handoffs,
-			Deliveries: m.Attempt, At: now})
+		outcomes = append(outcomes, outbox.Outcome(delivery.Result{Msg: m, Kind: delivery.Return}, now, c.cfg.Horizon, true))
 	}
 	if len(outcomes) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := c.outbox.Record(ctx, now, nil, outcomes); err != nil {
+	if _, err := c.settler.SettleOutcomes(ctx, now, nil, outcomes); err != nil {
 		c.log.Warn("events received but not started could not be handed back at shutdown; the relay publishes them again after its horizon",
 			"count", len(outcomes), "error", err)
 		return

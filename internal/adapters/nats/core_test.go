@@ -216,11 +216,11 @@ func TestCoreShutdownHandsBackWhatNoPumpClaimed(t *testing.T) {
 	}
 }
 
-// supersedingOutbox answers every outcome as superseded (or not): a later relay round owns the
+// supersedingSettler answers every outcome as superseded (or not): a later relay round owns the
 // row, or the event is done.
-type supersedingOutbox struct{ superseded bool }
+type supersedingSettler struct{ superseded bool }
 
-func (o supersedingOutbox) Record(_ context.Context, _ time.Time, _ []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error) {
+func (o supersedingSettler) SettleOutcomes(_ context.Context, _ time.Time, _ []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error) {
 	s := make([]bool, len(outcomes))
 	for i := range s {
 		s[i] = o.superseded
@@ -239,7 +239,7 @@ func TestCoreStaleRoundIsNeitherCountedNorRetried(t *testing.T) {
 	for _, superseded := range []bool{true, false} {
 		log, sink := newLogger(t)
 		var dead atomic.Int32
-		c, err := SubscribeCore(dial(t, url, log), supersedingOutbox{superseded}, CoreConfig{Prefix: testPrefix,
+		c, err := SubscribeCore(dial(t, url, log), supersedingSettler{superseded}, CoreConfig{Prefix: testPrefix,
 			Group: "worker", MaxAttempts: 2, Logger: log, OnDeadLetter: func() { dead.Add(1) }})
 		if err != nil {
 			t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // serverHostEnv makes the test binary a nats-server host ("port|store dir"), for the tests that
@@ -411,7 +412,7 @@ func run(t testing.TB, name string, part func(context.Context) error) (stop func
 // startRelay runs a relay over the store's queue until the test ends.
 func startRelay(t testing.TB, conn *Conn, s *sqlite.Store, cfg RelayConfig) {
 	t.Helper()
-	q := s.Queue(sqlite.QueueConfig{MaxAttempts: 5, Logger: cfg.Logger})
+	q := s.Queue(outbox.QueueConfig{MaxAttempts: 5, Logger: cfg.Logger})
 	t.Cleanup(func() { q.Close() })
 	runRelay(t, conn, q, cfg)
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
+	"moviesdiary/internal/outbox"
 )
 
 // killingOutbox kills the server right after the first claim once armed, so the relay holds
@@ -43,7 +43,7 @@ func TestOutageSpendsNoAttemptAndLosesNothing(t *testing.T) {
 	db := rawDB(t, store)
 	rec := newRecorder()
 	startConsumer(t, conn, cons, store, rec.handlers("w"), delivery.Config{}, log)
-	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	q := store.Queue(outbox.QueueConfig{Logger: log})
 	defer q.Close()
 	outbox := &killingOutbox{Source: q, kill: srv.kill}
 	runRelay(t, conn, outbox, RelayConfig{Logger: log, BackoffBase: 50 * time.Millisecond, AckTimeout: 2 * time.Second})

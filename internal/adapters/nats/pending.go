@@ -42,11 +42,14 @@ func (p *pending) firstOfEach(msgs []delivery.Message) []delivery.Message {
 	return first
 }
 
-// splitRepeats keeps the first message of each event id and returns the other copies apart. The
-// engine claims the ledger for a whole batch at once and cannot tell two copies of one event in
-// the same batch apart, so both would run; held back to the next claim, a copy finds the first
-// one's ledger claim (held: deferred) or its done rows (skipped). Messages without an id cannot
-// be deduplicated and all stay.
+// splitRepeats keeps the first message of each event id and returns the other copies apart. It
+// is not what keeps a handler from running twice: the ledger does that (a key repeated in one
+// claim is acquired once, and its copies are answered held: outbox.Claims). It saves the copy a
+// long wait: held in the same batch, a copy is deferred to the end of the first one's ledger
+// lease (30 minutes by default) though the first settles in moments; held back to the next
+// claim, it finds the first one's claim still held (deferred the same way) or, once the first
+// has settled, its done rows (skipped and acked at once). Messages without an id cannot be
+// deduplicated and all stay.
 func splitRepeats(msgs []delivery.Message) (first, repeats []delivery.Message) {
 	seen := make(map[string]bool, len(msgs))
 	first = msgs[:0]

@@ -16,6 +16,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
+	"moviesdiary/internal/outbox"
 )
 
 const foreignRow = `INSERT INTO event_queue (event_id, event_type, payload) VALUES (NULL, ?, ?)`
@@ -151,7 +152,7 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 	ids := enqueue(t, store, 20)
 
 	// First life: every row is published, none is marked done.
-	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	q := store.Queue(outbox.QueueConfig{Logger: log})
 	defer q.Close()
 	crashing := &crashingOutbox{Source: q}
 	stop := runRelay(t, conn, crashing, RelayConfig{Logger: log})
@@ -165,7 +166,7 @@ func TestRelayCrashAfterPublishRepublishesWithoutDuplicates(t *testing.T) {
 
 	// Second life, once the dead relay's lease has run out: the rows are claimed again and
 	// republished under the same ids.
-	later := func() time.Time { return time.Now().Add(sqlite.ClaimLeaseDefault + time.Second) }
+	later := func() time.Time { return time.Now().Add(outbox.ClaimLeaseDefault + time.Second) }
 	restarted := sqlitetest.Open(t, store.Path(), sqlite.WithClock(later))
 	startRelay(t, conn, restarted, RelayConfig{Logger: log, Now: later})
 	deliverytest.Eventually(t, 10*time.Second, "restarted relay handed every row off", func() bool {
@@ -265,7 +266,7 @@ func TestRelayRunReturnsOnceTheConnectionIsClosed(t *testing.T) {
 	log, _ := newLogger(t)
 	conn := dial(t, embeddedServer(t), log)
 	store := openStore(t)
-	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	q := store.Queue(outbox.QueueConfig{Logger: log})
 	t.Cleanup(func() { q.Close() })
 	r, err := NewRelay(conn, q, RelayConfig{Prefix: testPrefix, Logger: log})
 	if err != nil {
@@ -310,7 +311,7 @@ func TestRelayFinishesTheRoundInProgressAtShutdown(t *testing.T) {
 	store := openStore(t)
 	db := rawDB(t, store)
 	enqueue(t, store, 50)
-	q := store.Queue(sqlite.QueueConfig{Logger: log})
+	q := store.Queue(outbox.QueueConfig{Logger: log})
 	t.Cleanup(func() { q.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

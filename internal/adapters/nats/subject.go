@@ -15,6 +15,8 @@ var subjects = map[string]string{
 	"MovieDeleted":                "movie.deleted",
 	"UserUpdated":                 "user.updated",
 	"MovieEnrichmentRequested":    "movie.enrichment.requested",
+	"MovieResolutionRequested":    "movie.resolution.requested",
+	"MoviesMerged":                "movies.merged",
 	"ImageStored":                 "image.stored",
 	"WatchlistEntryAdded":         "watchlist.entry.added",
 	"WatchlistEntryRemoved":       "watchlist.entry.removed",

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
 )
 
 // TestOperatorTools: what `worker events` shows and changes: counts, a dead letter listed,
@@ -40,7 +40,7 @@ func TestOperatorTools(t *testing.T) {
 	if _, ok, err := b.s.OldestPending(ctx); err != nil || ok {
 		t.Fatalf("oldest pending: %v %v, want none", ok, err)
 	}
-	listed, err := b.s.DeadLettered(ctx, postgres.DeadFilter{IDs: []string{dead}})
+	listed, err := b.s.DeadLettered(ctx, outbox.DeadFilter{IDs: []string{dead}})
 	if err != nil || len(listed) != 1 || listed[0].EventID != dead || listed[0].LastError != "gone" {
 		t.Fatalf("dead-lettered %+v %v", listed, err)
 	}
@@ -53,10 +53,10 @@ func TestOperatorTools(t *testing.T) {
 	if r := b.row(t, dead); r.Status != "pending" || r.Attempts != 0 {
 		t.Fatalf("retried row %+v", r)
 	}
-	if n, err := b.s.DiscardEvents(ctx, postgres.DeadFilter{}); err != nil || n != 1 {
+	if n, err := b.s.DiscardEvents(ctx, outbox.DeadFilter{}); err != nil || n != 1 {
 		t.Fatalf("discard: %d %v, want the other dead letter", n, err)
 	}
-	if _, _, err := b.s.ShowEvent(ctx, other); !errors.Is(err, postgres.ErrEventNotFound) {
+	if _, _, err := b.s.ShowEvent(ctx, other); !errors.Is(err, outbox.ErrEventNotFound) {
 		t.Fatalf("discarded row: %v", err)
 	}
 	later := b.clock.Now().Add(48 * time.Hour)

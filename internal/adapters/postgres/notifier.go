@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"moviesdiary/internal/domain"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -84,12 +86,13 @@ func (n *notifier) wait(ctx context.Context, seen uint64, poll time.Duration) {
 
 // run listens until ctx ends, reconnecting with a growing pause whenever the connection fails.
 func (n *notifier) run(ctx context.Context) {
-	pause := listenRetryMin
+	pauses := domain.Pause{Min: listenRetryMin, Max: listenRetryMax}
 	for ctx.Err() == nil {
-		err := n.listen(ctx, func() { pause = listenRetryMin })
+		err := n.listen(ctx, pauses.Reset)
 		if ctx.Err() != nil {
 			return
 		}
+		pause := pauses.Next()
 		n.log.Warn("outbox notifications lost: reconnecting; queues poll meanwhile", "error", err, "retry_in", pause)
 		t := time.NewTimer(pause)
 		select {
@@ -98,7 +101,6 @@ func (n *notifier) run(ctx context.Context) {
 			t.Stop()
 			return
 		}
-		pause = min(2*pause, listenRetryMax)
 	}
 }
 

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"moviesdiary/internal/adapters/postgres/pgtest"
+	"moviesdiary/internal/adapters/sqlstore"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // TestNotifyWakesAWaitingClaimer: a queue waiting for work wakes when another connection commits
@@ -17,14 +18,7 @@ import (
 func TestNotifyWakesAWaitingClaimer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	// The template postgrestest.Template (which this package's own tests cannot import).
-	url := pgtest.FromTemplate(t, "migrated", func(ctx context.Context, url string) error {
-		s, err := OpenMigrated(ctx, url, slog.New(slog.DiscardHandler))
-		if err != nil {
-			return err
-		}
-		return s.Close()
-	})
+	url := migratedURL(t)
 	const poll = time.Hour
 	worker, err := Open(ctx, url, WithNotifyPoll(poll))
 	if err != nil {
@@ -36,26 +30,26 @@ func TestNotifyWakesAWaitingClaimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer server.Close()
-	q := worker.Queue(QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q := worker.Queue(outbox.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
 	// Listening: the connection counts itself once.
-	deliverytest.Eventually(t, 20*time.Second, "the notifier listening", func() bool { return q.notify.current() > 0 })
+	deliverytest.Eventually(t, 20*time.Second, "the notifier listening", func() bool { return worker.notify.current() > 0 })
 	for range 2 {
 		wakes(t, q, server)
 	}
 	// The LISTEN connection dies (a PostgreSQL restart, a proxy dropping it): the notifier
 	// reconnects, counting the reconnection as a wake-up, and commits wake the claimer again.
-	before := q.notify.current()
+	before := worker.notify.current()
 	var killed int
 	if err := server.db.GetContext(ctx, &killed, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 		WHERE datname = current_database() AND query = 'LISTEN `+notifyChannel+`'`); err != nil || killed != 1 {
 		t.Fatalf("terminated %d LISTEN connections (%v), want the notifier's one", killed, err)
 	}
-	deliverytest.Eventually(t, 20*time.Second, "the notifier back", func() bool { return q.notify.current() > before })
+	deliverytest.Eventually(t, 20*time.Second, "the notifier back", func() bool { return worker.notify.current() > before })
 	wakes(t, q, server)
 }
 
 // wakes checks that a claimer that found nothing and waits wakes on server's next commit.
-func wakes(t *testing.T, q *Queue, server *Store) {
+func wakes(t *testing.T, q *sqlstore.Queue, server *Store) {
 	t.Helper()
 	ctx := context.Background()
 	if msgs, err := q.Claim(ctx, 10); err != nil || len(msgs) != 0 {

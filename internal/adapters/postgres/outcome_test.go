@@ -11,9 +11,11 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/adapters/postgres"
+	"moviesdiary/internal/adapters/sqlstore"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/outbox/outboxtest"
 )
 
@@ -21,27 +23,27 @@ import (
 type bundle struct {
 	s     *postgres.Store
 	clock *outboxtest.Clock
-	q     *postgres.Queue
+	q     *sqlstore.Queue
 }
 
 func setup(t *testing.T, maxAttempts int, onDead func()) *bundle {
 	t.Helper()
 	clock := outboxtest.NewClock(time.Now().Truncate(time.Millisecond))
 	s, _ := open(t, postgres.WithClock(clock.Now))
-	q := s.Queue(postgres.QueueConfig{MaxAttempts: maxAttempts, Logger: deliverytest.Logger(t), OnDeadLetter: onDead})
+	q := s.Queue(outbox.QueueConfig{MaxAttempts: maxAttempts, Logger: deliverytest.Logger(t), OnDeadLetter: onDead})
 	return &bundle{s: s, clock: clock, q: q}
 }
 
 func (b *bundle) enqueue(t *testing.T) string {
 	t.Helper()
 	id := uuid.New()
-	if err := b.s.Enqueue(context.Background(), postgres.EventWithID{ID: id, Event: domain.SearchReindexRequested{}}); err != nil {
+	if err := b.s.Enqueue(context.Background(), outbox.EventWithID{ID: id, Event: domain.SearchReindexRequested{}}); err != nil {
 		t.Fatal(err)
 	}
 	return id.String()
 }
 
-func (b *bundle) row(t *testing.T, id string) postgres.EventRow {
+func (b *bundle) row(t *testing.T, id string) outbox.EventRow {
 	t.Helper()
 	r, _, err := b.s.ShowEvent(context.Background(), id)
 	if err != nil {
@@ -64,7 +66,7 @@ func TestAbandonedDeliveriesCountAsAttempts(t *testing.T) {
 		if err != nil || len(msgs) != 1 || msgs[0].Attempt != n {
 			t.Fatalf("claim %d: %+v %v; want the event as delivery %d", n, msgs, err, n)
 		}
-		b.clock.Advance(postgres.ClaimLeaseDefault) // the worker dies holding the claim
+		b.clock.Advance(outbox.ClaimLeaseDefault) // the worker dies holding the claim
 	}
 	if msgs, err := b.q.Claim(ctx, 10); err != nil || len(msgs) != 0 {
 		t.Fatalf("after %d abandoned deliveries a claim got %d messages (%v); want none", maxAttempts, len(msgs), err)
@@ -98,7 +100,7 @@ func TestRecordedOutcomes(t *testing.T) {
 	record := func(o delivery.RowOutcome) {
 		t.Helper()
 		o.EventID = id
-		if _, err := b.s.Ledger().Record(ctx, b.clock.Now(), nil, []delivery.RowOutcome{o}); err != nil {
+		if _, err := b.s.Ledger().SettleOutcomes(ctx, b.clock.Now(), nil, []delivery.RowOutcome{o}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/outbox/outboxtest"
 )
 
@@ -43,7 +44,7 @@ func TestClaimersNeverShareARow(t *testing.T) {
 		if w%2 == 1 {
 			store = b
 		}
-		q := store.Queue(postgres.QueueConfig{Logger: deliverytest.Logger(t)})
+		q := store.Queue(outbox.QueueConfig{Logger: deliverytest.Logger(t)})
 		wg.Go(func() {
 			for {
 				msgs, err := q.Claim(ctx, 7)
@@ -83,17 +84,17 @@ func TestStaleOwnerCannotClobber(t *testing.T) {
 	if err := s.Enqueue(ctx, domain.SearchReindexRequested{}); err != nil {
 		t.Fatal(err)
 	}
-	stale, fresh := s.Queue(postgres.QueueConfig{Logger: deliverytest.Logger(t)}), s.Queue(postgres.QueueConfig{Logger: deliverytest.Logger(t)})
+	stale, fresh := s.Queue(outbox.QueueConfig{Logger: deliverytest.Logger(t)}), s.Queue(outbox.QueueConfig{Logger: deliverytest.Logger(t)})
 	old, err := stale.Claim(ctx, 10)
 	if err != nil || len(old) != 1 {
 		t.Fatalf("first claim: %d, %v", len(old), err)
 	}
-	clock.Advance(postgres.ClaimLeaseDefault)
+	clock.Advance(outbox.ClaimLeaseDefault)
 	now, err := fresh.Claim(ctx, 10)
 	if err != nil || len(now) != 1 || now[0].RowID != old[0].RowID {
 		t.Fatalf("claim after the lease: %+v, %v", now, err)
 	}
-	row := func() postgres.EventRow {
+	row := func() outbox.EventRow {
 		r, _, err := s.ShowEvent(ctx, fmt.Sprint(old[0].RowID))
 		if err != nil {
 			t.Fatal(err)

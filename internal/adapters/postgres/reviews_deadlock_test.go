@@ -90,4 +90,34 @@ func TestReviewsOfAuthorsWithSharedFollowers(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+
+	// The store runs a deadlocked transaction again, so the requests above succeed either way;
+	// the locks (lockFeedCounts, lockFollowers) are meant to leave PostgreSQL nothing to break.
+	// A backend adds its deadlocks to pg_stat_database when it ends: end the store's, then read.
+	s.Close()
+	db.SetMaxIdleConns(1) // the test's own connections but one end too
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var others int
+		if err := db.GetContext(ctx, &others, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`); err != nil {
+			t.Fatal(err)
+		}
+		if others == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections of the closed store are still open", others)
+		}
+		<-tick.C
+	}
+	var deadlocks int
+	if err := db.GetContext(ctx, &deadlocks, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	if deadlocks != 0 {
+		t.Errorf("PostgreSQL broke %d deadlocks among the writes", deadlocks)
+	}
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/metrics"
-	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/storetest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // beginEnqueue opens a transaction on db that enqueues events and is left open, and returns it
@@ -27,7 +27,7 @@ func beginEnqueue(t *testing.T, db *sqlx.DB, events ...domain.Event) (*sqlx.Tx, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = tx.Rollback() })
-	if err := postgres.EnqueueEvents(ctx, tx, time.Now(), events...); err != nil {
+	if err := outbox.Insert(ctx, tx, time.Now(), events...); err != nil {
 		t.Fatal(err)
 	}
 	var id int64

@@ -17,6 +17,10 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/adapters/sqlstore"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // driverName is pgx's database/sql driver; sqlx knows it binds $1, $2, ….
@@ -33,10 +37,12 @@ const (
 // handles concurrent writers itself, so there is no single writer connection and no group
 // commit), and the commit notifier its queues wait on.
 type Store struct {
+	// Store holds the repositories written once for both engines.
+	*sqlstore.Store
 	url    string
 	db     *sqlx.DB
 	now    func() time.Time
-	insert EnqueueFunc
+	insert sqlstore.EnqueueFunc
 
 	// notify is the LISTEN connection, started by the first Queue and stopped by Close.
 	notifyOnce sync.Once
@@ -52,7 +58,7 @@ type Option func(*options)
 
 type options struct {
 	now      func() time.Time
-	enqueue  EnqueueFunc
+	enqueue  sqlstore.EnqueueFunc
 	maxConns int
 	maxIdle  int
 	poll     time.Duration
@@ -70,8 +76,8 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithEnqueue replaces how the store's writes insert their events, for tests and benchmarks
-// only, as the SQLite store's option of the same name. nil keeps EnqueueEvents.
-func WithEnqueue(f EnqueueFunc) Option {
+// only, as the SQLite store's option of the same name. nil keeps outbox.Insert.
+func WithEnqueue(f sqlstore.EnqueueFunc) Option {
 	return func(o *options) { o.enqueue = f }
 }
 
@@ -139,8 +145,9 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		s.now = time.Now
 	}
 	if s.insert == nil {
-		s.insert = EnqueueEvents
+		s.insert = outbox.Insert
 	}
+	s.Store = sqlstore.New(sqlstore.Config{Dialect: &dialect{s: s}, Read: db, Now: s.now, Enqueue: s.insert})
 	if err := s.connect(ctx, o.wait, o.log); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -150,9 +157,10 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 
 // connect pings the database until it answers, for at most wait, backing off from 250 ms to 5 s.
 func (s *Store) connect(ctx context.Context, wait time.Duration, log *slog.Logger) error {
-	deadline, backoff := time.Now().Add(wait), 250*time.Millisecond
+	deadline, pause := time.Now().Add(wait), domain.Pause{Min: 250 * time.Millisecond, Max: 5 * time.Second}
 	for {
 		err := s.Ping(ctx)
+		backoff := pause.Next()
 		if err == nil || time.Now().Add(backoff).After(deadline) || ctx.Err() != nil {
 			return err
 		}
@@ -164,7 +172,6 @@ func (s *Store) connect(ctx context.Context, wait time.Duration, log *slog.Logge
 			return err
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 5*time.Second)
 	}
 }
 
@@ -186,16 +193,5 @@ func (s *Store) Close() error {
 // write runs fn in a transaction and commits it if fn returns nil. A failure for want of space
 // comes back as a *domain.StorageFullError.
 func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return storageFull(fmt.Errorf("begin: %w", err))
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return storageFull(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return storageFull(fmt.Errorf("commit: %w", err))
-	}
-	return nil
+	return storageFull(sqlstore.RunTx(ctx, s.db, fn))
 }

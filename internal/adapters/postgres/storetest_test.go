@@ -10,6 +10,7 @@ import (
 	"moviesdiary/internal/adapters/postgres"
 	"moviesdiary/internal/adapters/storetest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // openForSuite opens a store on a fresh migrated database whose enqueue fails while faults are
@@ -19,7 +20,7 @@ func openForSuite(t *testing.T, faults *storetest.Faults) *postgres.Store {
 		if err := faults.Err(); err != nil {
 			return err
 		}
-		if err := postgres.EnqueueEvents(ctx, tx, now, events...); err != nil {
+		if err := outbox.Insert(ctx, tx, now, events...); err != nil {
 			return err
 		}
 		return faults.ErrAfter()

@@ -19,6 +19,7 @@ import (
 
 	"moviesdiary/internal/adapters/sqlrow"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/federation"
 	"moviesdiary/migrations"
 )
@@ -626,7 +627,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log
 		return rep, err
 	}
 	// The original's search index is dropped; the worker rebuilds ours from the carried rows.
-	if err := EnqueueEvents(ctx, tx, time.Now(), domain.SearchReindexRequested{}); err != nil {
+	if err := outbox.Insert(ctx, tx, time.Now(), domain.SearchReindexRequested{}); err != nil {
 		return rep, fmt.Errorf("request a search reindex: %w", err)
 	}
 	log.Debug("adopt: legacy tables kept", "duration", time.Since(began).Round(time.Millisecond))

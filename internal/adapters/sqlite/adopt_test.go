@@ -18,6 +18,7 @@ import (
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/federation"
 	"moviesdiary/internal/usecase/integration"
 	"moviesdiary/internal/usecase/search"
@@ -613,7 +614,7 @@ func TestAdoptedProcessingRowDeliveredOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := s.Queue(QueueConfig{Logger: testLogger(t)})
+	q := s.Queue(outbox.QueueConfig{Logger: testLogger(t)})
 	defer q.Close()
 	pump := delivery.NewPump(q, engine, delivery.PumpConfig{Logger: testLogger(t)})
 	done := make(chan error, 1)

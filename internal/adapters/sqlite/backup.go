@@ -85,7 +85,7 @@ func CheckUnused(ctx context.Context, path string) error {
 	defer db.Close()
 	var mode string
 	err = db.QueryRowContext(ctx, `PRAGMA journal_mode = DELETE`).Scan(&mode)
-	if err != nil && (strings.Contains(err.Error(), "locked") || strings.Contains(err.Error(), "busy")) || err == nil && mode != "delete" {
+	if err != nil && busyOrLocked(err) || err == nil && mode != "delete" {
 		return fmt.Errorf("%w: %s is open in another process; stop the server and every worker first", ErrInUse, path)
 	}
 	return err

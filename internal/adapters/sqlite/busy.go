@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+
+	"moviesdiary/internal/domain"
 )
 
 // The writer connection waits for the write lock itself rather than through SQLite's busy
@@ -28,7 +30,8 @@ const (
 func (c *shieldConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	ctx = c.ctx(ctx)
 	var deadline time.Time
-	for wait := beginBackoffMin; ; wait = min(2*wait, beginBackoffMax) {
+	wait := domain.Pause{Min: beginBackoffMin, Max: beginBackoffMax}
+	for {
 		tx, err := c.SQLiteConn.BeginTx(ctx, opts)
 		if err == nil || !isBusy(err) {
 			return tx, err
@@ -42,7 +45,7 @@ func (c *shieldConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pause(wait)
+		pause(wait.Next())
 	}
 }
 

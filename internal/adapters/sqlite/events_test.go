@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // errOutboxDown is what a faultyOutbox's enqueue returns.
@@ -31,7 +32,7 @@ func (f *faultyOutbox) option() Option {
 				}
 			}
 		}
-		return EnqueueEvents(ctx, tx, now, events...)
+		return outbox.Insert(ctx, tx, now, events...)
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"moviesdiary/internal/adapters/sqlstore"
 )
 
 // ErrNoDatabase is returned by OpenExisting when no database file is at the path.
@@ -26,31 +28,5 @@ func OpenExisting(ctx context.Context, path string, opts ...Option) (*Store, err
 		return nil, fmt.Errorf("%w at %s: it is a directory", ErrNoDatabase, path)
 	}
 	s, err := Open(ctx, path, opts...)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkSchema(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// checkSchema is nil when the database is migrated to this binary's latest version (or beyond:
-// a newer binary migrated it, and migrations only add).
-func (s *Store) checkSchema(ctx context.Context) error {
-	latest, err := LatestVersion()
-	if err != nil {
-		return err
-	}
-	v, dirty, err := s.Version(ctx)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s is not a migrated moviesdiary database: %w", s.path, err)
-	case dirty:
-		return fmt.Errorf("%s: schema version %d is dirty (a migration failed); see the server's log", s.path, v)
-	case v < latest:
-		return fmt.Errorf("%s: schema version %d, this binary needs %d: start the server or a worker once to migrate it", s.path, v, latest)
-	}
-	return nil
+	return sqlstore.OpenedMigrated(ctx, s, err, path, LatestVersion)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // TestEnqueueEventWithIDIsIdempotent: an event with a writer-chosen id keeps that id, and
@@ -19,10 +20,10 @@ func TestEnqueueEventWithIDIsIdempotent(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	id := uuid.MustParse("5e0f7a1c-1111-5222-8333-444455556666")
-	d := EventWithID{ID: id, Event: domain.FederationDeliveryRequested{InboxURL: "https://r.example/inbox",
+	d := outbox.EventWithID{ID: id, Event: domain.FederationDeliveryRequested{InboxURL: "https://r.example/inbox",
 		ActivityJSON: []byte(`{"id":"x","type":"Create"}`), SigningActorID: uuid.New()}}
 	for range 2 {
-		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error { return EnqueueEvents(ctx, tx, s.now(), d, d, domain.SearchReindexRequested{}) }); err != nil {
+		if err := s.writeAlone(ctx, func(tx *sqlx.Tx) error { return outbox.Insert(ctx, tx, s.now(), d, d, domain.SearchReindexRequested{}) }); err != nil {
 			t.Fatal(err)
 		}
 	}

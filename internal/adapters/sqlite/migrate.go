@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	msqlite "github.com/golang-migrate/migrate/v4/database/sqlite3"
 
+	"moviesdiary/internal/domain"
 	"moviesdiary/migrations"
 )
 
@@ -58,17 +58,17 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 // been retried migrateRetries times, waiting migrateBackoffMin doubling to migrateBackoffMax
 // between tries (through wait, which tests replace to see the schedule without sleeping).
 func migrateWithRetry(ctx context.Context, log *slog.Logger, once func() error, wait func(context.Context, time.Duration) error) error {
-	backoff := migrateBackoffMin
+	backoff := domain.Pause{Min: migrateBackoffMin, Max: migrateBackoffMax}
 	for attempt := 0; ; attempt++ {
 		err := once()
 		if err == nil || attempt == migrateRetries || !retryable(err) {
 			return err
 		}
-		log.Warn("migration raced, retrying", "error", err, "retry_in", backoff)
-		if err := wait(ctx, backoff); err != nil {
+		d := backoff.Next()
+		log.Warn("migration raced, retrying", "error", err, "retry_in", d)
+		if err := wait(ctx, d); err != nil {
 			return err
 		}
-		backoff = min(2*backoff, migrateBackoffMax)
 	}
 }
 
@@ -121,10 +121,10 @@ func (s *Store) Version(ctx context.Context) (version uint, dirty bool, err erro
 // LatestVersion is the newest embedded migration.
 func LatestVersion() (uint, error) { return migrations.Latest(migrations.FS) }
 
+// retryable reports whether a migration failed because another connection held the database
+// (SQLite's busy or locked, or golang-migrate's own lock), so that trying again can succeed.
 func retryable(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") ||
-		errors.Is(err, migrate.ErrLocked)
+	return busyOrLocked(err) || errors.Is(err, migrate.ErrLocked)
 }
 
 // lockFile takes an exclusive advisory lock on path, polling until ctx or a timeout ends.

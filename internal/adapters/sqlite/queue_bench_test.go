@@ -9,6 +9,7 @@ import (
 
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // BenchmarkClaimSettle measures the queue's hot path, one batch of claimBatch rows per op, as the
@@ -19,7 +20,7 @@ func BenchmarkClaimSettle(b *testing.B) {
 	const claimBatch = 100
 	ctx := context.Background()
 	s := newStore(b)
-	q := s.Queue(QueueConfig{Logger: testLogger(b)})
+	q := s.Queue(outbox.QueueConfig{Logger: testLogger(b)})
 	b.Cleanup(func() { q.Close() })
 	l := s.Ledger()
 	batch := make([]domain.Event, claimBatch)

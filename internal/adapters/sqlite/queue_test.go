@@ -14,15 +14,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/sqlstore"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // bundle is one test's database, clock, queue and recording handlers.
 type bundle struct {
 	s     *Store
 	clock *fakeClock
-	q     *Queue
+	q     *sqlstore.Queue
 	calls *callLog
 }
 
@@ -48,7 +50,7 @@ func setup(t *testing.T, maxAttempts int) *bundle {
 	t.Helper()
 	clock := &fakeClock{t: time.Now()}
 	s := newStore(t, WithClock(clock.now))
-	q := s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t)})
+	q := s.Queue(outbox.QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t)})
 	t.Cleanup(func() { q.Close() })
 	return &bundle{s: s, clock: clock, q: q, calls: &callLog{n: map[string]int{}}}
 }
@@ -148,7 +150,7 @@ func TestEnqueueRollsBackWithTransaction(t *testing.T) {
 	b := setup(t, 5)
 	boom := errors.New("boom")
 	err := b.s.writeAlone(context.Background(), func(tx *sqlx.Tx) error {
-		if err := EnqueueEvents(context.Background(), tx, b.clock.now(), reindex, posterSynced()); err != nil {
+		if err := outbox.Insert(context.Background(), tx, b.clock.now(), reindex, posterSynced()); err != nil {
 			return err
 		}
 		return boom
@@ -175,7 +177,7 @@ func TestEnqueueStampsTheStoreClock(t *testing.T) {
 	for _, at := range []time.Time{time.Now().Add(24 * time.Hour), time.Now().Add(-24 * time.Hour)} {
 		clock := &fakeClock{t: at}
 		s := newStore(t, WithClock(clock.now))
-		q := s.Queue(QueueConfig{Logger: testLogger(t)})
+		q := s.Queue(outbox.QueueConfig{Logger: testLogger(t)})
 		t.Cleanup(func() { q.Close() })
 		if err := s.Enqueue(context.Background(), reindex); err != nil {
 			t.Fatal(err)
@@ -233,7 +235,7 @@ func TestClaimTakesOnlyDuePendingRows(t *testing.T) {
 func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, kind := range []delivery.Kind{delivery.Retry, delivery.Return, delivery.Defer, delivery.DeadLetter} {
+	for _, kind := range []delivery.Disposition{delivery.Retry, delivery.Return, delivery.Defer, delivery.DeadLetter} {
 		t.Run(kind.String(), func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, 5)
@@ -242,7 +244,7 @@ func TestStaleClaimerCannotSettleAReclaimedRow(t *testing.T) {
 			if err != nil || len(stale) != 1 {
 				t.Fatalf("first claim: %d %v", len(stale), err)
 			}
-			b.clock.advance(ClaimLeaseDefault)
+			b.clock.advance(outbox.ClaimLeaseDefault)
 			owner, err := b.q.Claim(ctx, 10)
 			if err != nil || len(owner) != 1 {
 				t.Fatalf("reclaim: %d %v", len(owner), err)
@@ -276,7 +278,7 @@ func TestClaimReclaimsExpiredLease(t *testing.T) {
 		t.Fatal("first claim failed")
 	}
 	// The claimer dies here. Another worker finds nothing before the lease ends…
-	b.clock.advance(ClaimLeaseDefault - time.Millisecond)
+	b.clock.advance(outbox.ClaimLeaseDefault - time.Millisecond)
 	if msgs, _ := b.q.Claim(context.Background(), 10); len(msgs) != 0 {
 		t.Fatal("reclaimed before the lease expired")
 	}
@@ -699,7 +701,7 @@ func TestAbandonedDeliveriesCountAsAttempts(t *testing.T) {
 	b := setup(t, maxAttempts)
 	ctx := context.Background()
 	var counted atomic.Int32
-	q := b.s.Queue(QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t), OnDeadLetter: func() { counted.Add(1) }})
+	q := b.s.Queue(outbox.QueueConfig{MaxAttempts: maxAttempts, Logger: testLogger(t), OnDeadLetter: func() { counted.Add(1) }})
 	t.Cleanup(func() { q.Close() })
 	id := b.enqueue(t, reindex)[0]
 	for n := 1; n <= maxAttempts; n++ {
@@ -707,7 +709,7 @@ func TestAbandonedDeliveriesCountAsAttempts(t *testing.T) {
 		if err != nil || len(msgs) != 1 || msgs[0].Attempt != n {
 			t.Fatalf("claim %d: %+v %v; want the event as delivery %d", n, msgs, err, n)
 		}
-		b.clock.advance(ClaimLeaseDefault) // the worker dies holding the claim
+		b.clock.advance(outbox.ClaimLeaseDefault) // the worker dies holding the claim
 	}
 	msgs, err := q.Claim(ctx, 10)
 	if err != nil || len(msgs) != 0 {
@@ -731,7 +733,7 @@ func TestDeferAfterAReclaimSpendsNothing(t *testing.T) {
 	if msgs, err := b.q.Claim(ctx, 10); err != nil || len(msgs) != 1 {
 		t.Fatalf("claim: %v %v", msgs, err)
 	}
-	b.clock.advance(ClaimLeaseDefault)
+	b.clock.advance(outbox.ClaimLeaseDefault)
 	msgs, err := b.q.Claim(ctx, 10)
 	if err != nil || len(msgs) != 1 || msgs[0].Attempt != 2 {
 		t.Fatalf("reclaim: %+v %v; want delivery 2", msgs, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
 )
 
 // TestForeignRowsCarryTheirRowID: a claimed foreign writer's row (no event id) carries its row
@@ -20,7 +21,7 @@ func TestForeignRowsCarryTheirRowID(t *testing.T) {
 	var logs lockedBuffer
 	clock := &fakeClock{t: time.Now()}
 	s := newStore(t, WithClock(clock.now))
-	q := s.Queue(QueueConfig{MaxAttempts: 1, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	q := s.Queue(outbox.QueueConfig{MaxAttempts: 1, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	t.Cleanup(func() { q.Close() })
 	for range 2 {
 		if _, err := s.write.Exec(`INSERT INTO event_queue (event_type, payload) VALUES ('SearchReindexRequested', '{"type":"SearchReindexRequested"}')`); err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"moviesdiary/internal/adapters/sqlstore"
+
 	"github.com/jmoiron/sqlx"
 	"github.com/mattn/go-sqlite3"
 )
@@ -115,16 +117,8 @@ func (s *Store) writeShielded(fn func(tx *sqlx.Tx) error) error {
 		return err
 	}
 	defer func() { _ = shield(false) }()
-	tx, err := conn.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
+	if err := sqlstore.RunTx(ctx, conn, fn); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	s.ckpt.committed()
 	return nil

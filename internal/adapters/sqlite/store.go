@@ -17,6 +17,10 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/mattn/go-sqlite3"
+
+	"moviesdiary/internal/adapters/sqlstore"
+	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // driverName is go-sqlite3 with the per-connection settings no DSN parameter offers: temporary
@@ -48,12 +52,14 @@ func register(name, pragmas string) {
 // the write lock up front means a transaction never fails trying to upgrade a read lock
 // (SQLITE_BUSY mid-transaction). Reads use a separate pool and never wait for the writer (WAL).
 type Store struct {
+	// Store holds the repositories written once for both engines.
+	*sqlstore.Store
 	path  string
 	write *sqlx.DB
 	read  *sqlx.DB
 	now   func() time.Time
-	// insert writes a transaction's events: EnqueueEvents except where WithEnqueue replaced it.
-	insert EnqueueFunc
+	// insert writes a transaction's events: outbox.Insert except where WithEnqueue replaced it.
+	insert sqlstore.EnqueueFunc
 	// group commits the repositories' concurrent writes together (writeGrouped).
 	group groupCommit
 	ckpt  *checkpointer
@@ -69,7 +75,7 @@ type Option func(*options)
 
 type options struct {
 	now     func() time.Time
-	enqueue EnqueueFunc
+	enqueue sqlstore.EnqueueFunc
 	measure *WriteFunc
 	sync    Synchronous
 }
@@ -112,8 +118,8 @@ func WithClock(now func() time.Time) Option {
 // WithEnqueue replaces how the store's writes insert their events, for tests and the write-path
 // benchmark only: a failing func proves a write rolls back with its events, a no-op measures the
 // outbox's cost. A test that toggles a failure passes a func that consults its own switch and
-// otherwise calls EnqueueEvents. nil keeps EnqueueEvents.
-func WithEnqueue(f EnqueueFunc) Option {
+// otherwise calls outbox.Insert. nil keeps outbox.Insert.
+func WithEnqueue(f sqlstore.EnqueueFunc) Option {
 	return func(o *options) { o.enqueue = f }
 }
 
@@ -129,7 +135,7 @@ func WithMeasurementWriter(w *WriteFunc) Option {
 
 // Open opens (creating if needed) the database file at path. It does not migrate; call Migrate.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	o := options{now: time.Now, enqueue: EnqueueEvents}
+	o := options{now: time.Now, enqueue: outbox.Insert}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -137,7 +143,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		o.now = time.Now
 	}
 	if o.enqueue == nil {
-		o.enqueue = EnqueueEvents
+		o.enqueue = outbox.Insert
 	}
 	if o.sync == "" {
 		o.sync = SynchronousDefault
@@ -172,6 +178,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	read.SetMaxOpenConns(readConns())
 	read.SetMaxIdleConns(readConns())
 	s := &Store{path: path, write: write, read: read, now: o.now, insert: o.enqueue, ckpt: newCheckpointer(path, write.DB)}
+	s.Store = sqlstore.New(sqlstore.Config{Dialect: dialect{s}, Read: read, Now: o.now, Enqueue: o.enqueue})
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.bg.Go(func() { _ = s.ckpt.run(bg) })
@@ -221,7 +228,8 @@ func noBusyHandler(d string) string {
 // busy timeout while another process migrates or writes, so it is retried for a while.
 func (s *Store) enableWAL(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
-	for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
+	backoff := domain.Pause{Min: 10 * time.Millisecond, Max: time.Second}
+	for {
 		var mode string
 		err := s.write.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
 		if err == nil && mode == "wal" {
@@ -230,11 +238,11 @@ func (s *Store) enableWAL(ctx context.Context) error {
 		if err == nil {
 			err = fmt.Errorf("journal mode is %q, not wal", mode)
 		}
-		if !strings.Contains(err.Error(), "locked") && !strings.Contains(err.Error(), "busy") || time.Now().After(deadline) {
+		if !busyOrLocked(err) || time.Now().After(deadline) {
 			return fmt.Errorf("enable WAL: %w", err)
 		}
 		select {
-		case <-time.After(backoff):
+		case <-time.After(backoff.Next()):
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -262,16 +270,8 @@ func (s *Store) Ping(ctx context.Context) error {
 // writeAlone runs fn in a write transaction of its own (BEGIN IMMEDIATE) and commits it if fn
 // returns nil. A failure for want of space comes back as a *domain.StorageFullError.
 func (s *Store) writeAlone(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := s.write.BeginTxx(ctx, nil)
-	if err != nil {
-		return storageFull(fmt.Errorf("begin: %w", err))
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
+	if err := sqlstore.RunTx(ctx, s.write, fn); err != nil {
 		return storageFull(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return storageFull(fmt.Errorf("commit: %w", err))
 	}
 	s.ckpt.committed()
 	return nil

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"moviesdiary/internal/outbox"
+
 	"github.com/jmoiron/sqlx"
 	"go.uber.org/goleak"
 )
@@ -64,11 +66,11 @@ func TestCloseJoinsEveryGoroutine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := s.Queue(QueueConfig{Logger: testLogger(t)})
+	q := s.Queue(outbox.QueueConfig{Logger: testLogger(t)})
 	if err := s.Enqueue(ctx, reindex); err != nil { // a commit kicks the checkpointer
 		t.Fatal(err)
 	}
-	if err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error { return s.enqueue(ctx, tx, reindex) }); err != nil {
+	if err := s.writeGrouped(ctx, func(tx *sqlx.Tx) error { return outbox.Insert(ctx, tx, s.now(), reindex) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := q.Claim(ctx, 10); err != nil {

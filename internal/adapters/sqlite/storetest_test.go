@@ -12,6 +12,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
 	"moviesdiary/internal/adapters/storetest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // openForSuite opens a migrated store in a fresh file whose enqueue fails while faults are on
@@ -22,7 +23,7 @@ func openForSuite(t *testing.T, faults *storetest.Faults) *sqlite.Store {
 			if err := faults.Err(); err != nil {
 				return err
 			}
-			if err := sqlite.EnqueueEvents(ctx, tx, now, events...); err != nil {
+			if err := outbox.Insert(ctx, tx, now, events...); err != nil {
 				return err
 			}
 			return faults.ErrAfter()

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"moviesdiary/internal/domain"
+
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -72,10 +74,7 @@ func (w *watcher) wait(ctx context.Context, max time.Duration) error {
 	chase := time.NewTimer(time.Hour)
 	chase.Stop()
 	defer chase.Stop()
-	var (
-		interval time.Duration
-		chaseEnd time.Time
-	)
+	var chaseEnd time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -93,19 +92,20 @@ func (w *watcher) wait(ctx context.Context, max time.Duration) error {
 			if changed, err := w.settle(ctx); changed || err != nil {
 				return err
 			}
-			interval, chaseEnd = watchMin, time.Now().Add(watchChase)
-			chase.Reset(interval)
+			chaseEnd = time.Now().Add(watchChase)
+			chase.Reset(watchMin)
 		case <-w.fs.Errors:
 			// An overflowed or failed watch: the chase and the slow poll still look.
-			interval, chaseEnd = watchMin, time.Now().Add(watchChase)
-			chase.Reset(interval)
+			chaseEnd = time.Now().Add(watchChase)
+			chase.Reset(watchMin)
 		case <-chase.C:
+			// The chase looks every watchMin: its pause never grew (it was min(2×watchMin,
+			// watchMin)), so it is written as the fixed interval it is.
 			if changed, err := w.changed(ctx); changed || err != nil {
 				return err
 			}
 			if time.Now().Before(chaseEnd) {
-				interval = min(2*interval, watchMin)
-				chase.Reset(interval)
+				chase.Reset(watchMin)
 			}
 		case <-slow.C:
 			if changed, err := w.changed(ctx); changed || err != nil {
@@ -120,21 +120,23 @@ func (w *watcher) wait(ctx context.Context, max time.Duration) error {
 // microseconds.
 func (w *watcher) settle(ctx context.Context) (bool, error) {
 	start := time.Now()
-	for d := watchSettle; ; d *= 2 {
+	// Capped at watchSpin, which the doubling pauses sum past before any one of them reaches it.
+	wait := domain.Pause{Min: watchSettle, Max: watchSpin}
+	for {
 		if changed, err := w.changed(ctx); changed || err != nil {
 			return changed, err
 		}
 		if time.Since(start) >= watchSpin {
 			return false, nil
 		}
-		pause(d)
+		pause(wait.Next())
 	}
 }
 
 // poll waits for a new data_version by polling alone.
 func (w *watcher) poll(ctx context.Context, deadline <-chan time.Time) error {
-	interval := watchMin
-	tick := time.NewTimer(interval)
+	interval := domain.Pause{Min: watchMin, Max: watchMax, Growth: 1.25}
+	tick := time.NewTimer(interval.Next())
 	defer tick.Stop()
 	for {
 		select {
@@ -146,8 +148,7 @@ func (w *watcher) poll(ctx context.Context, deadline <-chan time.Time) error {
 			if changed, err := w.changed(ctx); changed || err != nil {
 				return err
 			}
-			interval = min(interval+interval/4+1, watchMax)
-			tick.Reset(interval)
+			tick.Reset(interval.Next())
 		}
 	}
 }

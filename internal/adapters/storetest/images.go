@@ -24,6 +24,7 @@ type Images interface {
 	SetPoster(ctx context.Context, movieID uuid.UUID, key string) (poster.Outcome, error)
 	SwapImageKey(ctx context.Context, old, new string) (int64, error)
 	ImageKeyInUse(ctx context.Context, key string) (bool, error)
+	RequestImageBackfill(ctx context.Context, limit int) (n int, done bool, err error)
 	CreateWebhookToken(ctx context.Context, t domain.WebhookToken) error
 	WebhookTokens(ctx context.Context, userID uuid.UUID) ([]domain.WebhookToken, error)
 	DeleteWebhookToken(ctx context.Context, userID, id uuid.UUID) error
@@ -33,6 +34,38 @@ type Images interface {
 // RunImages runs the poster, image key and webhook token cases against stores open makes.
 func RunImages(t *testing.T, open func(t *testing.T, faults *Faults) Images) {
 	ctx := context.Background()
+
+	// ImageBackfill: every stored poster and avatar is requested once, in batches, and a
+	// finished backfill requests nothing again.
+	t.Run("ImageBackfill", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		alice := createUser(t, s, "alice")
+		for i := range 3 {
+			m := logReview(t, s, newReview(alice.ID, 3, i+1), tmdbMovie(i+1)).Movie
+			_, err := s.SetPoster(ctx, m.ID, domain.PosterKey(m.ID))
+			must(t, err)
+		}
+		must(t, s.UpdateProfile(ctx, alice.ID, func(p *domain.Profile) ([]domain.Event, error) {
+			p.AvatarKey, p.BannerKey = "avatars/a/b.webp", "banners/a/b.webp"
+			return nil, nil
+		}))
+		before := events(t, s)
+		var total, runs int
+		for done := false; !done; runs++ {
+			var n int
+			var err error
+			n, done, err = s.RequestImageBackfill(ctx, 2)
+			must(t, err)
+			total += n
+		}
+		if total != 4 || runs != 3 || events(t, s) != before+4 {
+			t.Fatalf("requested %d images in %d runs (%d events), want 4 in 3", total, runs, events(t, s)-before)
+		}
+		if n, done, err := s.RequestImageBackfill(ctx, 2); n != 0 || !done || err != nil {
+			t.Fatalf("after done: %d, %v, %v", n, done, err)
+		}
+	})
 
 	t.Run("PostersAndKeys", func(t *testing.T) {
 		t.Parallel()

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/movie"
 )
 
 type movieDetails struct {
@@ -77,4 +78,34 @@ func (c *Client) LookupMovie(ctx context.Context, externalID string) (domain.Mov
 		m.CollectionName = &d.Collection.Name
 	}
 	return m, nil
+}
+
+// SearchMovies is the title search of movie resolution: the first page of /search/movie, with
+// primary_release_year when a year is given (the year the film came out, not a re-release).
+func (c *Client) SearchMovies(ctx context.Context, q movie.TitleQuery) ([]movie.Candidate, error) {
+	page, err := c.Search(ctx, SearchQuery{Query: q.Title, PrimaryReleaseYear: q.Year, Language: q.Language})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]movie.Candidate, 0, len(page.Results))
+	for _, r := range page.Results {
+		out = append(out, candidate(r))
+	}
+	return out, nil
+}
+
+// FindIMDb returns TMDb's movie with an IMDb id (/find); domain.ErrNotFound when there is none.
+func (c *Client) FindIMDb(ctx context.Context, imdbID string) (movie.Candidate, error) {
+	rs, err := c.Find(ctx, imdbID)
+	if err != nil {
+		return movie.Candidate{}, err
+	}
+	if len(rs) == 0 {
+		return movie.Candidate{}, domain.Permanent(domain.NotFound("tmdb: no movie for %s", imdbID))
+	}
+	return candidate(rs[0]), nil
+}
+
+func candidate(r SearchResult) movie.Candidate {
+	return movie.Candidate{TMDbID: r.ID, Title: r.Title, OriginalTitle: r.OriginalTitle, Year: r.Year(), PosterPath: r.PosterPath}
 }

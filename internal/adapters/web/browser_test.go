@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,21 +11,14 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"moviesdiary/internal/testtool"
 )
 
 // chromiumPath is the browser the flows run in: $CHROMIUM, else Debian's chromium on PATH.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("the browser tests need Chromium: install Debian's chromium, or set CHROMIUM (.ci/run installs it)")
-	return ""
+	return testtool.Require(t, testtool.Chromium)
 }
 
 // tab is one browser context (its own cookies: one person) with JavaScript turned off.
@@ -267,14 +259,14 @@ func TestBrowserFlows(t *testing.T) {
 	ann.dark(false)
 	ann.open("/diary")
 	ann.shot("diary", 1100)
-	ann.do(chromedp.Click(chromedp.CSS(`.entry .title a`)))
+	ann.do(chromedp.Click(chromedp.CSS(`.grid .film-link`)))
 	ann.waitText("h1", "Heat")
 	ann.shot("movie", 1100)
 	ann.shot("movie-360", 360)
 
 	// Delete the review.
 	ann.open("/diary")
-	ann.do(chromedp.Click(chromedp.CSS(`.actions a[href^="/review/"]`)))
+	ann.do(chromedp.Click(chromedp.CSS(`.film-actions a[href^="/review/"]`)))
 	ann.waitText("h1", "Edit review")
 	ann.submit("form.danger button", "Review deleted.")
 	ann.waitText("main", "No reviews yet")

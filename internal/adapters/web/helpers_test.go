@@ -39,6 +39,8 @@ type options struct {
 	rootToClient  bool
 	noFederation  bool
 	authRateLimit int
+	// tmdb configures the fake TMDb (Env.TMDb) as the metadata provider, CDN included.
+	tmdb bool
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -53,6 +55,9 @@ func setup(t testing.TB, opts ...options) *bundle {
 	env := mediatest.New(t)
 	ao := app.Options{Log: env.Log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: true,
 		Hasher: fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit}
+	if o.tmdb {
+		ao.Metadata, ao.MetadataImageURL = env.TMDb.Client(), env.TMDb.ImageURL()
+	}
 	if !o.noFederation {
 		f, err := activitypub.New(env.Store, activitypub.Config{BaseURL: o.baseURL, Logger: env.Log})
 		if err != nil {

@@ -96,7 +96,7 @@ func TestWatchQueueConfirmAndDismiss(t *testing.T) {
 
 	p = mustStatus(t, ann.post("/settings/queue/"+first+"/confirm", url.Values{"rating": {"4"}, "comment": {"<i>tense</i>"}}), http.StatusSeeOther)
 	contains(t, mustStatus(t, ann.get(p.location()), http.StatusOK), "Watch logged as a review")
-	diary := mustStatus(t, ann.get("/diary"), http.StatusOK)
+	diary := mustStatus(t, ann.get("/diary?view=list"), http.StatusOK)
 	contains(t, diary, "&lt;i&gt;tense&lt;/i&gt;")
 	lacks(t, diary, "<i>tense</i>")
 	if n := b.Int(`SELECT COUNT(*) FROM reviews`); n != 1 {

@@ -18,9 +18,12 @@ import (
 // movieProfile is the part of the enriched profile document (GET /api/v1/movies/{id}/profile)
 // the movie page shows.
 type movieProfile struct {
-	Tagline     *string  `json:"tagline"`
-	VoteAverage *float64 `json:"vote_average"`
-	Cast        []struct {
+	// BackdropPath is the backdrop's stored key when the profile has one (none does yet: the
+	// page shows it only when present).
+	BackdropPath *string  `json:"backdrop_path"`
+	Tagline      *string  `json:"tagline"`
+	VoteAverage  *float64 `json:"vote_average"`
+	Cast         []struct {
 		PersonID    uuid.UUID `json:"person_id"`
 		Name        string    `json:"name"`
 		Character   string    `json:"character"`
@@ -55,6 +58,15 @@ func (s *Server) movie(w http.ResponseWriter, r *http.Request, v visit) error {
 	d := moviePage{}
 	if d.Details, err = s.Movies.Details(ctx, id, p); err != nil {
 		return err
+	}
+	if d.Details.Movie.ID != id {
+		// The id of a movie merged into another: its page is that one's now.
+		target := "/movie/" + d.Details.Movie.ID.String()
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, target, http.StatusMovedPermanently)
+		return nil
 	}
 	d.Pager = newPager(r, p, d.Details.Reviews.Total)
 	if doc, err := s.Movies.Profile(ctx, id); err == nil {
@@ -110,6 +122,7 @@ func (s *Server) person(w http.ResponseWriter, r *http.Request, v visit) error {
 const searchSize = 20
 
 type searchPage struct {
+	Layout  layout
 	Query   string
 	Results search.Results
 	Err     string
@@ -119,7 +132,7 @@ type searchPage struct {
 func (d searchPage) errorText() string { return d.Err }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request, v visit) error {
-	d := searchPage{Query: strings.TrimSpace(r.URL.Query().Get("q"))}
+	d := searchPage{Query: strings.TrimSpace(r.URL.Query().Get("q")), Layout: layoutOf(r)}
 	if d.Query != "" {
 		p := pageOf(r, searchSize)
 		res, err := s.Search.Search(r.Context(), search.Query{Text: d.Query, Page: p})
@@ -141,6 +154,7 @@ const watchlistSize = 50
 
 type watchlistPage struct {
 	formState
+	Layout  layout
 	Entries []watchlistEntry
 	Pager   pager
 }
@@ -160,7 +174,7 @@ func (s *Server) renderWatchlist(w http.ResponseWriter, r *http.Request, v visit
 	if err != nil {
 		return err
 	}
-	d := watchlistPage{formState: f, Pager: newPager(r, p, l.Total)}
+	d := watchlistPage{formState: f, Pager: newPager(r, p, l.Total), Layout: layoutOf(r)}
 	for _, e := range l.Items {
 		d.Entries = append(d.Entries, watchlistEntry{Movie: e.Movie, AddedAt: e.AddedAt.UTC().Format("2 Jan 2006")})
 	}

@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/png"
 	"io"
@@ -189,7 +191,7 @@ func TestLogEditAndDeleteAReview(t *testing.T) {
 	p := ann.post(editPath, url.Values{"rating": {"2"}, "watched_at": {"2024-04-02"},
 		"comment": {"Less great the second time."}, "medium": {"tv"}})
 	mustStatus(t, p, http.StatusSeeOther)
-	diary := mustStatus(t, ann.get("/diary"), http.StatusOK)
+	diary := mustStatus(t, ann.get("/diary?view=list"), http.StatusOK)
 	contains(t, diary, "Less great the second time.", "★★☆☆☆", "TV", "2 Apr 2024")
 	lacks(t, diary, "Great heist.")
 
@@ -549,9 +551,26 @@ func TestAvatarUpload(t *testing.T) {
 	if bad.status < 400 || bad.status >= 500 {
 		t.Errorf("not an image: status %d", bad.status)
 	}
+	// A 57-byte PNG claiming 20,000 × 20,000 pixels is refused from its header, the limit named.
+	var bomb bytes.Buffer
+	if err := png.Encode(&bomb, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	hdr := bomb.Bytes()
+	binary.BigEndian.PutUint32(hdr[16:], 20_000)
+	binary.BigEndian.PutUint32(hdr[20:], 20_000)
+	binary.BigEndian.PutUint32(hdr[29:], crc32.ChecksumIEEE(hdr[12:29]))
+	huge := upload(hdr, ann.csrf())
+	if huge.status != http.StatusBadRequest {
+		t.Errorf("pixel bomb: status %d, want 400", huge.status)
+	}
+	contains(t, huge, "20000×20000 pixels; at most 12000 on a side and 40 megapixels")
+	if key := b.String(`SELECT avatar_key FROM users WHERE username = 'ann'`); key != "" {
+		t.Fatalf("a refused upload stored avatar %q", key)
+	}
 	mustStatus(t, upload(img.Bytes(), ann.csrf()), http.StatusSeeOther)
 	p := mustStatus(t, ann.get("/u/"+b.userID("ann").String()), http.StatusOK)
-	contains(t, p, `class="avatar" src="/images/`, `loading="lazy"`)
+	contains(t, p, `class="avatar" src="/images/avatars/`, `.w192.webp"`, `loading="lazy"`)
 }
 
 func TestLogInRenewsTheCSRFToken(t *testing.T) {

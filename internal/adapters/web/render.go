@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"regexp"
 	"strconv"
@@ -54,6 +56,11 @@ var funcs = template.FuncMap{
 	},
 	"medium": mediumLabel,
 	"img":    imageURL,
+	"thumb":  thumbURL,
+	// srcset and initials are the grid's poster and the cast's placeholder (grid.go).
+	"srcset":   posterSrcset,
+	"initials": initials,
+	"pickOf":   pickOf,
 	"rating": func(p *float64) string {
 		if p == nil {
 			return "–"
@@ -239,6 +246,24 @@ func imageURL(p *string) string {
 	}
 }
 
+// thumbURL is where the width-wide thumbnail of an image path (a *string or a string) is: for a
+// stored image thumbnailed in that width, the thumbnail's key, which GET /images answers with
+// the full image until the worker made it; for anything else, what imageURL says.
+func thumbURL(p any, width int) string {
+	var key *string
+	switch v := p.(type) {
+	case *string:
+		key = v
+	case string:
+		key = &v
+	}
+	u := imageURL(key)
+	if strings.HasPrefix(u, "/images/") && domain.HasThumb(*key, width) {
+		return "/images/" + domain.ThumbKey(*key, width)
+	}
+	return u
+}
+
 // imageKey is the shape of a stored image's key (posters/…, avatars/…).
 var imageKey = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9/_.-]*$`)
 
@@ -284,12 +309,22 @@ const hstsMaxAge = "max-age=63072000; includeSubDomains"
 const contentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' https:; form-action 'self'; " +
 	"frame-ancestors 'none'; base-uri 'none'"
 
+// contentPolicyFor is contentPolicy with the provider's image CDN allowed too when it is not
+// https (a CDN on a private network, the tests' fake); https is allowed already.
+func contentPolicyFor(providerImages string) string {
+	u, err := url.Parse(providerImages)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return contentPolicy
+	}
+	return strings.Replace(contentPolicy, "img-src 'self' https:", "img-src 'self' https: http://"+u.Host, 1)
+}
+
 // headers sets the pages' security headers; pages depend on the session cookie, so no cache
 // may keep them.
 func (s *Server) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", contentPolicy)
+		h.Set("Content-Security-Policy", cmp.Or(s.csp, contentPolicy))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")

@@ -67,6 +67,7 @@ func sortOf(key string) review.Sort {
 }
 
 type diaryPage struct {
+	Layout  layout
 	Owner   *domain.User
 	Mine    bool
 	Sort    string
@@ -79,7 +80,7 @@ type diaryPage struct {
 // review.
 func (s *Server) diary(w http.ResponseWriter, r *http.Request, v visit) error {
 	q := r.URL.Query()
-	d := diaryPage{Sort: q.Get("sort"), Sorts: sorts}
+	d := diaryPage{Sort: q.Get("sort"), Sorts: sorts, Layout: layoutOf(r)}
 	if d.Sort == "" {
 		d.Sort = "date_desc"
 	}
@@ -118,15 +119,27 @@ type logPage struct {
 	Query  string
 	Hits   []search.MovieHit
 	Chosen *domain.Movie
+	// Picked is a provider's film picked on the search results (find.go), not stored yet.
+	Picked *picked
 	Media  []domain.WatchMedium
 	Today  string
 }
 
-var logFields = []string{"movie_id", "title", "year", "director", "rating", "comment", "watched_at", "medium"}
+var logFields = []string{"movie_id", "title", "year", "director", "rating", "comment", "watched_at", "medium", "poster"}
 
 func (s *Server) logForm(w http.ResponseWriter, r *http.Request, v visit) error {
-	d := logPage{Query: strings.TrimSpace(r.URL.Query().Get("q")), Media: media, Today: time.Now().UTC().Format("2006-01-02")}
-	d.Values = map[string]string{"watched_at": d.Today}
+	q := r.URL.Query()
+	d := logPage{Query: strings.TrimSpace(q.Get("q")), Media: media, Today: time.Now().UTC().Format("2006-01-02")}
+	// title and year come from the results' "not listed" link, or with a pick.
+	d.Values = map[string]string{"watched_at": d.Today, "title": q.Get("title"), "year": q.Get("year")}
+	if m := q.Get("movie"); strings.HasPrefix(m, "tmdb:") {
+		p, err := pickedFrom(m, q.Get("title"), q.Get("year"), q.Get("poster"))
+		if err != nil {
+			return err
+		}
+		d.pick(s, p)
+		return s.render(w, r, v, http.StatusOK, "log", "Log a review", d)
+	}
 	if d.Query != "" {
 		res, err := s.Search.Search(r.Context(), search.Query{Text: d.Query, Page: domain.Page{Limit: 10}})
 		if err != nil && statusOf(err) >= 500 {
@@ -149,6 +162,18 @@ func (s *Server) logForm(w http.ResponseWriter, r *http.Request, v visit) error 
 	return s.render(w, r, v, http.StatusOK, "log", "Log a review", d)
 }
 
+// pick fills the form with a provider's film: it posts the external id with the title and year
+// as the manual fallback, and the poster path to show it again if the form is refused.
+func (d *logPage) pick(s *Server, p picked) {
+	p.Poster, p.Srcset = s.providerPoster(p.Art)
+	d.Picked = &p
+	d.Values["movie_id"], d.Values["title"], d.Values["poster"] = p.Ext, p.Title, p.Art
+	d.Values["year"] = ""
+	if p.Year != 0 {
+		d.Values["year"] = strconv.Itoa(p.Year)
+	}
+}
+
 // movieByID is a movie of the catalogue.
 func (s *Server) movieByID(r *http.Request, id uuid.UUID) (domain.Movie, error) {
 	d, err := s.Movies.Details(r.Context(), id, domain.Page{Limit: 1})
@@ -158,6 +183,17 @@ func (s *Server) movieByID(r *http.Request, id uuid.UUID) (domain.Movie, error) 
 // movieRequest is the movie a form names: one of the catalogue by movie_id, or the typed title
 // and year (and director).
 func (s *Server) movieRequest(r *http.Request) (movie.Request, error) {
+	if ext := strings.TrimSpace(r.PostFormValue("movie_id")); strings.HasPrefix(ext, "tmdb:") {
+		// A provider's film picked on the search results: the title and year are the fallback
+		// the resolver stores if the provider cannot be asked now.
+		ext, err := domain.NormalizeExternalID(ext)
+		if err != nil {
+			return movie.Request{}, err
+		}
+		req, err := manualRequest(r)
+		req.ExternalID = ext
+		return req, err
+	}
 	id, err := optionalUUID(r.PostFormValue("movie_id"))
 	if err != nil {
 		return movie.Request{}, err
@@ -173,6 +209,11 @@ func (s *Server) movieRequest(r *http.Request) (movie.Request, error) {
 		}
 		return req, nil
 	}
+	return manualRequest(r)
+}
+
+// manualRequest is the movie the form's title, year and director name.
+func manualRequest(r *http.Request) (movie.Request, error) {
 	title := r.PostFormValue("title")
 	req := movie.Request{ManualTitle: &title}
 	if y := strings.TrimSpace(r.PostFormValue("year")); y != "" {
@@ -212,6 +253,9 @@ func (s *Server) logReview(w http.ResponseWriter, r *http.Request, v visit) erro
 			return err
 		}
 		d := logPage{Media: media, formState: formState{Err: messageOf(err), Values: formValues(r, logFields...)}}
+		if p, perr := pickedFrom(d.V("movie_id"), d.V("title"), d.V("year"), d.V("poster")); perr == nil {
+			d.pick(s, p)
+		}
 		return s.render(w, r, v, statusOf(err), "log", "Log a review", d)
 	}
 	mr, err := s.movieRequest(r)

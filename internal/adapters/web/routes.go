@@ -25,6 +25,8 @@ func (s *Server) routes(r chi.Router) {
 
 	r.Get("/log", s.page(member, s.logForm))
 	r.Post("/log", s.page(member, s.logReview))
+	r.Get("/log/search", s.page(member, s.logSearch))
+	r.Post("/log/pick", s.page(member, s.pickFilm))
 	r.Get("/review/{id}/edit", s.page(member, s.editForm))
 	r.Post("/review/{id}/edit", s.page(member, s.editReview))
 	r.Post("/review/{id}/delete", s.page(member, s.deleteReview))

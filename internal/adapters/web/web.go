@@ -69,6 +69,13 @@ type Deps struct {
 	Imports      *importer.Service
 	Export       *review.Exporter
 
+	// Finder searches the metadata provider (TMDb) for the log form's results; nil, or one
+	// without a provider, lists this instance's films only.
+	Finder *movie.Finder
+	// ProviderImageURL is the provider's image CDN (TMDB_IMAGE_URL, "…/t/p"), where the search
+	// results' posters come from; empty shows them without posters.
+	ProviderImageURL string
+
 	// RootToClient leaves "/" to next (WEB_CLIENT_DIR's single-page client); the pages keep
 	// their other paths.
 	RootToClient bool
@@ -88,6 +95,7 @@ type Server struct {
 	refresher *refresher
 	pages     pages
 	secure    bool // secure: BASE_URL is https, so cookies are Secure and __Host- prefixed
+	csp       string
 }
 
 // New parses the embedded templates and builds the server.
@@ -95,11 +103,12 @@ func New(d Deps) (*Server, error) {
 	d.Log = cmp.Or(d.Log, slog.Default())
 	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
 	d.RefreshTTL = cmp.Or(d.RefreshTTL, auth.RefreshTTLDefault)
+	d.ProviderImageURL = strings.TrimRight(d.ProviderImageURL, "/")
 	p, err := parsePages()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Deps: d, log: d.Log, pages: p, secure: strings.HasPrefix(d.BaseURL, "https://"),
+	s := &Server{Deps: d, log: d.Log, pages: p, secure: strings.HasPrefix(d.BaseURL, "https://"), csp: contentPolicyFor(d.ProviderImageURL),
 		limiter: endpoint.NewIPLimiter(cmp.Or(d.AuthRateLimit, AuthRateLimitDefault))}
 	if d.Auth != nil {
 		s.refresher = newRefresher(d.Auth.Refresh)

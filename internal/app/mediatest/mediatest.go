@@ -25,6 +25,7 @@ import (
 	"moviesdiary/internal/adapters/storage/s3test"
 	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 )
 
 // BladeRunner is the external id the fake TMDb knows.
@@ -77,7 +78,7 @@ func New(t testing.TB, opts ...Option) *Env {
 		if env.FailEnqueue.Load() {
 			return ErrInjected
 		}
-		return sqlite.EnqueueEvents(ctx, tx, now, events...)
+		return outbox.Insert(ctx, tx, now, events...)
 	}))
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000&_foreign_keys=on")
 	if err != nil {

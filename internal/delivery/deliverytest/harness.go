@@ -46,7 +46,7 @@ type Features struct {
 	WallClockBackoff time.Duration
 }
 
-// Ledger is the processed-event ledger the harness's source settles into (*sqlite.Ledger).
+// Ledger is the processed-event ledger the harness's source settles into (*sqlstore.Ledger).
 type Ledger interface {
 	delivery.Ledger
 	Settle(ctx context.Context, now time.Time, marks []delivery.Mark) error

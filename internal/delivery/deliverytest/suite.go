@@ -518,7 +518,7 @@ func testStaleClaimer(t *testing.T, s *suite) {
 	if hasRows {
 		row = rows.Row(t, id)
 	}
-	for _, k := range []delivery.Kind{delivery.Retry, delivery.DeadLetter, delivery.Defer, delivery.Return} {
+	for _, k := range []delivery.Disposition{delivery.Retry, delivery.DeadLetter, delivery.Defer, delivery.Return} {
 		r := delivery.Result{Msg: old, Kind: k, Delay: schedule(1), Until: s.h.Now().Add(time.Hour), Err: errors.New("stale claimer")}
 		if err := stale.Settle(ctx, []delivery.Result{r}); err != nil {
 			t.Fatalf("stale %s: %v", k, err)

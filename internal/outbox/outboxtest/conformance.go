@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
@@ -32,19 +33,25 @@ type Outbox struct {
 	Ledger    deliverytest.Ledger
 	Enqueue   func(ctx context.Context, events ...domain.Event) error
 	ShowEvent func(ctx context.Context, id string) (outbox.EventRow, []outbox.LedgerEntry, error)
-	// Record writes a broker consumer's outcomes (ADR 0002); Retry is the operators' retry of
-	// dead letters.
-	Record func(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error)
-	Retry  func(ctx context.Context, ids []string, eventType string) (int64, error)
+	// SettleOutcomes writes a broker consumer's outcomes (ADR 0002); Retry is the operators'
+	// retry of dead letters.
+	SettleOutcomes func(ctx context.Context, now time.Time, marks []delivery.Mark, outcomes []delivery.RowOutcome) ([]bool, error)
+	Retry          func(ctx context.Context, ids []string, eventType string) (int64, error)
+	// DB is a second connection to the store's database, through which the transitions case
+	// sets rows to any state and reads them back whole.
+	DB *sqlx.DB
 }
 
 // Run runs every outbox suite against the stores open returns, each case on a fresh database
 // whose store reads the clock it is given: the delivery conformance suite, the relayed-row
-// cases and the ledger's renewal.
+// cases, the ledger's renewal, and the row transitions against outbox.Lifecycle's model.
 func Run(t *testing.T, open func(t *testing.T, clock *Clock) Outbox) {
 	t.Run("Conformance", func(t *testing.T) { t.Parallel(); runConformance(t, open) })
 	t.Run("RelayOutcomes", func(t *testing.T) { t.Parallel(); runRelayOutcomes(t, open) })
 	t.Run("LedgerRenew", func(t *testing.T) { runLedgerRenew(t, open) })
+	t.Run("Transitions", func(t *testing.T) { t.Parallel(); runTransitions(t, open) })
+	t.Run("ClaimTransitions", func(t *testing.T) { t.Parallel(); runClaimTransitions(t, open) })
+	t.Run("LedgerTransitions", func(t *testing.T) { t.Parallel(); runLedgerTransitions(t, open) })
 }
 
 // Clock is the time the store stamps its rows with and the suite moves.

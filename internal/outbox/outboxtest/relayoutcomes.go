@@ -84,7 +84,7 @@ func (r *relayCase) handoff(t *testing.T, m delivery.Message, horizon time.Durat
 // record records o and fails t unless Record reports it superseded exactly when want says.
 func (r *relayCase) record(t *testing.T, o delivery.RowOutcome, superseded bool) {
 	t.Helper()
-	got, err := r.Record(context.Background(), r.clock.Now(), nil, []delivery.RowOutcome{o})
+	got, err := r.SettleOutcomes(context.Background(), r.clock.Now(), nil, []delivery.RowOutcome{o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func testStaleRound(t *testing.T, r *relayCase) {
 	if want.Status != "relayed" || want.Attempts != 1 {
 		t.Fatalf("row after the re-relay %+v; want relayed with the lost round counted", want)
 	}
-	for _, k := range []delivery.Kind{delivery.DeadLetter, delivery.Return, delivery.Retry} {
+	for _, k := range []delivery.Disposition{delivery.DeadLetter, delivery.Return, delivery.Retry} {
 		// Reported superseded, so the consumer neither counts a dead letter nor retries the copy.
 		r.record(t, delivery.RowOutcome{EventID: id, Kind: k, Round: 0, Deliveries: 1, Err: errors.New("stale copy"), At: r.clock.Now().Add(time.Hour)}, true)
 		if got := r.row(t, id); got.Status != want.Status || got.Attempts != want.Attempts || got.LastError != want.LastError ||

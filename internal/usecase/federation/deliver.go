@@ -2,7 +2,9 @@ package federation
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"moviesdiary/internal/domain"
 )
@@ -10,9 +12,9 @@ import (
 // DeliverTypes are the events Deliver sends.
 var DeliverTypes = []string{"FederationDeliveryRequested"}
 
-// Deliver POSTs one activity to one inbox, signed by its actor. An inbox on a domain blocked
-// since the fan-out is skipped. The Remote decides what is permanent (a 4xx other than 408 and
-// 429 is; 5xx, timeouts and network errors are retried with backoff).
+// Deliver takes one activity for one inbox: it hands it to the delivery lane (Deps.Deliveries,
+// docs/adr/0005-federation-delivery.md), or without a lane POSTs it at once, signed by its
+// actor. An inbox on a domain blocked since the fan-out is skipped.
 func (s *Service) Deliver(ctx context.Context, eventID string, event domain.Event) error {
 	e, ok := event.(domain.FederationDeliveryRequested)
 	if !ok {
@@ -25,5 +27,37 @@ func (s *Service) Deliver(ctx context.Context, eventID string, event domain.Even
 		}
 		return err
 	}
-	return s.ports.Remote.Deliver(ctx, e.InboxURL, e.ActivityJSON, e.SigningActorID)
+	if s.ports.Deliveries == nil {
+		return s.ports.Remote.Deliver(ctx, e.InboxURL, e.ActivityJSON, e.SigningActorID)
+	}
+	if HostOf(e.InboxURL) == "" {
+		return domain.Permanent(fmt.Errorf("delivery %s: inbox %q has no host", eventID, e.InboxURL))
+	}
+	id, object := activityKeys(e.ActivityJSON)
+	err := s.ports.Deliveries.HandOff(ctx, QueuedDelivery{DeliveryID: eventID, Inbox: e.InboxURL, Activity: e.ActivityJSON,
+		ActivityID: id, ObjectKey: object, Signer: e.SigningActorID}, s.now())
+	if err == nil && s.ports.Wake != nil {
+		s.ports.Wake()
+	}
+	return err
+}
+
+// activityKeys are an encoded activity's id and the id of its object (a URL, or an embedded
+// object's id); "" where it has none.
+func activityKeys(raw []byte) (id, object string) {
+	var a struct {
+		ID     string          `json:"id"`
+		Object json.RawMessage `json:"object"`
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return "", ""
+	}
+	if json.Unmarshal(a.Object, &object) == nil {
+		return a.ID, object
+	}
+	var o struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(a.Object, &o)
+	return a.ID, o.ID
 }

@@ -28,6 +28,11 @@ type Deps struct {
 	Inbox        Inbox
 	Remote       Remote
 	Encode       Encoder
+	// Deliveries, when set, is where Deliver hands deliveries to the delivery lane (the
+	// worker); without it Deliver sends at once (tools and tests that run no lane).
+	Deliveries Deliveries
+	// Wake tells the lane a delivery was handed off (nil: it finds it within its poll).
+	Wake func()
 }
 
 // Config configures the service; zero fields take defaults.

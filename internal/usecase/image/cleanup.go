@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"moviesdiary/internal/domain"
 )
@@ -27,10 +28,11 @@ func NewCleanup(refs Refs, objects Objects, log *slog.Logger) *Cleanup {
 	return &Cleanup{refs: refs, objects: objects, log: cmp.Or(log, slog.Default())}
 }
 
-// Handle deletes the poster the event names, the poster key derived from the movie id and the
-// WebP conversion of each: whichever of them exist (a conversion may have run or not, a sync may
-// have raced the deletion). A missing object is success, so the clean-up can run any number of
-// times; an object something refers to again (the movie was logged anew) is kept.
+// Handle deletes the poster the event names, the poster key derived from the movie id, and the
+// WebP conversion and the thumbnails of each: whichever of them exist (a conversion may have run
+// or not, a sync may have raced the deletion). A missing object is success, so the clean-up can
+// run any number of times; an object something refers to again (the movie was logged anew) is
+// kept, and so are its thumbnails.
 func (c *Cleanup) Handle(ctx context.Context, e domain.Event) error {
 	ev, ok := e.(domain.MovieDeleted)
 	if !ok {
@@ -40,15 +42,24 @@ func (c *Cleanup) Handle(ctx context.Context, e domain.Event) error {
 	if p := ev.PosterPath; p != nil && *p != keys[0] && !domain.IsConvertedKey(*p) {
 		keys = append(keys, *p)
 	}
+	if p := ev.PosterPath; p != nil && domain.IsConvertedKey(*p) && *p != domain.ConvertedKey(keys[0]) {
+		keys = append(keys, strings.TrimSuffix(*p, domain.ConvertedSuffix))
+	}
 	for _, k := range keys {
+		free := true
 		for _, key := range []string{domain.ConvertedKey(k), k} {
-			if err := deleteUnused(ctx, c.refs, c.objects, key, c.log); err != nil {
+			unused, err := deleteUnused(ctx, c.refs, c.objects, key, c.log)
+			if err != nil {
+				return err
+			}
+			free = free && unused
+		}
+		// The thumbnails go with the image, unless it is in use again.
+		if free {
+			if err := deleteThumbs(ctx, c.objects, k); err != nil {
 				return err
 			}
 		}
-	}
-	if p := ev.PosterPath; p != nil && domain.IsConvertedKey(*p) {
-		return deleteUnused(ctx, c.refs, c.objects, *p, c.log)
 	}
 	return nil
 }

@@ -79,5 +79,6 @@ func (c *Conversion) Handle(ctx context.Context, e domain.Event) error {
 	if _, err := c.refs.SwapImageKey(ctx, key, target); err != nil {
 		return err
 	}
-	return deleteUnused(ctx, c.refs, c.objects, key, c.log)
+	_, err = deleteUnused(ctx, c.refs, c.objects, key, c.log)
+	return err
 }

@@ -1,5 +1,5 @@
-// Package image is the worker's image handlers: conversion of stored images to WebP and
-// clean-up of a deleted movie's poster objects.
+// Package image is the worker's image handlers: conversion of stored images to WebP, their
+// thumbnails, and clean-up of a deleted movie's poster objects.
 package image
 
 import (
@@ -28,23 +28,24 @@ type Refs interface {
 	ImageKeyInUse(ctx context.Context, key string) (bool, error)
 }
 
-// deleteUnused deletes the object under key unless something still refers to it. A key that is
-// not a storage key (a remote poster URL) is not ours and is left alone.
-func deleteUnused(ctx context.Context, refs Refs, objects Objects, key string, log *slog.Logger) error {
+// deleteUnused deletes the object under key unless something still refers to it, and reports
+// whether nothing does (the object is gone now, or never was). A key that is not a storage key
+// (a remote poster URL) is not ours and is left alone.
+func deleteUnused(ctx context.Context, refs Refs, objects Objects, key string, log *slog.Logger) (unused bool, err error) {
 	used, err := refs.ImageKeyInUse(ctx, key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if used {
-		return nil
+		return false, nil
 	}
 	err = objects.Delete(ctx, key)
 	if errors.Is(err, domain.ErrInvalid) {
 		log.DebugContext(ctx, "not a stored image key; left alone", "key", key)
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("delete image %s: %w", key, err)
+		return false, fmt.Errorf("delete image %s: %w", key, err)
 	}
-	return nil
+	return true, nil
 }

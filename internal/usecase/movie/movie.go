@@ -3,6 +3,7 @@ package movie
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -99,26 +100,35 @@ func (s *Service) List(ctx context.Context, f Filter, p domain.Page) (domain.Pag
 	return s.catalog.Movies(ctx, f, p)
 }
 
-// Details returns a movie with its stats and a page of its reviews.
+// Details returns a movie with its stats and a page of its reviews. The id of a movie merged into
+// another answers that other movie (Details.Movie.ID differs from id: a page redirects).
 func (s *Service) Details(ctx context.Context, id uuid.UUID, p domain.Page) (Details, error) {
 	m, err := s.catalog.MovieByID(ctx, id)
 	if err != nil {
 		return Details{}, err
 	}
-	st, err := s.catalog.MovieStats(ctx, id)
+	st, err := s.catalog.MovieStats(ctx, m.ID)
 	if err != nil {
 		return Details{}, err
 	}
-	rv, err := s.catalog.MovieReviews(ctx, id, p)
+	rv, err := s.catalog.MovieReviews(ctx, m.ID, p)
 	if err != nil {
 		return Details{}, err
 	}
 	return Details{Movie: m, Stats: st, Reviews: rv}, nil
 }
 
-// Profile returns the enrichment document of a movie; KindNotFound until it is enriched.
+// Profile returns the enrichment document of a movie (the movie a merged one's id names);
+// KindNotFound until it is enriched.
 func (s *Service) Profile(ctx context.Context, id uuid.UUID) (json.RawMessage, error) {
-	return s.catalog.MovieProfile(ctx, id)
+	doc, err := s.catalog.MovieProfile(ctx, id)
+	if !errors.Is(err, domain.ErrNotFound) {
+		return doc, err
+	}
+	if m, merr := s.catalog.MovieByID(ctx, id); merr == nil && m.ID != id {
+		return s.catalog.MovieProfile(ctx, m.ID)
+	}
+	return doc, err
 }
 
 // SyncPoster asks the worker to fetch the movie's metadata and poster again. It only enqueues:

@@ -29,9 +29,6 @@ var Types = []string{domain.MovieDiscovered{}.EventType(), domain.MovieEnrichmen
 // Size is the TMDb image size posters are fetched in.
 const Size = "w500"
 
-// MaxPixels bounds a poster's decoded size, so a small file cannot claim a huge bitmap.
-const MaxPixels = 40_000_000
-
 // Outcome is what SetPoster found and did.
 type Outcome int
 
@@ -194,12 +191,14 @@ func (s *Sync) download(ctx context.Context, ext, key string) (done bool, err er
 	if err != nil {
 		return false, err
 	}
+	// Only the header is read: a poster over the bounds is refused before anything is stored or
+	// decoded, and no retry can fix it (the same download would come back).
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return false, domain.Permanent(fmt.Errorf("poster sync: %s is not a decodable image: %w", path, err))
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > MaxPixels {
-		return false, domain.Permanent(fmt.Errorf("poster sync: %s is %dx%d pixels", path, cfg.Width, cfg.Height))
+	if err := domain.CheckImageSize(cfg.Width, cfg.Height); err != nil {
+		return false, domain.Permanent(fmt.Errorf("poster sync: %s: %w", path, err))
 	}
 	return false, s.objects.Put(ctx, key, data)
 }

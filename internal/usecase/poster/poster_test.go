@@ -1,7 +1,12 @@
 package poster_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/png"
 	"net/http"
 	"strings"
 	"sync"
@@ -272,6 +277,13 @@ func TestBadUpstreamWritesNothing(t *testing.T) {
 			_, _ = w.Write(tmdbtest.PosterJPEG()[:4])
 			return true
 		}, true},
+		{"20,000 × 20,000 pixels", func(w http.ResponseWriter, r *http.Request) bool {
+			if !strings.HasPrefix(r.URL.Path, "/t/p/") {
+				return false
+			}
+			_, _ = w.Write(pixelBomb(t))
+			return true
+		}, true},
 		{"garbage JSON", func(w http.ResponseWriter, r *http.Request) bool {
 			if !strings.HasPrefix(r.URL.Path, "/3/") {
 				return false
@@ -297,6 +309,19 @@ func TestBadUpstreamWritesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pixelBomb is a 57-byte PNG whose header claims 20,000 × 20,000 pixels (CRC fixed up).
+func pixelBomb(t *testing.T) []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	binary.BigEndian.PutUint32(b[16:], 20_000)
+	binary.BigEndian.PutUint32(b[20:], 20_000)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
 }
 
 var _ poster.Store = (*sqlite.Store)(nil)

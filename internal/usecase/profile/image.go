@@ -23,15 +23,11 @@ const (
 // MaxImageBytes is the largest avatar or banner accepted (the original's 2 MB).
 const MaxImageBytes = 2 << 20
 
-// maxImagePixels bounds an upload's decoded size, so its conversion in the worker cannot be made
-// to allocate gigabytes by a small, highly compressed file.
-const (
-	maxImageSide   = 8192
-	maxImagePixels = 40_000_000
-)
-
 // CheckImage checks an upload is a JPEG, PNG or WebP image (read from its content, never from
-// what the client claims) of a sane size, and returns its format ("jpeg", "png" or "webp").
+// what the client claims) of a sane size, and returns its format ("jpeg", "png" or "webp"). Only
+// the header is read: an image over domain.CheckImageSize's bounds (a small, highly compressed
+// file claiming 20,000 × 20,000 pixels, which the worker's conversion would have to allocate) is
+// refused with a message naming the limit, before anything is stored.
 func CheckImage(kind string, data []byte) (string, error) {
 	if len(data) > MaxImageBytes {
 		return "", domain.Invalid("%s exceeds %d bytes", kind, MaxImageBytes)
@@ -40,10 +36,8 @@ func CheckImage(kind string, data []byte) (string, error) {
 	if err != nil || (format != "jpeg" && format != "png" && format != "webp") {
 		return "", domain.Invalid("%ss must be jpeg, png, or webp", kind)
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > maxImageSide || cfg.Height > maxImageSide ||
-		cfg.Width*cfg.Height > maxImagePixels {
-		return "", domain.Invalid("%s is %d×%d pixels; at most %d on a side and %d in all", kind, cfg.Width, cfg.Height,
-			maxImageSide, maxImagePixels)
+	if err := domain.CheckImageSize(cfg.Width, cfg.Height); err != nil {
+		return "", domain.Invalid("%s: %s", kind, err.Error())
 	}
 	return format, nil
 }

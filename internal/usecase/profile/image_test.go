@@ -56,8 +56,11 @@ func TestCheckImage(t *testing.T) {
 		{"empty", "", nil},
 		{"truncated png", "", encode(t, 8, 8, pngEnc)[:16]},
 		{"at the limit", "png", pngClaiming(t, 8000, 5000)},
-		{"too wide", "", pngClaiming(t, 8193, 1)},
+		{"a side at the limit", "png", pngClaiming(t, 12_000, 3_000)},
+		{"too wide", "", pngClaiming(t, 12_001, 1)},
+		{"too tall", "", pngClaiming(t, 1, 12_001)},
 		{"too many pixels", "", pngClaiming(t, 8000, 5001)},
+		{"a pixel bomb", "", pngClaiming(t, 20_000, 20_000)},
 		{"too large", "", append(encode(t, 8, 8, pngEnc), make([]byte, profile.MaxImageBytes)...)},
 	} {
 		format, err := profile.CheckImage(profile.AvatarKind, c.data)

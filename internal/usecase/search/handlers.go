@@ -18,7 +18,7 @@ const (
 
 // Handler types.
 var (
-	IndexTypes   = []string{domain.MovieDiscovered{}.EventType(), domain.ReviewLogged{}.EventType()}
+	IndexTypes   = []string{domain.MovieDiscovered{}.EventType(), domain.ReviewLogged{}.EventType(), domain.MoviesMerged{}.EventType()}
 	CleanupTypes = []string{domain.MovieDeleted{}.EventType()}
 	ReindexTypes = []string{domain.SearchReindexRequested{}.EventType()}
 )
@@ -48,13 +48,16 @@ type Handlers struct {
 func NewHandlers(index Index) *Handlers { return &Handlers{index: index} }
 
 // Index indexes a discovered movie (bare, or full if it is already enriched), and a reviewed
-// movie not indexed yet (movies typed in by hand and federated ones are never "discovered").
+// movie not indexed yet (movies typed in by hand and federated ones are never "discovered"), and
+// the movie another was merged into (the merged one's document went with it: MovieDeleted).
 func (h *Handlers) Index(ctx context.Context, e domain.Event) error {
 	switch ev := e.(type) {
 	case domain.MovieDiscovered:
 		return h.index.IndexMovie(ctx, ev.MovieID, false)
 	case domain.ReviewLogged:
 		return h.index.IndexMovie(ctx, ev.MovieID, true)
+	case domain.MoviesMerged:
+		return h.index.IndexMovie(ctx, ev.Into, false)
 	}
 	return domain.Permanent(fmt.Errorf("search index: unexpected event %s", e.EventType()))
 }

@@ -23,6 +23,7 @@ import (
 	"moviesdiary/internal/adapters/postgres/postgrestest"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/search"
 )
 
@@ -98,7 +99,7 @@ func TestCopyPopulatedInstance(t *testing.T) {
 
 	// The outbox: exactly the pending rows are claimed; the done, dead-lettered and claimed ones
 	// are not, and the ledger still says the done handler is done.
-	q := s.Queue(postgres.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q := s.Queue(outbox.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
 	msgs, err := q.Claim(ctx, 10000)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/enrichment"
 	"moviesdiary/internal/usecase/importer"
 	"moviesdiary/internal/usecase/review"
@@ -207,7 +208,7 @@ func populate(t *testing.T, path string) instance {
 func settleSome(t *testing.T, s *sqlite.Store) []string {
 	t.Helper()
 	ctx := context.Background()
-	q := s.Queue(sqlite.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
+	q := s.Queue(outbox.QueueConfig{Logger: slog.New(slog.DiscardHandler)})
 	defer q.Close()
 	msgs, err := q.Claim(ctx, 4)
 	if err != nil || len(msgs) != 4 {

@@ -8,7 +8,8 @@ import (
 )
 
 // TestFindBinaries: PATH first, else the newest complete Debian version directory, else
-// errNotInstalled (which fails the tests, naming the Debian package).
+// errNotInstalled (which fails the tests naming the Debian package, or skips them under
+// testtool's fast switch).
 func TestFindBinaries(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()

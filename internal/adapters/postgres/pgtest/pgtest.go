@@ -8,8 +8,9 @@
 // it and removes its directory after the tests; a watchdog does the same if the test binary is
 // killed first.
 //
-// Without PostgreSQL installed a test fails naming the Debian package (.ci/run installs it). initdb and postgres refuse to
-// run as root: as root, they run as the postgres system user (or nobody).
+// Without PostgreSQL installed a test fails naming the Debian package (.ci/run installs it), or
+// with testtool's fast switch (make test-fast) is skipped saying so. initdb and postgres refuse
+// to run as root: as root, they run as the postgres system user (or nobody).
 //
 // The tests' cluster trades durability for speed (fsync and synchronous_commit off). A program
 // that measures PostgreSQL (cmd/bench) starts a Server instead: StartDurable keeps PostgreSQL's
@@ -18,12 +19,13 @@ package pgtest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"testing"
 	"time"
+
+	"moviesdiary/internal/testtool"
 )
 
 // shared is the test binary's cluster, started by the first test that needs one.
@@ -52,20 +54,30 @@ func Main(m *testing.M) int {
 	return code
 }
 
+// Require ends the test as testtool.Missing says (a failure, or a skip under the fast switch)
+// when PostgreSQL's server binaries are missing or MOVIESDIARY_TEST_WITHOUT names postgresql:
+// for a test that starts a Server itself. The tests' cluster checks it on every call.
+func Require(t testing.TB) {
+	t.Helper()
+	if testtool.Hidden(testtool.PostgreSQL) {
+		testtool.Missing(t, testtool.PostgreSQL, fmt.Errorf("left out by %s", testtool.WithoutEnv))
+	}
+	if _, _, err := findBinaries(); err != nil {
+		testtool.Missing(t, testtool.PostgreSQL, err)
+	}
+}
+
 // get returns the running cluster, starting it on the first call; on a machine without
-// PostgreSQL the test fails, naming the Debian package to install.
+// PostgreSQL the test ends as Require says.
 func get(t testing.TB) *cluster {
 	t.Helper()
+	Require(t)
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		shared.c, shared.err = start(ctx, tuning)
 	})
-	switch {
-	case errors.Is(shared.err, errNotInstalled):
-		// A skipped test proves nothing: the tool is a dependency like chromium (.ci/run installs it).
-		t.Fatalf("pgtest: %v: install the Debian package postgresql (apt-get install postgresql)", shared.err)
-	case shared.err != nil:
+	if shared.err != nil {
 		t.Fatalf("pgtest: start a throwaway PostgreSQL: %v", shared.err)
 	}
 	return shared.c

@@ -10,6 +10,7 @@ import (
 // TestServerDownUp: a durable Server stopped cleanly or as a crash starts again on the same
 // socket with its committed rows.
 func TestServerDownUp(t *testing.T) {
+	Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := StartDurable(ctx)

@@ -7,6 +7,9 @@
 // ($XDG_CACHE_HOME or ~/.cache, under moviesdiary/), under a file lock so parallel test packages
 // build it once. A cold build costs about three CPU-minutes (six on a busy 2-core machine); a
 // build with a warm Go build cache about 15 s; a kept binary nothing.
+//
+// Offline, with the gateway's modules not yet in the module cache, the build fails and so does
+// the test, or under testtool's fast switch (make test-fast) the test is skipped saying so.
 package s3test
 
 import (
@@ -22,6 +25,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +34,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"moviesdiary/internal/adapters/storage"
+	"moviesdiary/internal/testtool"
 )
 
 // Credentials and region of every test server.
@@ -179,8 +184,36 @@ func Open(t testing.TB) (*storage.S3, *Server) {
 	return store, srv
 }
 
-// Binary returns the path of the gateway binary, building it on first use.
+// failed is this test binary's failed build of the gateway, so its other tests do not try again.
+var failed struct {
+	sync.Mutex
+	err error
+}
+
+// Binary returns the path of the gateway binary, building it on first use. When it cannot be
+// built (offline, typically) or MOVIESDIARY_TEST_WITHOUT names s3-gateway, the test ends as
+// testtool.Missing says: a failure, or a skip under the fast switch.
 func Binary(t testing.TB) string {
+	t.Helper()
+	if testtool.Hidden(testtool.S3Gateway) {
+		testtool.Missing(t, testtool.S3Gateway, fmt.Errorf("left out by %s", testtool.WithoutEnv))
+	}
+	failed.Lock()
+	defer failed.Unlock()
+	if failed.err != nil {
+		testtool.Missing(t, testtool.S3Gateway, failed.err)
+	}
+	bin, err := build(t)
+	if err != nil {
+		failed.err = err
+		testtool.Missing(t, testtool.S3Gateway, err)
+	}
+	return bin
+}
+
+// build returns the kept gateway binary, building it first if there is none; its error is a
+// failed go build (whose whole output goes to the test's log).
+func build(t testing.TB) (string, error) {
 	t.Helper()
 	module, err := gatewayModule()
 	if err != nil {
@@ -202,7 +235,7 @@ func Binary(t testing.TB) string {
 	dir := filepath.Join(cache, "moviesdiary", "versitygw-"+hex.EncodeToString(h[:6]))
 	bin := filepath.Join(dir, "versitygw")
 	if _, err := os.Stat(bin); err == nil {
-		return bin
+		return bin, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -217,20 +250,23 @@ func Binary(t testing.TB) string {
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	if _, err := os.Stat(bin); err == nil { // another package built it while this one waited
-		return bin
+		return bin, nil
 	}
 	t.Logf("s3test: building versitygw into %s (once; a cold build takes minutes)", dir)
 	tmp := bin + ".tmp"
-	build := exec.Command("go", "build", "-o", tmp, "github.com/versity/versitygw/cmd/versitygw")
-	build.Dir = module
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("s3test: go build versitygw: %v\n%s", err, out)
+	cmd := exec.Command("go", "build", "-o", tmp, "github.com/versity/versitygw/cmd/versitygw")
+	cmd.Dir = module
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Logf("s3test: go build versitygw: %v\n%s", err, out)
+		// The last line says why (offline: "module lookup disabled", "dial tcp …").
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		return "", fmt.Errorf("go build versitygw: %v: %s", err, lines[len(lines)-1])
 	}
 	if err := os.Rename(tmp, bin); err != nil {
 		t.Fatal(err)
 	}
-	return bin
+	return bin, nil
 }
 
 // gatewayModule is the directory of the gateway's module: beside this file, found from the

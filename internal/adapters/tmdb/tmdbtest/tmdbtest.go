@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +25,8 @@ const Key = "test-key"
 var fixtures embed.FS
 
 // Server is the fake. Its fixtures know Blade Runner (tt0083658, TMDb 78), its cast and crew, and
-// Harrison Ford (person 3); every other id is a 404. Any valid image path serves a small JPEG.
+// Harrison Ford (person 3); its search (/search/movie), /find and /movie also know Films, in
+// TMDb's wire format; every other id is a 404. Any valid image path serves a small JPEG.
 type Server struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -105,14 +107,28 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var name string
 	switch p := strings.TrimPrefix(r.URL.Path, "/3"); {
+	case p == "/search/movie":
+		search(w, r.URL.Query())
+		return
 	case strings.HasPrefix(p, "/find/"):
-		name = "find_" + strings.TrimPrefix(p, "/find/") + ".json"
+		id := strings.TrimPrefix(p, "/find/")
+		name = "find_" + id + ".json"
 		if fixture(name) == nil {
-			_, _ = w.Write([]byte(`{"movie_results":[],"person_results":[],"tv_results":[],"tv_episode_results":[],"tv_season_results":[]}`))
+			results := []any{}
+			if f, ok := film(func(f Film) bool { return f.IMDbID == id }); ok && r.URL.Query().Get("external_source") == "imdb_id" {
+				results = append(results, f.result())
+			}
+			writeJSON(w, map[string]any{"movie_results": results, "person_results": []any{}, "tv_results": []any{},
+				"tv_episode_results": []any{}, "tv_season_results": []any{}})
 			return
 		}
 	case strings.HasPrefix(p, "/movie/"):
-		name = "movie_" + strings.TrimPrefix(p, "/movie/") + ".json"
+		id := strings.TrimPrefix(p, "/movie/")
+		name = "movie_" + id + ".json"
+		if f, ok := film(func(f Film) bool { return strconv.FormatInt(f.ID, 10) == id }); ok && fixture(name) == nil {
+			writeJSON(w, f.details())
+			return
+		}
 	case strings.HasPrefix(p, "/person/"):
 		name = "person_" + strings.TrimPrefix(p, "/person/") + ".json"
 	}

@@ -1,0 +1,166 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"moviesdiary/internal/adapters/sqlrow"
+	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/outbox"
+)
+
+// Ledger is the processed_events table: one row per (event, handler), claimed in_progress before
+// the handler runs and marked done after. started_at (Unix ms) is the claim's owner token.
+type Ledger struct {
+	s      *Store
+	claims Claimer
+}
+
+// NewLedger returns the store's processed-event ledger, claiming through claims.
+func (s *Store) NewLedger(claims Claimer) *Ledger { return &Ledger{s: s, claims: claims} }
+
+var _ delivery.Ledger = (*Ledger)(nil)
+
+// Claim claims every key in one transaction: a missing row is inserted in_progress, an
+// in_progress row older than lease is taken over, and anything else is reported as it stands.
+func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
+	token := sqlrow.Millis(now)
+	var claims []delivery.Claim
+	err := l.s.writeAlone(ctx, func(tx *Tx) error {
+		acquired, standing, err := l.claims.ClaimLedger(ctx, tx, keys, token, token-lease.Milliseconds())
+		if err != nil {
+			return fmt.Errorf("claim ledger: %w", err)
+		}
+		claims, err = outbox.Claims(keys, token, lease, func(k delivery.Key) (delivery.Claim, error) {
+			if takeovers, ok := acquired[k]; ok {
+				return delivery.Claim{State: delivery.Acquired, Token: token, TookOver: takeovers > 0}, nil
+			}
+			e, ok := standing[k]
+			if !ok {
+				if err := tx.QueryRowxContext(ctx, `SELECT status, started_at, takeovers FROM processed_events
+					WHERE event_id = ? AND handler = ?`, k.EventID, k.Handler).Scan(&e.Status, &e.StartedAt, &e.Takeovers); err != nil {
+					return delivery.Claim{}, fmt.Errorf("read ledger: %w", err)
+				}
+			}
+			// Neither inserted nor taken over: the row stands, done or held, as outbox.Stands answers.
+			return outbox.Stands(e, lease), nil
+		})
+		return err
+	})
+	return claims, err
+}
+
+// Renew moves the claims still carrying their tokens to now, in one transaction.
+func (l *Ledger) Renew(ctx context.Context, now time.Time, claims []delivery.Mark) ([]bool, error) {
+	held := make([]bool, len(claims))
+	if len(claims) == 0 {
+		return held, nil
+	}
+	kept := map[delivery.Key]bool{}
+	err := l.s.writeAlone(ctx, func(tx *Tx) error {
+		clear(kept)
+		for part := range slices.Chunk(claims, chunk) {
+			from, args := l.s.d.Values("v", []string{"text", "text", "bigint"}, markRows(part))
+			rows, err := tx.QueryContext(ctx, `UPDATE processed_events SET started_at = ? FROM `+from+`
+				WHERE processed_events.event_id = v.column1 AND processed_events.handler = v.column2
+					AND processed_events.started_at = v.column3 AND processed_events.status = 'in_progress'
+				RETURNING processed_events.event_id, processed_events.handler`, append([]any{sqlrow.Millis(now)}, args...)...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var k delivery.Key
+				if err := rows.Scan(&k.EventID, &k.Handler); err != nil {
+					rows.Close()
+					return err
+				}
+				kept[k] = true
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("renew ledger claims: %w", err)
+	}
+	for i, c := range claims {
+		held[i] = kept[c.Key]
+	}
+	return held, nil
+}
+
+// Settle writes marks in one transaction (for sources whose message outcome lives elsewhere,
+// such as JetStream).
+func (l *Ledger) Settle(ctx context.Context, now time.Time, marks []delivery.Mark) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	return l.s.writeAlone(ctx, func(tx *Tx) error { return l.s.settleLedger(ctx, tx, now, marks) })
+}
+
+// settleLedger marks each claim done or releases it, only while the row still carries the
+// claim's token: a delivery whose claim was taken over touches nothing. The rows are written in
+// key order, so two transactions settling the same rows (on PostgreSQL) cannot deadlock.
+func (s *Store) settleLedger(ctx context.Context, tx *Tx, now time.Time, marks []delivery.Mark) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	marks = slices.Clone(marks)
+	slices.SortFunc(marks, func(a, b delivery.Mark) int {
+		return cmp.Or(cmp.Compare(a.EventID, b.EventID), cmp.Compare(a.Handler, b.Handler))
+	})
+	var done, released []delivery.Mark
+	for _, m := range marks {
+		if m.Done {
+			done = append(done, m)
+		} else {
+			released = append(released, m)
+		}
+	}
+	for part := range slices.Chunk(released, chunk) {
+		from, args := s.d.Values("v", []string{"text", "text", "bigint"}, markRows(part))
+		if _, err := tx.ExecContext(ctx, `DELETE FROM processed_events WHERE status = 'in_progress'
+			AND (event_id, handler, started_at) IN (SELECT v.column1, v.column2, v.column3 FROM `+from+`)`, args...); err != nil {
+			return fmt.Errorf("release ledger claims: %w", err)
+		}
+	}
+	for part := range slices.Chunk(done, chunk) {
+		from, args := s.d.Values("v", []string{"text", "text", "bigint"}, markRows(part))
+		if _, err := tx.ExecContext(ctx, `UPDATE processed_events SET status = 'done', processed_at = ? FROM `+from+`
+			WHERE processed_events.event_id = v.column1 AND processed_events.handler = v.column2
+				AND processed_events.started_at = v.column3 AND processed_events.status = 'in_progress'`,
+			append([]any{sqlrow.Millis(now)}, args...)...); err != nil {
+			return fmt.Errorf("mark ledger done: %w", err)
+		}
+	}
+	return nil
+}
+
+// markRows is marks as (event_id, handler, token) rows, for Dialect.Values.
+func markRows(marks []delivery.Mark) [][]any {
+	rows := make([][]any, len(marks))
+	for i, m := range marks {
+		rows[i] = []any{m.EventID, m.Handler, m.Token}
+	}
+	return rows
+}
+
+// Prune deletes ledger rows whose claim began more than keep ago (30 days in production),
+// returning how many it removed.
+func (l *Ledger) Prune(ctx context.Context, now time.Time, keep time.Duration) (int64, error) {
+	var n int64
+	err := l.s.writeAlone(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM processed_events WHERE started_at < ?`, sqlrow.Millis(now.Add(-keep)))
+		if err != nil {
+			return fmt.Errorf("prune ledger: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
