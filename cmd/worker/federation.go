@@ -50,6 +50,7 @@ func federationHandlers(_ context.Context, cfg config.Config, store store, log *
 		Now:         now,
 		Logger:      log,
 		Observe:     func(outcome string) { outcomes.WithLabelValues(outcome).Inc() },
+		Refuse:      fed.RefuseHost,
 	})
 	return fed.Handlers(), []part{lane.Run}, nil
 }

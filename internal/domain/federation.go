@@ -57,6 +57,10 @@ type Publication struct {
 	Activity   []byte
 	Relation   *Relation
 	Deliveries []Delivery
+	// Direct writes the deliveries straight into the delivery lane's queue in the publishing
+	// transaction, not into the outbox: a fan-out to thousands of inboxes then costs the outbox
+	// nothing (docs/adr/0007-federation-deliveries-queued-by-the-publication.md).
+	Direct bool
 }
 
 // Relation is the latest Follow or Block activity from one actor to another.
@@ -67,7 +71,8 @@ type Relation struct {
 	ActivityID string
 }
 
-// Delivery is one FederationDeliveryRequested with the outbox id its writer derived.
+// Delivery is one FederationDeliveryRequested with the id its writer derived (its outbox event
+// id, or with Publication.Direct its delivery id in the lane's queue).
 type Delivery struct {
 	EventID uuid.UUID
 	Event   FederationDeliveryRequested

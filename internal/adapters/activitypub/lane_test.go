@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/federation"
 )
 
@@ -92,7 +95,7 @@ func (w *laneWorld) startLane() *federation.Lane {
 	// attempt for 300 ms of real time, which must not look like a dead lane's.
 	lane := federation.NewLane(w.store, w.fed, federation.LaneConfig{Policy: w.policy, Poll: 2 * time.Millisecond, Lease: 24 * time.Hour,
 		Now: w.clock.Now, Jitter: func() float64 { return 0.5 }, Logger: quietLog(),
-		Observe: func(string) { w.mu.Lock(); w.settles++; w.mu.Unlock() },
+		Observe: func(string) { w.mu.Lock(); w.settles++; w.mu.Unlock() }, Refuse: w.fed.RefuseHost,
 		Idle:    func(at time.Time) { w.mu.Lock(); w.idles++; w.idleAt, w.idleSeen = at, w.settles; w.mu.Unlock() }})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -225,6 +228,10 @@ func TestLaneDeliversThroughTheFediversesWeather(t *testing.T) {
 		t.Fatal(err)
 	}
 	published(3 * (len(remotes) - 1))
+	// The publications queued their deliveries themselves: the fan-out cost the outbox nothing.
+	if n := w.count(`SELECT count(*) FROM event_queue WHERE event_type = 'FederationDeliveryRequested'`); n != 0 {
+		t.Errorf("%d FederationDeliveryRequested outbox rows: the fan-out went through the outbox", n)
+	}
 
 	want := []string{"Create", "Update", "Delete"}
 	for elapsed := time.Duration(0); elapsed < 6*time.Hour; elapsed += 5 * time.Minute {
@@ -320,4 +327,59 @@ func TestParkedDeliveriesSurviveARestartAndGoWhenTheHostIsSeenAlive(t *testing.T
 	eventually(t, "the parked deliveries sent", func() bool {
 		return slices.Equal(typesAbout(r, object), []string{"Create", "Update"})
 	})
+}
+
+// TestLaneDropsDeliveriesToADomainBlockedAfterPublication: a review is published to a follower's
+// server while the lane is stopped; the admin blocks that server's domain; the restarted lane
+// dead-letters the delivery without sending it, and the host's health is untouched.
+func TestLaneDropsDeliveriesToADomainBlockedAfterPublication(t *testing.T) {
+	w := newLaneWorld(t, federation.Policy{})
+	u := w.user("alice")
+	r := newRemoteAt(t, "127.0.0.9")
+	follower := r.addUser("carol")
+	w.acceptRemoteFollower(u, follower)
+	eventually(t, "the follow settled", w.settled)
+	w.stop()
+	id := w.logReview(u, 5)
+	object := w.base + "/reviews/" + id.String()
+	eventually(t, "the Create queued for the lane", func() bool {
+		return w.count(`SELECT count(*) FROM federation_deliveries WHERE object_key = ? AND status = 'pending'`, object) == 1
+	})
+	if err := w.store.BlockDomain(context.Background(), "127.0.0.9", "spam"); err != nil {
+		t.Fatal(err)
+	}
+	w.startLane()
+	eventually(t, "the delivery dead-lettered", func() bool {
+		return w.count(`SELECT count(*) FROM federation_deliveries WHERE object_key = ? AND status = 'dead'
+			AND last_error LIKE '%blocked%'`, object) == 1
+	})
+	if got := typesAbout(r, object); len(got) != 0 {
+		t.Errorf("the blocked server received %v", got)
+	}
+	if n := w.count(`SELECT count(*) FROM federation_hosts WHERE host = '127.0.0.9' AND failures > 0`); n != 0 {
+		t.Errorf("the refusal counted as the host's failure")
+	}
+}
+
+// TestLaneTakesTheOutboxDeliveriesOfAnEarlierRelease: a FederationDeliveryRequested row in the
+// outbox (written before publications queued their deliveries themselves) is handed to the lane
+// and sent, once.
+func TestLaneTakesTheOutboxDeliveriesOfAnEarlierRelease(t *testing.T) {
+	w := newLaneWorld(t, federation.Policy{})
+	u := w.user("alice")
+	r := newRemoteAt(t, "127.0.0.10")
+	object := w.base + "/notes/legacy"
+	doc := fmt.Sprintf(`{"@context":"https://www.w3.org/ns/activitystreams","id":%q,"type":"Create","actor":%q,"object":%q}`,
+		w.base+"/activities/legacy", w.base+"/users/"+u.ID.String(), object)
+	ev := outbox.EventWithID{ID: uuid.New(), Event: domain.FederationDeliveryRequested{InboxURL: r.base + "/inbox",
+		ActivityJSON: []byte(doc), SigningActorID: u.ID}}
+	if err := w.store.Enqueue(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the legacy delivery sent and done in the lane's queue", func() bool {
+		return w.count(`SELECT count(*) FROM federation_deliveries WHERE delivery_id = ? AND status = 'done'`, ev.ID.String()) == 1
+	})
+	if got := typesAbout(r, object); !slices.Equal(got, []string{"Create"}) {
+		t.Errorf("the remote received %v, want one Create", got)
+	}
 }

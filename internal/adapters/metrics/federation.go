@@ -67,10 +67,10 @@ func (c *federationCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // NewFederationAttempts counts the delivery lane's attempts by outcome: delivered, retry,
-// permanent, gone.
+// permanent, gone, refused (its domain was blocked after publication: dropped unsent).
 func NewFederationAttempts() *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "moviesdiary_federation_delivery_attempts_total",
-		Help: "Federation delivery attempts by outcome (delivered, retry, permanent, gone).",
+		Help: "Federation delivery attempts by outcome (delivered, retry, permanent, gone, refused).",
 	}, []string{"outcome"})
 }

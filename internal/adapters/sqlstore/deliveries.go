@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +44,37 @@ func (s *Store) HandOff(ctx context.Context, d federation.QueuedDelivery, now ti
 	})
 	if err != nil {
 		return fmt.Errorf("hand off delivery %s: %w", d.DeliveryID, err)
+	}
+	return nil
+}
+
+// queueDeliveries writes a publication's deliveries into the lane's queue inside the
+// publishing transaction (Publication.Direct): pending, or parked where the host is
+// unavailable, ordered among the inbox's activities about the object by the publication's
+// stamp (kept from the first publication when this is a replay).
+func (s *Store) queueDeliveries(ctx context.Context, tx *Tx, p domain.Publication) error {
+	rows := make([][]any, 0, len(p.Deliveries))
+	for _, d := range p.Deliveries {
+		rows = append(rows, []any{d.EventID.String(), federation.HostOf(d.Event.InboxURL), d.Event.InboxURL})
+	}
+	var seq int64
+	if err := tx.GetContext(ctx, &seq, `SELECT created_at FROM ap_activities WHERE id = ?`, p.ActivityID); err != nil {
+		return fmt.Errorf("read the publication's stamp: %w", err)
+	}
+	at := sqlrow.Millis(s.now())
+	for part := range slices.Chunk(rows, chunk) {
+		from, args := s.d.Values("v", []string{"text", "text", "text"}, part)
+		_, err := tx.ExecContext(ctx, `INSERT INTO federation_deliveries (delivery_id, host, inbox, object_key, seq,
+				activity, signing_actor_id, status, next_attempt_at, created_at)
+			SELECT v.column1, v.column2, v.column3, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT),
+				CASE WHEN h.state = 'unavailable' THEN 'parked' ELSE 'pending' END, CAST(? AS BIGINT), CAST(? AS BIGINT)
+			FROM `+from+` LEFT JOIN federation_hosts h ON h.host = v.column2
+			WHERE true
+			ON CONFLICT (delivery_id) DO NOTHING`,
+			append([]any{p.ObjectID, seq, string(p.Activity), p.ActorID.String(), at, at}, args...)...)
+		if err != nil {
+			return fmt.Errorf("queue deliveries: %w", err)
+		}
 	}
 	return nil
 }
@@ -195,10 +227,17 @@ func (s *Store) hostAlive(ctx context.Context, tx *Tx, host string, at int64, de
 
 // DeliveryFailed counts the failure against the delivery's host, applies f.Decide to the host's
 // record and the delivery, and parks every pending delivery of a host that became unavailable.
+// A refused delivery (never attempted) is dead-lettered with the host's record left alone.
 func (s *Store) DeliveryFailed(ctx context.Context, f federation.DeliveryFailure) (federation.HostHealth, error) {
 	d, at := f.Delivery, sqlrow.Millis(f.Now)
 	var out federation.HostHealth
 	err := s.write(ctx, func(tx *Tx) error {
+		if f.Refused {
+			_, err := tx.ExecContext(ctx, `UPDATE federation_deliveries SET status = 'dead', finished_at = ?, claimed_until = NULL,
+					last_error = ? WHERE id = ? AND status = 'sending' AND claimed_until = ?`,
+				at, ErrorText(errors.New(f.Error)), d.ID, d.Token)
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO federation_hosts (host, state, failures, failing_since, last_failure_at, last_error)
 			VALUES (?, 'available', 1, ?, ?, ?)
 			ON CONFLICT (host) DO UPDATE SET failures = federation_hosts.failures + 1,

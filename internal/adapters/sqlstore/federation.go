@@ -92,9 +92,9 @@ func (s *Store) ReceiveActivity(ctx context.Context, e domain.ActivityReceived) 
 }
 
 // Publish records an outbound activity (so its id dereferences), the relation it creates, and
-// its deliveries, in one transaction. Every write is keyed by a derived id, so publishing the
-// same activity again changes nothing (the deliveries' outbox.EventWithID ids are skipped by the
-// outbox's ON CONFLICT).
+// its deliveries (outbox events, or with p.Direct rows of the delivery lane's queue), in one
+// transaction. Every write is keyed by a derived id, so publishing the same activity again
+// changes nothing (the deliveries' ids are skipped by ON CONFLICT).
 //
 // The activities of one object are ordered by created_at: on SQLite the single writer and the
 // rowid break a tie within a millisecond; where writers run concurrently the transaction holds
@@ -128,6 +128,9 @@ func (s *Store) Publish(ctx context.Context, p domain.Publication) error {
 			if err := saveRelation(ctx, tx, *r); err != nil {
 				return err
 			}
+		}
+		if p.Direct {
+			return s.queueDeliveries(ctx, tx, p)
 		}
 		events := make([]domain.Event, len(p.Deliveries))
 		for i, d := range p.Deliveries {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/federation"
 )
 
@@ -20,6 +21,7 @@ type Deliveries interface {
 	FederationHosts(ctx context.Context) ([]federation.HostHealth, error)
 	DeliveryCounts(ctx context.Context) (map[string]int, error)
 	ForgetHost(ctx context.Context, host string, now time.Time) (int, error)
+	Publish(ctx context.Context, p domain.Publication) error
 }
 
 // queued is delivery n of an activity about object to inbox.
@@ -289,6 +291,48 @@ func RunDeliveries(t *testing.T, open func(t *testing.T, faults *Faults) Deliver
 		must(t, s.HostAlive(ctx, "f.example", alive))
 		if got := claim(t, s, alive, 10); len(got) != 3 {
 			t.Fatalf("after the host came back claimed %d, want 3", len(got))
+		}
+	})
+
+	t.Run("DirectPublicationQueuesItsDeliveries", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		// p.example is unavailable: failing for two days.
+		must(t, s.HandOff(ctx, queued("https://p.example/inbox", "", 1), t0))
+		fail(t, s, claim(t, s, t0, 1)[0], t0, t0.Add(time.Hour), federation.StepRetry)
+		if h := fail(t, s, claim(t, s, t0.Add(49*time.Hour), 1)[0], t0.Add(49*time.Hour), t0.Add(50*time.Hour),
+			federation.StepRetry); h.State != federation.HostUnavailable {
+			t.Fatalf("host %+v, want unavailable", h)
+		}
+		object := "https://local.example/reviews/1"
+		p := publication("https://local.example/activities/c1", "Create", uuid.New(), object,
+			"https://a.example/inbox", "https://b.example/users/x/inbox", "https://p.example/inbox")
+		p.Direct = true
+		must(t, s.Publish(ctx, p))
+		must(t, s.Publish(ctx, p)) // a replay of the outbound handler queues nothing more
+		c, err := s.DeliveryCounts(ctx)
+		must(t, err)
+		if c["pending"] != 2 || c["parked"] != 2 || len(c) != 2 {
+			t.Fatalf("counts %v, want 2 pending and 2 parked (the old one and the new one)", c)
+		}
+		now := time.Now().Add(time.Second) // Publish stamps with the store's clock
+		got := claim(t, s, now, 10)
+		want := []string{p.Deliveries[0].EventID.String(), p.Deliveries[1].EventID.String()}
+		sort.Strings(want)
+		if !slices.Equal(deliveryIDs(got), want) {
+			t.Fatalf("claimed %v, want the deliveries to a.example and b.example %v", deliveryIDs(got), want)
+		}
+		for _, d := range got {
+			if string(d.Activity) != string(p.Activity) || d.Signer != p.ActorID || d.Attempts != 0 {
+				t.Fatalf("claimed %+v, want the publication's activity signed by its actor", d)
+			}
+		}
+		// A later activity about the same object waits behind the first at the same inbox.
+		q := publication("https://local.example/activities/d1", "Delete", p.ActorID, object, "https://a.example/inbox")
+		q.Direct = true
+		must(t, s.Publish(ctx, q))
+		if got := claim(t, s, now, 10); len(got) != 0 {
+			t.Fatalf("claimed %v while the Create to a.example is in flight", deliveryIDs(got))
 		}
 	})
 

@@ -14,7 +14,9 @@ var DeliverTypes = []string{"FederationDeliveryRequested"}
 
 // Deliver takes one activity for one inbox: it hands it to the delivery lane (Deps.Deliveries,
 // docs/adr/0005-federation-delivery.md), or without a lane POSTs it at once, signed by its
-// actor. An inbox on a domain blocked since the fan-out is skipped.
+// actor. An inbox on a domain blocked since the fan-out is skipped. With the lane, publish
+// queues deliveries itself (docs/adr/0007-…): what reaches Deliver then are the outbox rows
+// written before it did, by an earlier release or a worker without the lane.
 func (s *Service) Deliver(ctx context.Context, eventID string, event domain.Event) error {
 	e, ok := event.(domain.FederationDeliveryRequested)
 	if !ok {

@@ -63,6 +63,9 @@ type DeliveryFailure struct {
 	Retry    time.Time // when StepRetry: the next attempt
 	Error    string
 	Decide   func(h HostHealth) (HostHealth, Step)
+	// Refused is a delivery never attempted (LaneConfig.Refuse): dead-lettered, its host's
+	// record left alone, Decide not called.
+	Refused bool
 }
 
 // Deliveries is where deliveries wait for the lane, and the hosts' health (the store). Every
@@ -107,6 +110,9 @@ type LaneConfig struct {
 	Jitter      func() float64 // in [0, 1); default math/rand
 	Logger      *slog.Logger
 	Observe     func(outcome string) // counts each attempt's outcome (metrics)
+	// Refuse, when set, is asked before each attempt (Service.RefuseHost): a delivery to a
+	// domain blocked since its publication is dead-lettered unsent, its host's health untouched.
+	Refuse func(ctx context.Context, inbox string) error
 	Idle        func(at time.Time)   // called as the lane waits, having claimed all it could at at (tests)
 }
 
@@ -239,9 +245,15 @@ func (l *Lane) sleep(ctx context.Context, d time.Duration) {
 
 // deliver sends d once and records the outcome.
 func (l *Lane) deliver(ctx context.Context, d ClaimedDelivery) {
+	fields := []any{"delivery_id", d.DeliveryID, "inbox", d.Inbox, "host", d.Host, "attempt", d.Attempts + 1}
+	if l.cfg.Refuse != nil {
+		if err := l.cfg.Refuse(ctx, d.Inbox); errors.Is(err, ErrDomainBlocked) {
+			l.refused(ctx, d, err, fields)
+			return
+		}
+	}
 	err := l.send.Deliver(ctx, d.Inbox, d.Activity, d.Signer)
 	now := l.cfg.Now()
-	fields := []any{"delivery_id", d.DeliveryID, "inbox", d.Inbox, "host", d.Host, "attempt", d.Attempts + 1}
 	if err == nil {
 		l.cfg.Observe("delivered")
 		if err := l.q.Delivered(ctx, d, now); err != nil {
@@ -292,4 +304,16 @@ func (l *Lane) deliver(ctx context.Context, d ClaimedDelivery) {
 		l.log.Info("federation delivery failed; retrying later",
 			append(fields, "error", err, "retry_at", f.Retry, "host_state", h.State, "host_failures", h.Failures)...)
 	}
+}
+
+// refused dead-letters d unsent: its domain was blocked after its publication.
+func (l *Lane) refused(ctx context.Context, d ClaimedDelivery, err error, fields []any) {
+	f := DeliveryFailure{Delivery: d, Now: l.cfg.Now(), Error: err.Error(), Refused: true}
+	if _, rerr := l.q.DeliveryFailed(ctx, f); rerr != nil {
+		l.log.Error("recording a refused federation delivery failed (it will be claimed again after the lease)",
+			append(fields, "error", rerr)...)
+		return
+	}
+	l.cfg.Observe("refused")
+	l.log.Info("federation delivery dropped: its domain is blocked", append(fields, "error", err)...)
 }

@@ -150,6 +150,8 @@ func (s *Service) toFollowers(ctx context.Context, a Activity, objectID string) 
 
 // publish records an activity and its deliveries in one transaction: one delivery per distinct
 // inbox not on a blocked domain, each with an id derived from the activity id and the inbox.
+// With the delivery lane (Deps.Deliveries) they are written into its queue directly, and the
+// lane is woken; without it they are outbox events that Deliver sends.
 func (s *Service) publish(ctx context.Context, a Activity, objectID string, inboxes []string, rel *domain.Relation) error {
 	raw, err := s.ports.Encode(ctx, a)
 	if err != nil {
@@ -162,7 +164,12 @@ func (s *Service) publish(ctx context.Context, a Activity, objectID string, inbo
 	}
 	seen := map[string]bool{}
 	for _, inbox := range inboxes {
-		if seen[inbox] || blockedIn(HostOf(inbox), blocked) {
+		host := HostOf(inbox)
+		if seen[inbox] || blockedIn(host, blocked) {
+			continue
+		}
+		if host == "" {
+			s.log.WarnContext(ctx, "delivery skipped: the inbox has no host", "activity_id", a.ID, "inbox", inbox)
 			continue
 		}
 		seen[inbox] = true
@@ -170,7 +177,14 @@ func (s *Service) publish(ctx context.Context, a Activity, objectID string, inbo
 			InboxURL: inbox, ActivityJSON: raw, SigningActorID: a.Actor,
 		}})
 	}
-	return s.ports.Publications.Publish(ctx, p)
+	p.Direct = s.ports.Deliveries != nil
+	if err := s.ports.Publications.Publish(ctx, p); err != nil {
+		return err
+	}
+	if p.Direct && len(p.Deliveries) > 0 && s.ports.Wake != nil {
+		s.ports.Wake()
+	}
+	return nil
 }
 
 // relate sends a Follow or Block from a local user to a remote actor, or (undo) its Undo, which
