@@ -96,7 +96,7 @@ func (w *laneWorld) startLane() *federation.Lane {
 	lane := federation.NewLane(w.store, w.fed, federation.LaneConfig{Policy: w.policy, Poll: 2 * time.Millisecond, Lease: 24 * time.Hour,
 		Now: w.clock.Now, Jitter: func() float64 { return 0.5 }, Logger: quietLog(),
 		Observe: func(string) { w.mu.Lock(); w.settles++; w.mu.Unlock() }, Refuse: w.fed.RefuseHost,
-		Idle:    func(at time.Time) { w.mu.Lock(); w.idles++; w.idleAt, w.idleSeen = at, w.settles; w.mu.Unlock() }})
+		Idle: func(at time.Time) { w.mu.Lock(); w.idles++; w.idleAt, w.idleSeen = at, w.settles; w.mu.Unlock() }})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = lane.Run(ctx); close(done) }()

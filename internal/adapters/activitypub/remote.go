@@ -150,7 +150,9 @@ func (f *Federation) Deliver(ctx context.Context, inbox string, activity []byte,
 
 // RefuseHost is an error wrapping federation.ErrDomainBlocked when the host of raw is on a
 // blocked domain (the delivery lane's LaneConfig.Refuse).
-func (f *Federation) RefuseHost(ctx context.Context, raw string) error { return f.fed.RefuseHost(ctx, raw) }
+func (f *Federation) RefuseHost(ctx context.Context, raw string) error {
+	return f.fed.RefuseHost(ctx, raw)
+}
 
 // OutboxPage fetches and reads one document of a remote outbox, signed by the local actor
 // signer (the use case's Remote). A document that is not a JSON object is a permanent error.

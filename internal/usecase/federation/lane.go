@@ -113,7 +113,7 @@ type LaneConfig struct {
 	// Refuse, when set, is asked before each attempt (Service.RefuseHost): a delivery to a
 	// domain blocked since its publication is dead-lettered unsent, its host's health untouched.
 	Refuse func(ctx context.Context, inbox string) error
-	Idle        func(at time.Time)   // called as the lane waits, having claimed all it could at at (tests)
+	Idle   func(at time.Time) // called as the lane waits, having claimed all it could at at (tests)
 }
 
 // Lane sends federation deliveries with its own concurrency, so a fan-out to thousands of
