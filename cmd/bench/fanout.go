@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +34,7 @@ type fanoutCase struct {
 
 // fanoutScenarios measures the federation delivery lane (docs/adr/0005-federation-delivery.md):
 // one review fanned out to inboxes on loopback servers (one listener, one address of its own
-// each: 127.x.y.z), through the outbox, the handoff handler and the lane, every delivery signed
+// each: 127.x.y.z), queued by its publication and sent by the lane, every delivery signed
 // with a 2048-bit RSA key as in production; and, meanwhile, local events (20/s) through the
 // same pump, whose commit→handler latency is compared with the same load when idle.
 func fanoutScenarios(ctx context.Context, dir string, o options, log *slog.Logger, add func(string, string, ...any)) error {
@@ -144,21 +143,12 @@ func fanout(ctx context.Context, dir string, c fanoutCase, key *rsa.PrivateKey, 
 	}
 	defer store.Close()
 
-	// The worker: a pump with the handoff handler and a local handler timing commit→handler,
-	// and the lane beside it.
+	// The worker: a pump with a local handler timing commit→handler, and the lane beside it.
 	var mu sync.Mutex
 	sent := map[uuid.UUID]time.Time{}
 	var lat []time.Duration
 	lane := federation.NewLane(store, signingSender{c: activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true}), key: key},
 		federation.LaneConfig{Logger: log})
-	handoff := delivery.Handler{Name: "federation.deliver", Types: []string{"FederationDeliveryRequested"},
-		Handle: func(ctx context.Context, env delivery.Envelope) error {
-			e := env.Event.(domain.FederationDeliveryRequested)
-			err := store.HandOff(ctx, federation.QueuedDelivery{DeliveryID: env.EventID, Inbox: e.InboxURL, Activity: e.ActivityJSON,
-				ObjectKey: "https://bench.example/reviews/1", Signer: e.SigningActorID}, time.Now())
-			lane.Wake()
-			return err
-		}}
 	local := delivery.Handler{Name: "local", Types: []string{"PosterSynced"}, Handle: func(_ context.Context, env delivery.Envelope) error {
 		id := env.Event.(domain.PosterSynced).MovieID
 		mu.Lock()
@@ -168,7 +158,7 @@ func fanout(ctx context.Context, dir string, c fanoutCase, key *rsa.PrivateKey, 
 		mu.Unlock()
 		return nil
 	}}
-	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, store.Ledger(), handoff, local)
+	engine, err := delivery.NewEngine(delivery.Config{Logger: log}, store.Ledger(), local)
 	if err != nil {
 		return res, err
 	}
@@ -221,30 +211,34 @@ func fanout(ctx context.Context, dir string, c fanoutCase, key *rsa.PrivateKey, 
 	time.AfterFunc(3*time.Second, func() { close(stop) })
 	res.idle = localLoad(stop)
 
-	// The fan-out: one FederationDeliveryRequested per inbox, as the outbound handler writes them.
-	activity := []byte(`{"@context":"https://www.w3.org/ns/activitystreams","id":"https://bench.example/activities/1",` +
+	// The fan-out: one publication with a delivery per inbox, queued for the lane in its
+	// transaction, as the outbound handler publishes a review.
+	activityID := "https://bench.example/activities/1"
+	activity := []byte(`{"@context":"https://www.w3.org/ns/activitystreams","id":"` + activityID + `",` +
 		`"type":"Create","actor":"https://bench.example/users/a","object":{"id":"https://bench.example/reviews/1","type":"Note",` +
 		`"content":"a review of some length, as a Note carries it, with its movie and rating"}}`)
+	signer := uuid.New()
+	p := domain.Publication{ActivityID: activityID, Type: "Create", ActorID: signer, ObjectID: "https://bench.example/reviews/1",
+		Activity: activity, Direct: true}
 	var healthyInboxes int
 	nHoles, nDown := int(c.holes*float64(c.hosts)), int(c.downHost*float64(c.hosts))
-	events := make([]domain.Event, 0, c.inboxes)
 	for i := range c.inboxes {
 		h := i % c.hosts
 		if h >= nHoles+nDown {
 			healthyInboxes++
 		}
-		events = append(events, domain.FederationDeliveryRequested{InboxURL: fmt.Sprintf("http://%s/users/u%d/inbox", hosts.addrs[h], i),
-			ActivityJSON: activity, SigningActorID: uuid.New()})
+		inbox := fmt.Sprintf("http://%s/users/u%d/inbox", hosts.addrs[h], i)
+		p.Deliveries = append(p.Deliveries, domain.Delivery{EventID: federation.DeliveryID(activityID, inbox),
+			Event: domain.FederationDeliveryRequested{InboxURL: inbox, ActivityJSON: activity, SigningActorID: signer}})
 	}
 	cpu0, start := cpuTime(), time.Now()
 	busyStop := make(chan struct{})
 	busyDone := make(chan []time.Duration)
 	go func() { busyDone <- localLoad(busyStop) }()
-	for part := range slices.Chunk(events, 500) {
-		if err := store.Enqueue(ctx, part...); err != nil {
-			return res, err
-		}
+	if err := store.Publish(ctx, p); err != nil {
+		return res, err
 	}
+	lane.Wake()
 	deadline := time.Now().Add(10 * time.Minute)
 	for hosts.delivered.Load() < int64(healthyInboxes) {
 		if time.Now().After(deadline) {
