@@ -75,6 +75,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "server-child" {
 		os.Exit(serverChildMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "hosts-child" {
+		os.Exit(hostsChild(os.Args[2:]))
+	}
 	var o options
 	flag.IntVar(&o.events, "events", 100_000, "backlog size for the throughput scenarios")
 	flag.IntVar(&o.handlers, "handlers", 3, "no-op handlers registered for every event")
