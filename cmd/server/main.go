@@ -124,20 +124,25 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	defer images.Close()
 	ready := func(ctx context.Context) error {
 		// Not ready while the database or its directory has no room for writes: they would fail.
+		// Each failure says what is down (httpapi.NotReady) and keeps the cause for the log only:
+		// a driver's error names the database user, its name and its socket.
 		if err := store.CheckWritable(ctx); err != nil {
-			return err
+			return httpapi.NotReady("the database is not writable", err)
 		}
 		v, dirty, err := store.Version(ctx)
 		switch {
 		case err != nil:
-			return err
+			return httpapi.NotReady("the database does not answer", err)
 		case dirty:
-			return fmt.Errorf("schema version %d is dirty", v)
+			return httpapi.NotReady(fmt.Sprintf("schema version %d is dirty", v), nil)
 		case v < latest:
-			return fmt.Errorf("schema version %d, want %d", v, latest)
+			return httpapi.NotReady(fmt.Sprintf("schema version %d, want %d", v, latest), nil)
 		}
 		// Images on S3 (or a mounted directory) may go away while the database stays.
-		return images.Ping(ctx)
+		if err := images.Ping(ctx); err != nil {
+			return httpapi.NotReady("the image store does not answer", err)
+		}
+		return nil
 	}
 	api, err := newAPI(ctx, cfg, db, images, log, ready, serverMetrics)
 	if err != nil {

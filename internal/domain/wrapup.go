@@ -33,7 +33,11 @@ type WrapUp struct {
 	Report       json.RawMessage
 }
 
-// NewWrapUpRange validates a wrap-up's dates: both present, start not after end.
+// MaxWrapUpYear is the last year a wrap-up may cover.
+const MaxWrapUpYear = 9999
+
+// NewWrapUpRange validates a wrap-up's dates: both present, start not after end, within
+// MinReleaseYear and MaxWrapUpYear.
 func NewWrapUpRange(start, end string) (Date, Date, error) {
 	s, err := ParseDate(start)
 	if err != nil {
@@ -45,6 +49,11 @@ func NewWrapUpRange(start, end string) (Date, Date, error) {
 	}
 	if e.Time().Before(s.Time()) {
 		return Date{}, Date{}, Invalid("end_date must not be before start_date")
+	}
+	// A diary has nothing before the first film (and a zero date is what a generator reads as
+	// "missing"); nothing past MaxWrapUpYear reaches a date column.
+	if s.Time().Year() < MinReleaseYear || e.Time().Year() > MaxWrapUpYear {
+		return Date{}, Date{}, Invalid("start_date and end_date must lie between %d-01-01 and %d-12-31", MinReleaseYear, MaxWrapUpYear)
 	}
 	return s, e, nil
 }

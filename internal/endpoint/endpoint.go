@@ -59,6 +59,10 @@ func StatusOf(err error) (status int, msg string) {
 	if errors.As(err, &he) {
 		return he.Status, he.Message
 	}
+	var un *domain.UnavailableError
+	if errors.As(err, &un) {
+		return http.StatusServiceUnavailable, un.Error()
+	}
 	var de *domain.Error
 	if errors.As(err, &de) {
 		if status, ok := kindStatus[de.Kind]; ok {

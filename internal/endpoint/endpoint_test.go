@@ -32,6 +32,8 @@ func TestStatusOf(t *testing.T) {
 		{wrap(errors.New("disk I/O error")), 500, endpoint.InternalMessage},
 		{wrap(domain.Errorf(domain.KindInternal, "constraint failed on table users")), 500, endpoint.InternalMessage},
 		{wrap(domain.Permanent(errors.New("remote answered 410"))), 500, endpoint.InternalMessage},
+		{wrap(&domain.UnavailableError{What: "database", Err: errors.New("dial unix /run/postgresql: user=owner")}), 503,
+			"Service unavailable: the database is busy or down; try again later"},
 	} {
 		status, msg := endpoint.StatusOf(c.err)
 		if status != c.status || msg != c.msg {

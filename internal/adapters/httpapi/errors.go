@@ -43,7 +43,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 const StorageFullRetryAfter = 60
 
 // retryable recognises the failures a client should retry later, with their status, message and
-// Retry-After seconds: a login throttled for its account (429), and a write refused because the
+// Retry-After seconds: a login throttled for its account (429), a request that found what it
+// needs busy or down (a *domain.UnavailableError: every password-hashing slot taken, the
+// database unreachable; 503), and a write refused because the
 // database or the image storage is full (503, logged as a warning: an operator must free space,
 // nothing of ours is broken). A bare ENOSPC comes from the server's files, the image storage
 // (the database reports its own as a *domain.StorageFullError).
@@ -51,6 +53,12 @@ func (s *Server) retryable(r *http.Request, err error) (status int, msg string, 
 	var th *auth.ThrottledError
 	if errors.As(err, &th) {
 		return http.StatusTooManyRequests, th.Error(), th.RetryAfterSeconds(), true
+	}
+	var un *domain.UnavailableError
+	if errors.As(err, &un) {
+		s.log.WarnContext(r.Context(), "request refused: unavailable", "what", un.What, "error", err,
+			"request_id", middleware.GetReqID(r.Context()), "method", r.Method, "path", r.URL.Path)
+		return http.StatusServiceUnavailable, un.Error(), un.RetryAfterSeconds(), true
 	}
 	storage := ""
 	var full *domain.StorageFullError

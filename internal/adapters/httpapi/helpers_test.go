@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"moviesdiary/internal/adapters/httpapi"
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/adapters/sqlite/sqlitetest"
@@ -66,6 +67,7 @@ type options struct {
 	corsOrigins      []string
 	webClientDir     string
 	logOut           io.Writer // logOut receives the server's log lines as JSON (default: discarded)
+	ready            httpapi.Readiness
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -104,7 +106,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: b.metrics,
 		TrustedProxies: o.trustedProxies,
-		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir,
+		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir, Ready: o.ready,
 	})
 	if err != nil {
 		t.Fatal(err)

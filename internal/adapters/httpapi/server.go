@@ -5,6 +5,7 @@ package httpapi
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
@@ -183,7 +185,20 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
 func (s *Server) readiness(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Ready(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "not ready", "error", err)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+		msg := "not ready; the server's log says why"
+		var full *domain.StorageFullError
+		var nr *notReady
+		var un *domain.UnavailableError
+		switch {
+		case errors.As(err, &full):
+			msg = "the " + full.Storage + " is full"
+		case errors.As(err, &nr):
+			msg = nr.what
+		case errors.As(err, &un):
+			msg = "the " + un.What + " does not answer"
+		}
+		w.Header().Set("Retry-After", "5")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": msg})
 		return nil
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
@@ -206,3 +221,22 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// notReady is a readiness failure: what is down, safe to answer, and its cause, for the log.
+type notReady struct {
+	what  string
+	cause error
+}
+
+func (e *notReady) Error() string {
+	if e.cause == nil {
+		return e.what
+	}
+	return e.what + ": " + e.cause.Error()
+}
+
+func (e *notReady) Unwrap() error { return e.cause }
+
+// NotReady is the error a Readiness check returns: GET /ready answers what (never the cause,
+// which may carry connection details) and logs both.
+func NotReady(what string, cause error) error { return &notReady{what: what, cause: cause} }

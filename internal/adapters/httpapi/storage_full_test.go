@@ -2,11 +2,15 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"moviesdiary/internal/adapters/httpapi"
+	"moviesdiary/internal/domain"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -83,4 +87,32 @@ func TestFullDataDirectoryIsNotReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.must(200, req{method: "GET", path: "/ready"})
+}
+
+// TestReadyNamesWhatIsDownNotHowToReachIt: /ready answers 503 with Retry-After and says what is
+// down, never the cause's connection details (a driver's error names the database user, its
+// name and its socket), which go to the log only.
+func TestReadyNamesWhatIsDownNotHowToReachIt(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("failed to connect to `user=diaryowner database=secretdb`: /var/run/postgresql/.s.PGSQL.5432: connection refused")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{httpapi.NotReady("the database does not answer", cause), "the database does not answer"},
+		{&domain.UnavailableError{What: "database", Err: cause}, "the database does not answer"},
+		{cause, "not ready"},
+	} {
+		b := setup(t, options{ready: func(context.Context) error { return c.err }})
+		r := b.do(req{method: "GET", path: "/ready"})
+		if r.status != 503 || !strings.Contains(string(r.body), c.want) || r.header.Get("Retry-After") == "" {
+			t.Errorf("/ready: %d %s (Retry-After %q), want 503 saying %q with a Retry-After", r.status, r.body,
+				r.header.Get("Retry-After"), c.want)
+		}
+		for _, secret := range []string{"diaryowner", "secretdb", "/var/run"} {
+			if strings.Contains(string(r.body), secret) {
+				t.Errorf("/ready answers %s, naming %q", r.body, secret)
+			}
+		}
+	}
 }

@@ -8,6 +8,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +16,8 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // also the "pgx" database/sql driver migrate opens
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlstore"
@@ -132,10 +134,11 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if o.maxConns < 0 || o.maxIdle < 0 {
 		return nil, fmt.Errorf("postgres: pool sizes must not be negative (max %d, idle %d)", o.maxConns, o.maxIdle)
 	}
-	db, err := sqlx.Open(driverName, rawURL)
+	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: open: %w", err)
+		return nil, fmt.Errorf("postgres: the database URL: %w", err)
 	}
+	db := sqlx.NewDb(sql.OpenDB(unreachable{stdlib.GetConnector(*cfg)}), driverName)
 	maxConns := cmp.Or(o.maxConns, MaxConnsDefault)
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(min(cmp.Or(o.maxIdle, MaxIdleConnsDefault), maxConns))

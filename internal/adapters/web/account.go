@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 )
@@ -34,15 +36,29 @@ func authMessage(err error) string {
 	if errors.As(err, &th) {
 		return fmt.Sprintf("Too many attempts. Wait %d seconds and try again.", th.RetryAfterSeconds())
 	}
+	var un *domain.UnavailableError
+	if errors.As(err, &un) {
+		return fmt.Sprintf("The server is busy checking other passwords. Wait %d seconds and try again.", un.RetryAfterSeconds())
+	}
 	return messageOf(err)
 }
 
-func authStatus(err error) int {
+// authStatus is a refused log-in or registration's status, 0 for a failure of ours (the error
+// page); a busy server's 503 is shown on the form with its Retry-After, like a refusal.
+func authStatus(w http.ResponseWriter, err error) int {
 	var th *auth.ThrottledError
 	if errors.As(err, &th) {
 		return http.StatusTooManyRequests
 	}
-	return statusOf(err)
+	var un *domain.UnavailableError
+	if errors.As(err, &un) {
+		w.Header().Set("Retry-After", strconv.Itoa(un.RetryAfterSeconds()))
+		return http.StatusServiceUnavailable
+	}
+	if st := statusOf(err); st < 500 {
+		return st
+	}
+	return 0
 }
 
 // errTooMany refuses a log-in or registration over the IP's budget.
@@ -63,10 +79,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, v visit) error {
 	}
 	sess, err := s.Auth.Login(r.Context(), r.PostFormValue("email"), r.PostFormValue("password"))
 	if err != nil {
-		if st := authStatus(err); st >= 500 {
+		st := authStatus(w, err)
+		if st == 0 {
 			return err
 		}
-		return s.render(w, r, v, authStatus(err), "login", "Log in",
+		return s.render(w, r, v, st, "login", "Log in",
 			formState{Err: authMessage(err), Values: formValues(r, "email", "next")})
 	}
 	s.beginSession(w, sess)
@@ -83,10 +100,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, v visit) error
 	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	refuse := func(err error) error {
-		if st := authStatus(err); st >= 500 {
+		st := authStatus(w, err)
+		if st == 0 {
 			return err
 		}
-		return s.render(w, r, v, authStatus(err), "register", "Create an account",
+		return s.render(w, r, v, st, "register", "Create an account",
 			formState{Err: authMessage(err), Values: formValues(r, "email", "username")})
 	}
 	if password != r.PostFormValue("password2") {

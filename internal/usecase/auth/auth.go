@@ -56,6 +56,12 @@ type Config struct {
 	Hasher Hasher
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// HashConcurrency is how many password hashes run at once; default
+	// DefaultHashConcurrency(Hasher).
+	HashConcurrency int
+	// HashWait is how long a login or registration waits for a hashing slot before it is
+	// refused as unavailable; default HashWaitDefault.
+	HashWait time.Duration
 }
 
 // Service runs the account use cases.
@@ -64,6 +70,7 @@ type Service struct {
 	tokens   Tokens
 	cfg      Config
 	throttle *loginThrottle
+	gate     *hashGate
 }
 
 // New builds the service.
@@ -78,7 +85,10 @@ func New(accounts Accounts, tokens Tokens, cfg Config) *Service {
 	// The dummy hash is made now, in the background, so that the first login naming no user
 	// does not take a hash longer than the others (binaries without a Service never make it).
 	go dummyHash()
-	return &Service{accounts: accounts, tokens: tokens, cfg: cfg, throttle: newLoginThrottle(cfg.Now)}
+	cfg.HashConcurrency = cmp.Or(cfg.HashConcurrency, DefaultHashConcurrency(cfg.Hasher))
+	cfg.HashWait = cmp.Or(cfg.HashWait, HashWaitDefault)
+	return &Service{accounts: accounts, tokens: tokens, cfg: cfg, throttle: newLoginThrottle(cfg.Now),
+		gate: newHashGate(cfg.HashConcurrency, cfg.HashWait)}
 }
 
 // Session is what a login or refresh hands the client.
@@ -104,7 +114,10 @@ func (s *Service) Register(ctx context.Context, email, username, password string
 	if err := domain.ValidatePassword(password); err != nil {
 		return domain.User{}, err
 	}
-	hash, err := s.cfg.Hasher.Hash(password)
+	var hash string
+	if gerr := s.gate.do(ctx, func() { hash, err = s.cfg.Hasher.Hash(password) }); gerr != nil {
+		return domain.User{}, gerr
+	}
 	if err != nil {
 		return domain.User{}, err
 	}
@@ -131,13 +144,19 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 	u, err := s.accounts.UserByEmail(ctx, email)
 	if errors.Is(err, domain.ErrNotFound) {
 		// Spend the same time as a real check, so timing does not tell which e-mails exist.
-		_ = s.cfg.Hasher.Verify(password, dummyHash())
+		if gerr := s.gate.do(ctx, func() { _ = s.cfg.Hasher.Verify(password, dummyHash()) }); gerr != nil {
+			return Session{}, gerr
+		}
 		return Session{}, errBadCredentials
 	}
 	if err != nil {
 		return Session{}, err
 	}
-	if !s.cfg.Hasher.Verify(password, u.PasswordHash) {
+	var ok bool
+	if gerr := s.gate.do(ctx, func() { ok = s.cfg.Hasher.Verify(password, u.PasswordHash) }); gerr != nil {
+		return Session{}, gerr
+	}
+	if !ok {
 		return Session{}, errBadCredentials
 	}
 	s.throttle.succeeded(email)

@@ -38,7 +38,7 @@ func (s *Service) Ingest(ctx context.Context, tok domain.WebhookToken, rep Repor
 	}
 	now := s.now().UTC()
 	ev := domain.WatchEvent{
-		ID: id, UserID: tok.UserID, Source: tok.Provider, Title: rep.Title, Year: rep.Year,
+		ID: id, UserID: tok.UserID, Source: tok.Provider, Title: rep.Title, Year: plausibleYear(rep.Year),
 		Status: domain.WatchPending, WatchedAt: now.Truncate(time.Second),
 	}
 	if len(ev.Title) > domain.MaxTitleBytes {
@@ -103,4 +103,14 @@ func (s *Service) confirmed(ctx context.Context, ev domain.WatchEvent, rating in
 		return Confirmed{}, err
 	}
 	return Confirmed{EventID: ev.ID, Review: r, Movie: m}, nil
+}
+
+// plausibleYear is a media server's year when a film can have it (MinReleaseYear up to
+// MaxReleaseYear), else unknown: a scrobble with a garbled year is still a watch of its title,
+// and the year never reaches a column it overflows.
+func plausibleYear(y *int) *int {
+	if y == nil || *y < domain.MinReleaseYear || *y > domain.MaxReleaseYear {
+		return nil
+	}
+	return y
 }

@@ -63,3 +63,26 @@ func TestIngestAsksForTheHourAndAutoConfirmsWhatResolves(t *testing.T) {
 		t.Errorf("unresolvable event = %+v (confirm %v), want it pending without a review", ev, store.confirm[1])
 	}
 }
+
+// TestIngestDropsAYearNoFilmCanHave: a media server's year outside MinReleaseYear…MaxReleaseYear
+// (a garbled 99999999999, a year 12) is queued as unknown rather than reaching a column it
+// overflows (a 500 on PostgreSQL); a plausible one is kept.
+func TestIngestDropsAYearNoFilmCanHave(t *testing.T) {
+	t.Parallel()
+	store := &fakeStore{}
+	svc := integration.NewService(store, movie.NewResolver(store, nil, nil), time.Now)
+	tok := domain.WebhookToken{ID: uuid.New(), UserID: uuid.New(), Provider: domain.SourceJellyfin}
+	for _, y := range []int{99999999999, 12, -1, 1995} {
+		if _, err := svc.Ingest(context.Background(), tok, integration.Report{Title: "Heat", Year: &y}); err != nil {
+			t.Fatalf("year %d: %v", y, err)
+		}
+	}
+	for i, ev := range store.saved[:3] {
+		if ev.Year != nil {
+			t.Errorf("watch %d kept the year %d", i, *ev.Year)
+		}
+	}
+	if ev := store.saved[3]; ev.Year == nil || *ev.Year != 1995 {
+		t.Errorf("a plausible year was dropped: %v", ev.Year)
+	}
+}
