@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -101,31 +102,49 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c federation.DeliveryClaim)
 		LastError    sql.NullString `db:"last_error"`
 	}
 	failing := `(` + s.d.IfNull("h.failures", "0") + ` > 0)`
-	err := s.writeAlone(ctx, func(tx *Tx) error {
+	// The choice reads the whole due set (ranked per host, ordered per inbox and object), so it
+	// runs on the read pool: on SQLite it must not hold the one writer local work shares. The
+	// update then takes only what is still claimable, so a delivery another lane took between
+	// the two is left to it (and two lanes' choices can exceed a host's limit by one claim at
+	// most: a politeness bound, not a rule).
+	var ids []int64
+	err := s.read.SelectContext(ctx, &ids, `SELECT id FROM (
+			SELECT d.id, d.next_attempt_at,
+				row_number() OVER (PARTITION BY d.host ORDER BY d.next_attempt_at, d.id) AS n,
+				row_number() OVER (PARTITION BY `+failing+` ORDER BY d.next_attempt_at, d.id) AS k,
+				(SELECT count(*) FROM federation_deliveries x
+					WHERE x.host = d.host AND x.status = 'sending' AND x.claimed_until > ?) AS busy,
+				`+s.d.IfNull("h.failures", "0")+` AS failures
+			FROM federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host
+			WHERE ((d.status = 'pending' AND d.next_attempt_at <= ?) OR (d.status = 'sending' AND d.claimed_until <= ?))
+				AND (h.host IS NULL OR h.state = 'available' OR (h.state = 'open' AND h.open_until <= ?))
+				AND NOT EXISTS (SELECT 1 FROM federation_deliveries e
+					WHERE e.inbox = d.inbox AND e.object_key = d.object_key AND d.object_key <> ''
+						AND e.status IN ('pending', 'sending', 'parked') AND (e.seq < d.seq OR (e.seq = d.seq AND e.id < d.id)))
+		) AS c
+		WHERE c.n + c.busy <= CASE WHEN c.failures > 0 THEN 1 ELSE ? END
+			AND (c.failures = 0 OR c.k + (SELECT count(*) FROM federation_deliveries x JOIN federation_hosts hx ON hx.host = x.host
+				WHERE x.status = 'sending' AND x.claimed_until > ? AND hx.failures > 0) <= ?)
+		ORDER BY c.failures > 0, c.next_attempt_at, c.id LIMIT ?`,
+		now, now, now, now, c.PerHost, now, max(c.MaxFailing, 1), c.Max)
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")
+	args := []any{until}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	args = append(args, now, now)
+	err = s.writeAlone(ctx, func(tx *Tx) error {
 		rows = rows[:0]
 		return tx.SelectContext(ctx, &rows, `UPDATE federation_deliveries SET status = 'sending', claimed_until = ?
-			WHERE id IN (
-				SELECT id FROM (
-					SELECT d.id, d.next_attempt_at,
-						row_number() OVER (PARTITION BY d.host ORDER BY d.next_attempt_at, d.id) AS n,
-						row_number() OVER (PARTITION BY `+failing+` ORDER BY d.next_attempt_at, d.id) AS k,
-						(SELECT count(*) FROM federation_deliveries x
-							WHERE x.host = d.host AND x.status = 'sending' AND x.claimed_until > ?) AS busy,
-						`+s.d.IfNull("h.failures", "0")+` AS failures
-					FROM federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host
-					WHERE ((d.status = 'pending' AND d.next_attempt_at <= ?) OR (d.status = 'sending' AND d.claimed_until <= ?))
-						AND (h.host IS NULL OR h.state = 'available' OR (h.state = 'open' AND h.open_until <= ?))
-						AND NOT EXISTS (SELECT 1 FROM federation_deliveries e
-							WHERE e.inbox = d.inbox AND e.object_key = d.object_key AND d.object_key <> ''
-								AND e.status IN ('pending', 'sending', 'parked') AND (e.seq < d.seq OR (e.seq = d.seq AND e.id < d.id)))
-				) AS c
-				WHERE c.n + c.busy <= CASE WHEN c.failures > 0 THEN 1 ELSE ? END
-					AND (c.failures = 0 OR c.k + (SELECT count(*) FROM federation_deliveries x JOIN federation_hosts hx ON hx.host = x.host
-						WHERE x.status = 'sending' AND x.claimed_until > ? AND hx.failures > 0) <= ?)
-				ORDER BY c.failures > 0, c.next_attempt_at, c.id LIMIT ?)
-				AND (status = 'pending' OR (status = 'sending' AND claimed_until <= ?))
-			RETURNING id, delivery_id, host, inbox, activity, signing_actor_id, attempts, first_failure_at, last_error`,
-			until, now, now, now, now, c.PerHost, now, max(c.MaxFailing, 1), c.Max, now)
+			WHERE id IN (`+in+`)
+				AND ((status = 'pending' AND next_attempt_at <= ?) OR (status = 'sending' AND claimed_until <= ?))
+			RETURNING id, delivery_id, host, inbox, activity, signing_actor_id, attempts, first_failure_at, last_error`, args...)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
