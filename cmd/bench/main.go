@@ -63,6 +63,14 @@ type options struct {
 	pgCommits []string
 	pgCommit  string
 	pg        *pgtest.Server
+	// resolveRows and resolveFilms shape the resolve scenario's Letterboxd diary, and tmdbRate
+	// is the rate its fake TMDb allows.
+	resolveRows, resolveFilms int
+	tmdbRate                  float64
+	// gridReviews is the grid scenario's diary size.
+	gridReviews int
+	// mergeReviews are the reviews of the movie the merge scenario merges.
+	mergeReviews int
 }
 
 // row is one line of the result table.
@@ -92,13 +100,18 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
 	flag.IntVar(&o.writeSpread, "write-spread", 1, "users (each with a movie of its own) the write path's clients post as, client i as user i mod this; 1: every review updates one user's and one movie's counters, hot rows for PostgreSQL")
 	flag.IntVar(&o.relayN, "relay-events", 20_000, "backlog size for the relay fsync scenario")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,mixed,fanout,pg-db,pg-latency,pg-idle,pg-write (default all)")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,mixed,fanout,resolve,grid,merge,pg-db,pg-latency,pg-idle,pg-write (default all)")
 	flag.StringVar(&o.workerBin, "worker", "bin/worker", "the worker binary the worker scenario measures (make bench builds it)")
 	mixedSizes := flag.String("mixed-reviews", "1000,100000", "comma-separated database sizes (reviews) of the mixed load")
 	mixedClients := flag.String("mixed-clients", "8,32,128", "comma-separated client counts of the mixed load")
 	flag.StringVar(&o.figures, "figures", "", "write the figures make bench-peers compares with River to this JSON file")
 	flag.DurationVar(&o.mixedD, "mixed-duration", 5*time.Second, "length of each mixed-load level")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary databases")
+	flag.IntVar(&o.resolveRows, "resolve-rows", resolveRowsDefault, "rows of the resolve scenario's Letterboxd diary")
+	flag.IntVar(&o.resolveFilms, "resolve-films", resolveFilmsDefault, "distinct films among them (the rest are rewatches)")
+	flag.Float64Var(&o.tmdbRate, "tmdb-rate", tmdbRateDefault, "requests per second the resolve scenario's fake TMDb allows before it answers 429")
+	flag.IntVar(&o.gridReviews, "grid-reviews", gridReviewsDefault, "reviews in the diary the grid scenario serves")
+	flag.IntVar(&o.mergeReviews, "merge-reviews", mergeReviewsDefault, "reviews of the movie the merge scenario merges")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	syncs := flag.String("synchronous", "normal,full", "comma-separated SQLITE_SYNCHRONOUS settings the write path and the db drain run with")
 	pgCommits := flag.String("pg-synchronous-commit", strings.Join(pgCommits, ","), "comma-separated synchronous_commit settings (on, off) the pg-* scenarios run with")
@@ -341,6 +354,32 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			return fmt.Errorf("mixed load: %w", err)
 		}
 		rows = append(rows, mr...)
+	}
+
+	if o.wants("resolve") {
+		rr, err := resolveScenario(ctx, dir, o, log)
+		if err != nil {
+			return fmt.Errorf("resolve: %w", err)
+		}
+		rows = append(rows, rr...)
+		fmt.Fprintln(os.Stderr, "done: resolve")
+	}
+	if o.wants("grid") {
+		gr, err := gridScenario(ctx, dir, o, log)
+		if err != nil {
+			return fmt.Errorf("grid: %w", err)
+		}
+		rows = append(rows, gr...)
+		fmt.Fprintln(os.Stderr, "done: grid")
+	}
+
+	if o.wants("merge") {
+		mr, err := mergeScenario(ctx, dir, o.mergeReviews, log)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		rows = append(rows, mr...)
+		fmt.Fprintln(os.Stderr, "done: merge")
 	}
 
 	if o.figures != "" {

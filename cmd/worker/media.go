@@ -44,7 +44,10 @@ func mediaHandlers(ctx context.Context, cfg config.Config, store store, log *slo
 			handler(enrichment.MovieName, enrichment.MovieTypes, enrichment.NewMovies(store, src, nil, log).Handle),
 			handler(enrichment.PersonName, enrichment.PersonTypes, enrichment.NewPeople(store, src, nil, log).Handle),
 			// One client for all three: its pacer keeps resolution and enrichment under TMDb's rate together.
-			handler(movie.ResolutionName, movie.ResolutionTypes, movie.NewResolution(store, client, nil, log).Handle),
+			// Its title searches are cached: a backfill of an old database meets the same titles
+			// (remakes, namesakes of other years) many times.
+			handler(movie.ResolutionName, movie.ResolutionTypes,
+				movie.NewResolution(store, movie.NewSearchCache(client, movie.SearchCacheConfig{}), nil, log).Handle),
 		)
 	} else {
 		log.Info("TMDB_API_KEY is not set: poster sync, movie/person enrichment and movie resolution by title are off")

@@ -88,7 +88,13 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 			return store.CheckWritable(ctx)
 		}
 	}
-	resolver := movie.NewResolver(store, o.Metadata, o.Log)
+	// Title searches are cached: an import names the same films many times, and each row's
+	// resolution starts with the same search.
+	md := o.Metadata
+	if md != nil {
+		md = movie.NewSearchCache(md, movie.SearchCacheConfig{})
+	}
+	resolver := movie.NewResolver(store, md, o.Log)
 	soc, err := social.NewService(store, o.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("BASE_URL: %w", err)

@@ -8,12 +8,15 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/time/rate"
 
 	"moviesdiary/internal/adapters/tmdb"
 )
@@ -25,21 +28,84 @@ const Key = "test-key"
 var fixtures embed.FS
 
 // Server is the fake. Its fixtures know Blade Runner (tt0083658, TMDb 78), its cast and crew, and
-// Harrison Ford (person 3); its search (/search/movie), /find and /movie also know Films, in
-// TMDb's wire format; every other id is a 404. Any valid image path serves a small JPEG.
+// Harrison Ford (person 3); its search (/search/movie), /find and /movie also know Films (or the
+// films SetFilms gave it), in TMDb's wire format; every other id is a 404. Any valid image path
+// serves a small JPEG. With SetRateLimit it refuses requests beyond TMDb's rate as TMDb does.
 type Server struct {
 	*httptest.Server
-	mu     sync.Mutex
-	counts map[string]int
-	hook   func(w http.ResponseWriter, r *http.Request) bool
+	mu      sync.Mutex
+	counts  map[string]int
+	limited int // limited counts the requests answered 429 by the rate limit
+	hook    func(w http.ResponseWriter, r *http.Request) bool
+	films   *catalogue
+	limit   *rate.Limiter // nil: no rate limit
 }
 
 // New starts a fake that stops when the test ends.
 func New(t testing.TB) *Server {
-	s := &Server{counts: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := Start()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// Start starts a fake knowing Films outside a test (a benchmark); Close stops it.
+func Start() *Server {
+	s := &Server{counts: map[string]int{}, films: newCatalogue(Films)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// SetFilms replaces the films the search, /find and /movie know beside the fixtures (Films
+// until then).
+func (s *Server) SetFilms(films []Film) {
+	c := newCatalogue(films)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.films = c
+}
+
+// SetRateLimit makes the fake limit the API (not the image CDN) as TMDb does: beyond perSecond
+// requests a second (with burst at once), a request is answered 429 with TMDb's body and a
+// Retry-After in whole seconds. Zero or less removes the limit. TMDb allows about 50 a second
+// per address.
+func (s *Server) SetRateLimit(perSecond float64, burst int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limit = nil
+	if perSecond > 0 {
+		s.limit = rate.NewLimiter(rate.Limit(perSecond), max(burst, 1))
+	}
+}
+
+// Limited is how many requests the rate limit refused.
+func (s *Server) Limited() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limited
+}
+
+// rateLimited answers 429 when the rate limit refuses the request now.
+func (s *Server) rateLimited(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	limit := s.limit
+	s.mu.Unlock()
+	if limit == nil {
+		return false
+	}
+	r := limit.Reserve()
+	d := r.Delay()
+	if d == 0 {
+		return false
+	}
+	r.Cancel() // a refused request takes no token, as at TMDb
+	s.mu.Lock()
+	s.limited++
+	s.mu.Unlock()
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write([]byte(`{"success":false,"status_code":25,"status_message":"Your request count (#) is over the allowed limit of (40)."}`))
+	return true
 }
 
 // APIURL is the base URL of the API (TMDB_API_URL).
@@ -99,6 +165,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(PosterJPEG())
 		return
 	}
+	if s.rateLimited(w) {
+		return
+	}
 	w.Header().Set("Content-Type", "application/json;charset=utf-8")
 	if r.URL.Query().Get("api_key") != Key {
 		w.WriteHeader(http.StatusUnauthorized)
@@ -108,14 +177,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var name string
 	switch p := strings.TrimPrefix(r.URL.Path, "/3"); {
 	case p == "/search/movie":
-		search(w, r.URL.Query())
+		s.catalogue().search(w, r.URL.Query())
 		return
 	case strings.HasPrefix(p, "/find/"):
 		id := strings.TrimPrefix(p, "/find/")
 		name = "find_" + id + ".json"
 		if fixture(name) == nil {
 			results := []any{}
-			if f, ok := film(func(f Film) bool { return f.IMDbID == id }); ok && r.URL.Query().Get("external_source") == "imdb_id" {
+			if f, ok := s.catalogue().byIMDb[id]; ok && r.URL.Query().Get("external_source") == "imdb_id" {
 				results = append(results, f.result())
 			}
 			writeJSON(w, map[string]any{"movie_results": results, "person_results": []any{}, "tv_results": []any{},
@@ -125,7 +194,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, "/movie/"):
 		id := strings.TrimPrefix(p, "/movie/")
 		name = "movie_" + id + ".json"
-		if f, ok := film(func(f Film) bool { return strconv.FormatInt(f.ID, 10) == id }); ok && fixture(name) == nil {
+		if f, ok := s.catalogue().byID[id]; ok && fixture(name) == nil {
 			writeJSON(w, f.details())
 			return
 		}
@@ -139,6 +208,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = w.Write(body)
+}
+
+func (s *Server) catalogue() *catalogue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.films
 }
 
 func fixture(name string) []byte {
