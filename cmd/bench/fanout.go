@@ -310,7 +310,7 @@ func fanout(ctx context.Context, dir string, c fanoutCase, key *rsa.PrivateKey, 
 		if time.Now().After(deadline) {
 			return res, errors.New("the healthy inboxes were not all reached within 10 minutes")
 		}
-		time.Sleep(20 * time.Millisecond) // polling the lane's table, not synchronising
+		time.Sleep(100 * time.Millisecond) // polling the lane's table (a count of every row: not too often), not synchronising
 	}
 	res.elapsed, res.cpu, res.healthy = time.Since(start), cpuTime()-cpu0, healthyInboxes
 	close(busyStop)
