@@ -108,14 +108,18 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c federation.DeliveryClaim)
 	// the two is left to it (and two lanes' choices can exceed a host's limit by one claim at
 	// most: a politeness bound, not a rule).
 	var ids []int64
-	err := s.read.SelectContext(ctx, &ids, `SELECT id FROM (
+	// busy counts each host's deliveries in flight once (a few dozen rows), not per due row.
+	err := s.read.SelectContext(ctx, &ids, `WITH busy AS (
+			SELECT host, count(*) AS n FROM federation_deliveries
+			WHERE status = 'sending' AND claimed_until > ? GROUP BY host
+		)
+		SELECT id FROM (
 			SELECT d.id, d.next_attempt_at,
 				row_number() OVER (PARTITION BY d.host ORDER BY d.next_attempt_at, d.id) AS n,
 				row_number() OVER (PARTITION BY `+failing+` ORDER BY d.next_attempt_at, d.id) AS k,
-				(SELECT count(*) FROM federation_deliveries x
-					WHERE x.host = d.host AND x.status = 'sending' AND x.claimed_until > ?) AS busy,
+				`+s.d.IfNull("b.n", "0")+` AS busy,
 				`+s.d.IfNull("h.failures", "0")+` AS failures
-			FROM federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host
+			FROM federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host LEFT JOIN busy b ON b.host = d.host
 			WHERE ((d.status = 'pending' AND d.next_attempt_at <= ?) OR (d.status = 'sending' AND d.claimed_until <= ?))
 				AND (h.host IS NULL OR h.state = 'available' OR (h.state = 'open' AND h.open_until <= ?))
 				AND NOT EXISTS (SELECT 1 FROM federation_deliveries e

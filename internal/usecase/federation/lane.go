@@ -187,7 +187,7 @@ func (l *Lane) Run(ctx context.Context) error {
 			}
 		}
 		free := cap(slots) - len(slots)
-		if free > 0 && free < max(1, l.cfg.Concurrency/4) {
+		if free > 0 && free < max(1, l.cfg.Concurrency/2) {
 			free = l.gather(ctx, slots)
 		}
 		var claimed []ClaimedDelivery
@@ -221,18 +221,18 @@ func (l *Lane) Run(ctx context.Context) error {
 	return nil
 }
 
-// gatherFor is how long a busy lane with a few free slots waits for more before it claims: a
-// lane sending hundreds a second then claims in batches, not one delivery per transaction on
-// the writer local work shares, at the cost of at most this much delay.
-const gatherFor = 20 * time.Millisecond
+// gatherFor is how long a busy lane with few free slots waits for more before it claims: a
+// lane sending hundreds a second then claims in batches (a claim ranks the whole due set), not
+// once per delivery, at the cost of at most this much delay.
+const gatherFor = 50 * time.Millisecond
 
-// gather waits up to gatherFor for a quarter of the slots to be free, and returns how many are.
+// gather waits up to gatherFor for half the slots to be free, and returns how many are.
 func (l *Lane) gather(ctx context.Context, slots chan struct{}) int {
 	t := time.NewTimer(gatherFor)
 	defer t.Stop()
 	for {
 		free := cap(slots) - len(slots)
-		if free >= max(1, l.cfg.Concurrency/4) {
+		if free >= max(1, l.cfg.Concurrency/2) {
 			return free
 		}
 		select {
