@@ -79,10 +79,14 @@ const ImportDeleteBatch = 500
 // DeleteImportRows deletes up to limit of a session's rows, lowest index first, in one
 // transaction, and says how many it deleted.
 func (s *Store) DeleteImportRows(ctx context.Context, sessionID uuid.UUID, limit int) (int64, error) {
+	return s.deleteImportRows(ctx, sessionID.String(), limit)
+}
+
+func (s *Store) deleteImportRows(ctx context.Context, sessionID string, limit int) (int64, error) {
 	var n int64
 	err := s.writeAlone(ctx, func(tx *Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM import_rows WHERE session_id = ? AND idx IN (
-			SELECT idx FROM import_rows WHERE session_id = ? ORDER BY idx LIMIT ?)`, sessionID.String(), sessionID.String(), limit)
+			SELECT idx FROM import_rows WHERE session_id = ? ORDER BY idx LIMIT ?)`, sessionID, sessionID, limit)
 		if err != nil {
 			return err
 		}
@@ -98,8 +102,12 @@ func (s *Store) DeleteImportRows(ctx context.Context, sessionID uuid.UUID, limit
 // DeleteImportSession deletes a session's rows in batches of ImportDeleteBatch, each its own
 // transaction, then the session.
 func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) error {
+	return s.deleteImportSession(ctx, sessionID.String())
+}
+
+func (s *Store) deleteImportSession(ctx context.Context, sessionID string) error {
 	for {
-		n, err := s.DeleteImportRows(ctx, sessionID, ImportDeleteBatch)
+		n, err := s.deleteImportRows(ctx, sessionID, ImportDeleteBatch)
 		if err != nil {
 			return err
 		}
@@ -107,7 +115,7 @@ func (s *Store) DeleteImportSession(ctx context.Context, sessionID uuid.UUID) er
 			break
 		}
 	}
-	return s.execImport(ctx, "delete import session", `DELETE FROM import_sessions WHERE id = ?`, sessionID.String())
+	return s.execImport(ctx, "delete import session", `DELETE FROM import_sessions WHERE id = ?`, sessionID)
 }
 
 // DeleteExpiredImportSessions deletes the sessions expired at now, with their rows (in batches,
@@ -122,12 +130,8 @@ func (s *Store) DeleteExpiredImportSessions(ctx context.Context, now time.Time) 
 			return n, fmt.Errorf("delete expired import sessions: %w", err)
 		}
 		for _, id := range ids {
-			sid, err := uuid.Parse(id)
-			if err != nil {
+			if err := s.deleteImportSession(ctx, id); err != nil {
 				return n, fmt.Errorf("delete expired import sessions: %w", err)
-			}
-			if err := s.DeleteImportSession(ctx, sid); err != nil {
-				return n, err
 			}
 			n++
 		}
