@@ -62,6 +62,8 @@ func NewManualMovie(title string, year *int, director *string) (Movie, error) {
 		return Movie{}, Invalid("Manual title required if no external_metadata_id is given or it cannot be resolved")
 	case len(title) > MaxTitleBytes:
 		return Movie{}, Invalid("Title exceeds %d characters", MaxTitleBytes)
+	case CheckText("title", title, false) != nil:
+		return Movie{}, CheckText("title", title, false)
 	case year == nil:
 		return Movie{}, Invalid("Manual release year required if no external_metadata_id is given or it cannot be resolved")
 	case *year < MinReleaseYear || *year > MaxReleaseYear:
@@ -72,6 +74,9 @@ func NewManualMovie(title string, year *int, director *string) (Movie, error) {
 		if d := strings.TrimSpace(*director); d != "" {
 			if len(d) > MaxTitleBytes {
 				return Movie{}, Invalid("Director exceeds %d characters", MaxTitleBytes)
+			}
+			if err := CheckText("director", d, false); err != nil {
+				return Movie{}, err
 			}
 			m.Director = &d
 		}

@@ -57,7 +57,7 @@ func ValidateRating(r int) error {
 }
 
 // NormalizeComment trims a comment, turns a blank one into none and rejects one over
-// MaxCommentBytes.
+// MaxCommentBytes or against the text rule (CheckText; a comment is prose).
 func NormalizeComment(c *string) (*string, error) {
 	if c == nil {
 		return nil, nil
@@ -68,6 +68,9 @@ func NormalizeComment(c *string) (*string, error) {
 	}
 	if len(s) > MaxCommentBytes {
 		return nil, Invalid("Comment exceeds %d characters", MaxCommentBytes)
+	}
+	if err := CheckText("comment", s, true); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }

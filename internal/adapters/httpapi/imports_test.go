@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/xuri/excelize/v2"
+
+	"moviesdiary/internal/adapters/tabular"
 )
 
 // Fixtures, one per known export and custom shape, written from each export's documented header.
@@ -475,6 +477,15 @@ func TestImportRefusals(t *testing.T) {
 	}
 	if n := b.scalar(`SELECT count(*) FROM import_sessions`); n != "0" {
 		t.Errorf("sessions after the refused upload = %s", n)
+	}
+	// A limit on what the file turns into (tabular's) is a 413 naming it, never a 500.
+	wide := strings.Repeat("c,", tabular.MaxColumns) + "c\nx\n"
+	if r := b.upload(alice, "wide.csv", []byte(wide), ""); r.status != 413 || !strings.Contains(string(r.body), "more than 256") {
+		t.Errorf("a header of %d columns = %d %s", tabular.MaxColumns+1, r.status, r.body)
+	}
+	line := "title\n" + strings.Repeat("x", tabular.MaxLineBytes+1) + "\n"
+	if r := b.upload(alice, "line.csv", []byte(line), ""); r.status != 413 || !strings.Contains(string(r.body), "longer than") {
+		t.Errorf("a line over %d bytes = %d %s", tabular.MaxLineBytes, r.status, r.body)
 	}
 	if r := b.upload(alice, "x.json", []byte(`{"not": "an array"}`), "json"); r.status != 400 {
 		t.Errorf("json object = %d %s", r.status, r.body)

@@ -3,20 +3,14 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"unicode"
-)
 
-// multilineFields are the JSON fields of prose a person types, where a newline, a carriage
-// return and a tab are text; everywhere else (titles, names, handles, e-mails) they are not.
-var multilineFields = map[string]bool{
-	"comment": true, "bio": true, "summary": true, "description": true, "overview": true, "notes": true,
-}
+	"moviesdiary/internal/domain"
+)
 
 // checkText refuses a JSON body (already decoded once, so well formed) in which a string holds a
 // control character — C0, DEL or C1: a NUL inside a title, an escape sequence in a name — except
-// newline, carriage return and tab in the multilineFields. Each string is judged by the nearest
+// newline, carriage return and tab in prose fields: domain.CheckText, the rule every entry point keeps. Each string is judged by the nearest
 // object key above it, so the elements of an array take the array's field.
 func checkText(body []byte) error {
 	type frame struct {
@@ -60,7 +54,7 @@ func checkText(body []byte) error {
 				top.key, top.wantKey = t, false
 				continue
 			}
-			if err := textOK(top.key, t, multilineFields[top.key]); err != nil {
+			if err := textOK(top.key, t, domain.Prose(top.key)); err != nil {
 				return err
 			}
 			valueDone()
@@ -70,16 +64,10 @@ func checkText(body []byte) error {
 	}
 }
 
-// textOK refuses a control character in s, but newline, carriage return and tab when multiline.
-func textOK(field, s string, multiline bool) error {
-	for _, r := range s {
-		if !unicode.IsControl(r) || multiline && (r == '\n' || r == '\r' || r == '\t') {
-			continue
-		}
-		if field == "" {
-			field = "value"
-		}
-		return badRequest(fmt.Sprintf("%s: control character %U is not allowed", field, r))
+// textOK is domain.CheckText as a 400.
+func textOK(field, s string, prose bool) error {
+	if err := domain.CheckText(field, s, prose); err != nil {
+		return badRequest(err.Error())
 	}
 	return nil
 }

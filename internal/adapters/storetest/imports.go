@@ -22,6 +22,7 @@ type Imports interface {
 	CreateUser(ctx context.Context, u domain.User) (domain.User, error)
 	MovieByExternalID(ctx context.Context, externalID string) (domain.Movie, error)
 	DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error)
+	DeleteImportRows(ctx context.Context, sessionID uuid.UUID, limit int) (int64, error)
 }
 
 // uploadSession stores a complete session of user with n rows (cells "row i"; row 1 has a read
@@ -115,6 +116,26 @@ func RunImports(t *testing.T, open func(t *testing.T, faults *Faults) Imports) {
 		if rows, err := s.ImportRows(ctx, is.ID, -1, 10); err != nil || len(rows) != 0 {
 			t.Fatalf("rows of a deleted session: %v %v", rows, err)
 		}
+	})
+
+	t.Run("DeletesInBatches", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		alice := createUser(t, s, "alice")
+		is := uploadSession(t, s, alice.ID, 1200, t0.Add(time.Hour))
+		var got []int64
+		for range 4 {
+			n, err := s.DeleteImportRows(ctx, is.ID, 500)
+			must(t, err)
+			got = append(got, n)
+		}
+		if !slices.Equal(got, []int64{500, 500, 200, 0}) {
+			t.Fatalf("batches deleted %v rows, want 500, 500, 200, 0", got)
+		}
+		if _, err := s.ImportSession(ctx, alice.ID, is.ID, t0); err != nil {
+			t.Fatalf("the session without its rows: %v", err)
+		}
+		must(t, s.DeleteImportSession(ctx, is.ID))
 	})
 
 	t.Run("SelectAndWriteBatch", func(t *testing.T) {

@@ -31,7 +31,7 @@ func openCSV(br *bufio.Reader, format string, comma rune) (Rows, error) {
 			format = TSV
 		}
 	}
-	r := csv.NewReader(br)
+	r := csv.NewReader(&lineLimiter{r: br})
 	r.Comma = comma
 	r.LazyQuotes = true
 	r.FieldsPerRecord = -1

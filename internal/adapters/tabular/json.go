@@ -16,8 +16,21 @@ import (
 type jsonRows struct {
 	dec    *json.Decoder
 	header []string
+	keys   []string // the first object's keys, as the header's cells before cleaning
 	first  map[string]json.RawMessage
 	n      int
+	cols   map[string]bool // the keys, as a set
+}
+
+// inHeader keeps a later element's member only for a column of the header.
+func (j *jsonRows) inHeader(k string) bool {
+	if j.cols == nil {
+		j.cols = make(map[string]bool, len(j.keys))
+		for _, k := range j.keys {
+			j.cols[k] = true
+		}
+	}
+	return j.cols[k]
 }
 
 func openJSON(br *bufio.Reader) (Rows, error) {
@@ -36,38 +49,55 @@ func openJSON(br *bufio.Reader) (Rows, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("JSON: %w", err)
 	}
-	keys, err := objectKeys(raw)
+	var keys []string
+	first, err := objectFields(raw, func(k string) bool {
+		keys = append(keys, k)
+		return true
+	}, MaxColumns)
+	if errors.Is(err, errTooManyKeys) {
+		return nil, limitError("the first object has more than %d keys", MaxColumns)
+	}
 	if err != nil {
 		return nil, errors.New("JSON: the first element is not an object")
 	}
+	keys = trimHeader(keys)
 	h, err := header(keys)
 	if err != nil {
 		return nil, err
 	}
-	var first map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &first)
-	return &jsonRows{dec: dec, header: h, first: first}, nil
+	return &jsonRows{dec: dec, keys: keys, header: h, first: first}, nil
 }
 
-// objectKeys lists the keys of a JSON object in document order.
-func objectKeys(raw json.RawMessage) ([]string, error) {
+// errTooManyKeys stops objectFields at its limit.
+var errTooManyKeys = errors.New("too many keys")
+
+// objectFields reads a JSON object's members in document order and keeps the values of the keys
+// keep takes (the last one of a repeated key); past limit members (0: none) it stops with
+// errTooManyKeys. Values not kept are skipped, so an element with a million keys costs no map.
+func objectFields(raw json.RawMessage, keep func(string) bool, limit int) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, errors.New("not an object")
 	}
-	var keys []string
-	for dec.More() {
+	out := map[string]json.RawMessage{}
+	for n := 1; dec.More(); n++ {
+		if limit > 0 && n > limit {
+			return nil, errTooManyKeys
+		}
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
+		if keep(k) {
+			out[k] = v
+		}
 	}
-	return keys, nil
+	return out, nil
 }
 
 func (j *jsonRows) Format() string   { return JSON }
@@ -90,12 +120,13 @@ func (j *jsonRows) Next() ([]string, string, error) {
 		if err := j.dec.Decode(&raw); err != nil {
 			return nil, "", fmt.Errorf("JSON: %w", err)
 		}
-		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		var err error
+		if obj, err = objectFields(raw, j.inHeader, 0); err != nil {
 			return nil, fmt.Sprintf("element %d is not an object", j.n), nil
 		}
 	}
-	cells := make([]string, len(j.header))
-	for i, k := range j.header {
+	cells := make([]string, len(j.keys))
+	for i, k := range j.keys {
 		cells[i] = cellText(obj[k])
 	}
 	return cells, "", nil

@@ -2,7 +2,8 @@
 // tab separated, with or without a UTF-8 BOM, quoted fields spanning lines), TSV, a JSON array of
 // objects, or an XLSX workbook's first sheet. Rows are read one at a time, so a caller can store
 // a large file without holding it in memory (XLSX excepted: the zip is read whole, bounded by the
-// caller's size limit).
+// caller's size limit). What the bytes may turn into is bounded too (limits.go, xlsx.go): columns,
+// cell size, line length, and an XLSX's unzipped parts, shared strings, rows and cells.
 package tabular
 
 import (
@@ -52,16 +53,24 @@ func Open(r io.Reader, format string) (Rows, error) {
 	default:
 		format = detect(head)
 	}
+	var (
+		rows Rows
+		err  error
+	)
 	switch format {
 	case XLSX:
-		return openXLSX(br)
+		rows, err = openXLSX(br)
 	case JSON:
-		return openJSON(br)
+		rows, err = openJSON(br)
 	case TSV:
-		return openCSV(br, TSV, '\t')
+		rows, err = openCSV(br, TSV, '\t')
 	default:
-		return openCSV(br, CSV, 0)
+		rows, err = openCSV(br, CSV, 0)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return bound(rows)
 }
 
 // detect names the format of a file from its first bytes.
@@ -86,8 +95,10 @@ func blank(cells []string) bool {
 	return true
 }
 
-// header cleans a header row: cells trimmed, a missing name becomes "column N".
+// header cleans a header row: trailing blank cells dropped, cells trimmed, a missing name
+// becomes "column N".
 func header(cells []string) ([]string, error) {
+	cells = trimHeader(cells)
 	if blank(cells) {
 		return nil, ErrNoHeader
 	}

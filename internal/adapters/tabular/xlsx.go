@@ -1,18 +1,12 @@
 package tabular
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/xuri/excelize/v2"
-)
-
-// Limits on an XLSX workbook: its unzipped size (a zip bomb stops there), and the sheet size
-// above which excelize spools the sheet to a temporary file instead of memory.
-const (
-	maxUnzippedBytes = 512 << 20
-	sheetMemoryBytes = 4 << 20
 )
 
 // xlsxRows reads the first sheet of a workbook row by row, cells as their formatted text.
@@ -22,8 +16,19 @@ type xlsxRows struct {
 	header []string
 }
 
+// openXLSX reads the upload whole (the caller bounds it), checks the zip against the limits
+// (checkWorkbook) and only then lets excelize open it.
 func openXLSX(r io.Reader) (Rows, error) {
-	f, err := excelize.OpenReader(r, excelize.Options{UnzipSizeLimit: maxUnzippedBytes, UnzipXMLSizeLimit: sheetMemoryBytes})
+	content, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWorkbook(content); err != nil {
+		return nil, err
+	}
+	f, err := excelize.OpenReader(bytes.NewReader(content), excelize.Options{
+		UnzipSizeLimit: MaxXLSXBytes, UnzipXMLSizeLimit: xlsxMemoryPartBytes,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("XLSX: %w", err)
 	}

@@ -63,7 +63,9 @@ func (s *Server) uploadImport(w http.ResponseWriter, r *http.Request, v visit) e
 	created, err := s.Imports.Create(r.Context(), importer.Upload{UserID: v.me.ID,
 		Format: strings.TrimSpace(r.PostFormValue("format")), Filename: hdr.Filename, Body: f})
 	if errors.Is(err, importer.ErrTooLarge) {
-		err = endpoint.Fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MB or has too many rows.", importer.MaxFileBytes>>20))
+		// The error names the limit passed (the rows, a column count, an XLSX part's size…).
+		err = endpoint.Fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is refused: %s.",
+			strings.TrimPrefix(err.Error(), importer.ErrTooLarge.Error()+": ")))
 	}
 	if err != nil {
 		return s.refusedSettings(w, r, v, err)

@@ -225,5 +225,13 @@ func (s *Server) parseForm(r *http.Request) error {
 		}
 		return endpoint.Fail(http.StatusBadRequest, "The form could not be read.")
 	}
+	// The text rule every entry point keeps (domain.CheckText), on every field at once.
+	for name, values := range r.Form {
+		for _, v := range values {
+			if err := domain.CheckText(name, v, domain.Prose(name)); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"moviesdiary/internal/domain"
 )
 
 // PlainText turns a remote string (AS2 content, a name, a summary: HTML) into the plain text it
@@ -15,7 +17,13 @@ import (
 // script, style and template bodies disappear. What comes out is text, never markup: a literal
 // "<script>" in it is the characters an author typed (sent as &lt;script&gt;), and every place
 // that shows our text as HTML escapes it again. A bare "<" that starts no tag ("1 < 2") stays.
+// Control characters (but newline, carriage return and tab) are dropped, as the text rule says
+// of what a machine relays (domain.StripControl): a NUL, even one sent as &#0;, never reaches a store.
 func PlainText(s string) string {
+	return domain.StripControl(plainText(s), true)
+}
+
+func plainText(s string) string {
 	if !strings.ContainsAny(s, "<&") {
 		return strings.TrimSpace(s)
 	}

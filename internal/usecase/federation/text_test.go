@@ -9,7 +9,7 @@ import (
 // TestPlainText: remote HTML becomes the text it displays. The regex the original used ate
 // "1 < 2 and 3 > 2" and turned &lt;script&gt; into markup; a tokenizer keeps a bare "<",
 // decodes entities once (into text, which every HTML rendering of ours escapes again), drops
-// scripts with their bodies and keeps paragraphs apart.
+// scripts with their bodies and keeps paragraphs apart; control characters never come out.
 func TestPlainText(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ in, want string }{
@@ -22,6 +22,10 @@ func TestPlainText(t *testing.T) {
 		{"&amp;lt;", "&lt;"},
 		{"  plain  ", "plain"},
 		{`<img src=x onerror=alert(1)>`, ""},
+		// The text rule (domain.StripControl): control characters dropped, raw or as references.
+		{"He\x00at\x1b[31m", "Heat[31m"},
+		{"<p>He&#1;at</p>", "Heat"},
+		{"<p>a\tb</p><p>c</p>", "a\tb\n\nc"},
 	} {
 		if got := federation.PlainText(c.in); got != c.want {
 			t.Errorf("PlainText(%q) = %q, want %q", c.in, got, c.want)

@@ -95,6 +95,8 @@ func (s *Service) write(ctx context.Context, sess Session, m mapper, federate bo
 				// later confirm picks them up.
 				return fmt.Errorf("import row %d: %w", r.Index, err)
 			}
+			// A row's error may quote what the row holds; it is stored as text like any other.
+			it.Err = domain.StripControl(it.Err, true)
 			b.Items = append(b.Items, it)
 		}
 		if err := s.store.WriteImportBatch(ctx, b); err != nil {

@@ -23,6 +23,11 @@ const (
 	MaxFileBytes = 32 << 20
 	// MaxRows bounds the rows of one file.
 	MaxRows = 200_000
+	// MaxStoredBytes bounds what one upload stores: its rows' cells and read errors, counted as
+	// the JSON they are stored as. Twice MaxFileBytes leaves room for the quoting of a file of
+	// short cells; a file that turns into more (a spreadsheet's cells repeated, padded) is
+	// refused with 413.
+	MaxStoredBytes = 2 * MaxFileBytes
 	// SessionTTL is how long a session lives after its upload (or its last confirm).
 	SessionTTL = 24 * time.Hour
 	// BatchSize is how many rows one confirm transaction writes.

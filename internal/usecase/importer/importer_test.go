@@ -25,6 +25,7 @@ import (
 type bundle struct {
 	svc   *importer.Service
 	store *sqlite.Store
+	db    *sql.DB // the same database, read directly
 	user  uuid.UUID
 	now   time.Time
 }
@@ -38,7 +39,7 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	b := &bundle{store: store, user: uuid.New(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	b := &bundle{store: store, db: db, user: uuid.New(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	if _, err := db.Exec(`INSERT INTO users (id, username, email, password_hash) VALUES (?, 'u', 'u@example.test', 'x')`, b.user.String()); err != nil {
 		t.Fatal(err)
 	}

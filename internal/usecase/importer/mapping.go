@@ -186,6 +186,14 @@ func (m mapper) row(cells []string) (Candidate, []string) {
 	if len(tags) > 0 {
 		c.Comment = strings.TrimSpace(c.Comment + "\n\n" + strings.Join(tags, " "))
 	}
+	for _, f := range []struct {
+		name, v string
+		prose   bool
+	}{{"title", c.Title, false}, {"director", c.Director, false}, {"comment", c.Comment, true}} {
+		if err := domain.CheckText(f.name, f.v, f.prose); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	if c.Title == "" && c.ExternalID == "" && !has[FieldExternalID] {
 		errs = append(errs, "missing required field: title or external_metadata_id")
 	}

@@ -75,7 +75,7 @@ func (s *Service) Create(ctx context.Context, u Upload) (Created, error) {
 // storeRows reads every row of f into the session in chunks and returns how many there were.
 func (s *Service) storeRows(ctx context.Context, id uuid.UUID, f File, sample *[][]string) (int, error) {
 	chunk := make([]Row, 0, storeChunk)
-	n := 0
+	n, stored := 0, 0
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
@@ -98,6 +98,9 @@ func (s *Service) storeRows(ctx context.Context, id uuid.UUID, f File, sample *[
 		if n >= MaxRows {
 			return 0, fmt.Errorf("%w: more than %d rows", ErrTooLarge, MaxRows)
 		}
+		if stored += storedSize(cells, readErr); stored > MaxStoredBytes {
+			return 0, fmt.Errorf("%w: the rows would store more than %d bytes", ErrTooLarge, MaxStoredBytes)
+		}
 		if len(*sample) < SampleRows {
 			*sample = append(*sample, cells)
 		}
@@ -110,6 +113,16 @@ func (s *Service) storeRows(ctx context.Context, id uuid.UUID, f File, sample *[
 		}
 	}
 	return n, flush()
+}
+
+// storedSize is about what a row stores: its cells as a JSON array (quotes and commas; escapes
+// aside) and its read error.
+func storedSize(cells []string, readErr string) int {
+	n := 2 + len(readErr)
+	for _, c := range cells {
+		n += len(c) + 3
+	}
+	return n
 }
 
 // MappingRequest is one mapping as a client sends it; an unknown domain field is skipped.

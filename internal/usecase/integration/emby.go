@@ -28,10 +28,10 @@ func ParseEmby(body []byte) (Report, bool, error) {
 	if err := decodeObject("Emby", body, &p); err != nil {
 		return Report{}, false, err
 	}
-	if p.Event != "playback.stop" || p.Item == nil || p.Item.Type != "Movie" || p.Item.Name == "" ||
+	if p.Event != "playback.stop" || p.Item == nil || p.Item.Type != "Movie" || title(p.Item.Name) == "" ||
 		p.PlaybackInfo == nil || !bool(p.PlaybackInfo.PlayedToCompletion) {
 		return Report{}, false, nil
 	}
-	return Report{Title: p.Item.Name, Year: p.Item.ProductionYear.v,
+	return Report{Title: title(p.Item.Name), Year: p.Item.ProductionYear.v,
 		ExternalID: externalID(string(p.Item.ProviderIDs.TMDb), string(p.Item.ProviderIDs.IMDb))}, true, nil
 }

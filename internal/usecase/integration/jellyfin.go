@@ -22,8 +22,9 @@ func ParseJellyfin(body []byte) (Report, bool, error) {
 	if err := decodeObject("Jellyfin", body, &p); err != nil {
 		return Report{}, false, err
 	}
-	if p.NotificationType != "PlaybackStop" || p.ItemType != "Movie" || !bool(p.PlayedToCompletion) || p.Name == "" {
+	name := title(p.Name)
+	if p.NotificationType != "PlaybackStop" || p.ItemType != "Movie" || !bool(p.PlayedToCompletion) || name == "" {
 		return Report{}, false, nil
 	}
-	return Report{Title: p.Name, Year: p.Year.v, ExternalID: externalID(string(p.ProviderTMDb), string(p.ProviderIMDb))}, true, nil
+	return Report{Title: name, Year: p.Year.v, ExternalID: externalID(string(p.ProviderTMDb), string(p.ProviderIMDb))}, true, nil
 }

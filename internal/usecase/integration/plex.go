@@ -27,7 +27,7 @@ func ParsePlex(payload []byte) (Report, bool, error) {
 	if err := decodeObject("Plex", payload, &p); err != nil {
 		return Report{}, false, err
 	}
-	if p.Event != "media.scrobble" || p.Metadata == nil || p.Metadata.Type != "movie" || p.Metadata.Title == "" {
+	if p.Event != "media.scrobble" || p.Metadata == nil || p.Metadata.Type != "movie" || title(p.Metadata.Title) == "" {
 		return Report{}, false, nil
 	}
 	var tmdb, imdb string
@@ -50,5 +50,5 @@ func ParsePlex(payload []byte) (Report, bool, error) {
 			imdb = id
 		}
 	}
-	return Report{Title: p.Metadata.Title, Year: p.Metadata.Year.v, ExternalID: externalID(tmdb, imdb)}, true, nil
+	return Report{Title: title(p.Metadata.Title), Year: p.Metadata.Year.v, ExternalID: externalID(tmdb, imdb)}, true, nil
 }

@@ -17,6 +17,11 @@ type Report struct {
 	ExternalID string
 }
 
+// title is a reported title as the watch queue keeps it: without the control characters the
+// text rule refuses (domain.StripControl: a media server's title is kept, not refused, since the
+// watch would be lost for a byte the user cannot fix), trimmed; empty when nothing is left.
+func title(s string) string { return strings.TrimSpace(domain.StripControl(s, false)) }
+
 // malformed answers a body that is not the provider's JSON.
 func malformed(provider string, err error) error {
 	return domain.Invalid("malformed %s payload: %v", provider, err)
