@@ -46,6 +46,8 @@ fuzz:
 	$(GO) test $(TAGS) -run '^$$' -fuzz '^FuzzPlex$$' -fuzztime $(FUZZ_TIME) ./internal/usecase/integration
 	$(GO) test $(TAGS) -run '^$$' -fuzz '^FuzzEmby$$' -fuzztime $(FUZZ_TIME) ./internal/usecase/integration
 	$(GO) test $(TAGS) -run '^$$' -fuzz '^FuzzReviewDecoding$$' -fuzztime $(FUZZ_TIME) ./internal/adapters/httpapi
+	$(GO) test $(TAGS) -run '^$$' -fuzz '^FuzzActivity$$' -fuzztime $(FUZZ_TIME) ./internal/adapters/activitypub
+	$(GO) test $(TAGS) -run '^$$' -fuzz '^FuzzSignatureHeader$$' -fuzztime $(FUZZ_TIME) ./internal/adapters/activitypub
 
 # The suite for a machine with only Go and a C compiler: the same checks as make test (vet,
 # gofmt, -race, since the race detector needs nothing more than cgo does), but a test whose
