@@ -132,7 +132,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		v, dirty, err := store.Version(ctx)
 		switch {
 		case err != nil:
-			return httpapi.NotReady("the database does not answer", err)
+			return httpapi.NotReady("the database is unreachable", err)
 		case dirty:
 			return httpapi.NotReady(fmt.Sprintf("schema version %d is dirty", v), nil)
 		case v < latest:
@@ -140,7 +140,7 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 		}
 		// Images on S3 (or a mounted directory) may go away while the database stays.
 		if err := images.Ping(ctx); err != nil {
-			return httpapi.NotReady("the image store does not answer", err)
+			return httpapi.NotReady("the image store is unreachable", err)
 		}
 		return nil
 	}

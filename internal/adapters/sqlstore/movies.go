@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -82,6 +84,15 @@ func movieHolding(ctx context.Context, q Queryer, externalID, lock string) (doma
 // no movie and a new one is stored); and two transactions storing the same external id store one
 // movie (insertMovie).
 func (s *Store) ensureMovie(ctx context.Context, tx *Tx, m domain.Movie) (domain.Movie, []domain.Event, error) {
+	if m.ExternalID == nil && m.ID == uuid.Nil {
+		// A film typed in by hand has no key to conflict on: concurrent writers of the same title
+		// and year take turns (an advisory lock on them, held to the commit), so the second finds
+		// the first's movie instead of storing a twin. SQLite's one writer serialises them anyway.
+		key := "movies " + strings.ToLower(strings.TrimSpace(m.Title)) + "|" + strconv.Itoa(m.ReleaseYear)
+		if err := s.lock(ctx, tx, "manual movie", `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, key); err != nil {
+			return domain.Movie{}, nil, err
+		}
+	}
 	found, err := s.findMovie(ctx, tx, m, s.locking("FOR KEY SHARE"))
 	if err == nil {
 		return found, nil, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +32,47 @@ type Watchlist interface {
 // RunWatchlist runs the watchlist cases against stores open makes.
 func RunWatchlist(t *testing.T, open func(t *testing.T, faults *Faults) Watchlist) {
 	ctx := context.Background()
+
+	t.Run("ConcurrentAddsOfOneNewFilmMakeOneMovie", func(t *testing.T) {
+		// Twenty users add the same film, typed in by hand, at once; two more log a review of it:
+		// one movie, whichever transaction stores it (issue 33: PostgreSQL made 5 and 8).
+		t.Parallel()
+		s := open(t, &Faults{})
+		var users []domain.User
+		for i := range 22 {
+			users = append(users, createUser(t, s, "u"+strconv.Itoa(i)))
+		}
+		film := func() domain.Movie { return domain.Movie{Title: "Stalker", ReleaseYear: 1979} }
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ids := map[uuid.UUID]bool{}
+		errs := make(chan error, len(users))
+		for i, u := range users {
+			wg.Go(func() {
+				var m domain.Movie
+				var err error
+				if i < 20 {
+					m, err = s.AddToWatchlist(ctx, u.ID, film(), t0)
+				} else {
+					var l review.Logged
+					l, err = s.LogReview(ctx, newReview(u.ID, 5, 1), film(), nil)
+					m = l.Movie
+				}
+				mu.Lock()
+				ids[m.ID] = true
+				mu.Unlock()
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			must(t, err)
+		}
+		if len(ids) != 1 {
+			t.Fatalf("concurrent adds of one new film made %d movies, want 1", len(ids))
+		}
+	})
 
 	t.Run("AddPageRemove", func(t *testing.T) {
 		t.Parallel()
