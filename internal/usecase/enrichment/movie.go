@@ -127,8 +127,7 @@ func BuildMovie(id uuid.UUID, d Movie, now time.Time) (MovieEnrichment, error) {
 	doc := profileDoc{TMDbID: d.TMDbID, IMDbID: nonEmpty(d.IMDbID), Overview: e.Overview, Tagline: nonEmpty(d.Tagline),
 		RuntimeMinutes: d.Runtime, BudgetUSD: positive(d.Budget), RevenueUSD: positive(d.Revenue),
 		VoteCount: positive(d.VoteCount), OriginalLanguage: e.OriginalLanguage, CollectionName: e.Collection,
-		BackdropPath: e.BackdropPath,
-		Genres: append([]Named{}, d.Genres...), Keywords: append([]Named{}, d.Keywords...),
+		BackdropPath: e.BackdropPath, Genres: append([]Named{}, d.Genres...), Keywords: append([]Named{}, d.Keywords...),
 		Cast: []castDoc{}, Crew: []crewDoc{}, EnrichedAt: now.Format(time.RFC3339)}
 	if d.VoteCount > 0 {
 		doc.VoteAverage = &d.VoteAverage
