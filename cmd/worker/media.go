@@ -19,8 +19,9 @@ import (
 )
 
 // mediaHandlers are the posters, images, search, enrichment and wrap-up handlers. Without
-// TMDB_API_KEY the poster sync and the enrichments are not registered (said once here); without
-// IMAGE_CONVERSION_ENABLED the conversion is not (the thumbnails always are). (Their periodic jobs are in maintenance.go.)
+// TMDB_API_KEY the poster sync, the movie images and the enrichments are not registered (said
+// once here); without IMAGE_CONVERSION_ENABLED the conversion is not (the thumbnails always
+// are). (Their periodic jobs are in maintenance.go.)
 func mediaHandlers(ctx context.Context, cfg config.Config, store store, log *slog.Logger) ([]delivery.Handler, error) {
 	// The image store (directory or bucket) is open for the process's life, like the database.
 	images, err := openImages(ctx, cfg, log)
@@ -41,6 +42,7 @@ func mediaHandlers(ctx context.Context, cfg config.Config, store store, log *slo
 		src := tmdb.Enrichment{C: client}
 		hs = append(hs,
 			handler(poster.Name, poster.Types, poster.New(store, images, client, log).Handle),
+			handler(poster.ImagesName, poster.ImagesTypes, poster.NewImages(store, images, client, log).Handle),
 			handler(enrichment.MovieName, enrichment.MovieTypes, enrichment.NewMovies(store, src, nil, log).Handle),
 			handler(enrichment.PersonName, enrichment.PersonTypes, enrichment.NewPeople(store, src, nil, log).Handle),
 			// One client for all three: its pacer keeps resolution and enrichment under TMDb's rate together.
@@ -50,7 +52,7 @@ func mediaHandlers(ctx context.Context, cfg config.Config, store store, log *slo
 				movie.NewResolution(store, movie.NewSearchCache(client, movie.SearchCacheConfig{}), nil, log).Handle),
 		)
 	} else {
-		log.Info("TMDB_API_KEY is not set: poster sync, movie/person enrichment and movie resolution by title are off")
+		log.Info("TMDB_API_KEY is not set: poster sync, movie images (backdrops, cast photos), movie/person enrichment and movie resolution by title are off")
 	}
 	enc := imaging.WebP{Quality: cfg.ImageConversionQuality}
 	if cfg.ImageConversionEnabled {

@@ -260,7 +260,29 @@ func testMediaEndToEnd(t *testing.T, extra map[string]string) *mediaWorld {
 			t.Errorf("w%s thumbnail: %d %s %q", width, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
 		}
 	}
-	for typ, want := range map[string]int{"PosterSynced": 1, "ImageStored": 1, "MovieDiscovered": 1} {
+	// The movie images handler stored the backdrop and the three cast photos TMDb has (Edward
+	// James Olmos has none), each downloaded once, converted like the poster, with a thumbnail.
+	var backdrop, photo sql.Null[string]
+	_ = db.QueryRow(`SELECT backdrop_key FROM movies WHERE id = ?`, movie).Scan(&backdrop)
+	_ = db.QueryRow(`SELECT photo_key FROM people WHERE name = 'Harrison Ford'`).Scan(&photo)
+	if want := "backdrops/" + movie + ".webp"; backdrop.V != want {
+		t.Errorf("backdrop_key %q, want %q", backdrop.V, want)
+	}
+	if !strings.HasPrefix(photo.V, "people/") || !strings.HasSuffix(photo.V, ".webp") {
+		t.Errorf("Harrison Ford's photo_key %q, want people/<id>.webp", photo.V)
+	}
+	if n := fake.Count("/t/p/w1280/eIi3klFf7mp3oL5EEF4mLIDs26r.jpg"); n != 1 {
+		t.Errorf("backdrop downloaded %d times, want once", n)
+	}
+	resp, err := http.Get(w.srv.URL + "/images/backdrops/" + movie + ".w780.webp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Errorf("w780 backdrop thumbnail: %d %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
+	}
+	for typ, want := range map[string]int{"PosterSynced": 1, "ImageStored": 5, "MovieDiscovered": 1, "MovieImagesRequested": 1} {
 		var n int
 		_ = db.QueryRow(`SELECT count(*) FROM event_queue WHERE event_type = ?`, typ).Scan(&n)
 		if n != want {
@@ -350,7 +372,7 @@ func TestWithoutTMDbKeyPostersAndEnrichmentAreOff(t *testing.T) {
 	for _, h := range hs {
 		names[h.Name] = true
 	}
-	for _, off := range []string{"poster-sync", "movie-enrichment", "person-enrichment", "image-conversion"} {
+	for _, off := range []string{"poster-sync", "movie-images", "movie-enrichment", "person-enrichment", "image-conversion"} {
 		if names[off] {
 			t.Errorf("%s registered without TMDB_API_KEY / IMAGE_CONVERSION_ENABLED", off)
 		}

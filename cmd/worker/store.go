@@ -30,6 +30,7 @@ type store interface {
 	image.Refs
 	wrapup.GenerationStore
 	poster.Store
+	poster.ImageStore
 	enrichment.MovieStore
 	enrichment.PersonStore
 	movie.ResolutionStore

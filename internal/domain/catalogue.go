@@ -14,7 +14,7 @@ import (
 var variants = []Event{
 	ReviewLogged{}, ReviewUpdated{}, ReviewDeleted{},
 	MovieDiscovered{}, MovieDeleted{}, MovieEnrichmentRequested{}, MovieResolutionRequested{}, MoviesMerged{}, PosterSynced{},
-	ImageStored{},
+	MovieImagesRequested{}, ImageStored{},
 	SearchReindexRequested{}, PersonEnrichmentRequested{},
 	WatchlistEntryAdded{}, WatchlistEntryRemoved{},
 	FollowRequested{}, FollowAccepted{}, FollowRejected{}, Unfollowed{}, FollowerRemoved{},

@@ -32,6 +32,7 @@ func samples() []Event {
 		MovieResolutionRequested{MovieID: id2},
 		MoviesMerged{From: id1, Into: id2},
 		PosterSynced{MovieID: id2},
+		MovieImagesRequested{MovieID: id2},
 		ImageStored{Key: "posters/abc.jpg"},
 		SearchReindexRequested{},
 		PersonEnrichmentRequested{PersonID: id1, ExternalPersonID: "tmdb:123"},
@@ -111,8 +112,8 @@ func TestRoundTripEveryVariant(t *testing.T) {
 			}
 		})
 	}
-	if want := EventTypes(); len(seen) != len(want) || len(want) != 33 {
-		t.Errorf("samples cover %d types, catalogue has %d, want 33", len(seen), len(want))
+	if want := EventTypes(); len(seen) != len(want) || len(want) != 34 {
+		t.Errorf("samples cover %d types, catalogue has %d, want 34", len(seen), len(want))
 	}
 	for _, name := range EventTypes() {
 		if !seen[name] {
@@ -123,8 +124,8 @@ func TestRoundTripEveryVariant(t *testing.T) {
 
 func TestEventTypes(t *testing.T) {
 	names := EventTypes()
-	if len(names) != 33 || !slices.IsSorted(names) {
-		t.Fatalf("EventTypes() = %v: want 33 sorted names", names)
+	if len(names) != 34 || !slices.IsSorted(names) {
+		t.Fatalf("EventTypes() = %v: want 34 sorted names", names)
 	}
 	for _, name := range names {
 		e, ok := newEvent(name)

@@ -63,9 +63,9 @@ func (PosterSynced) EventType() string { return "PosterSynced" }
 // Validate checks the movie id.
 func (e PosterSynced) Validate() error { return needID("movie_id", e.MovieID) }
 
-// ImageStored means an image (poster, avatar or banner) was written to object storage; poster sync,
-// profile uploads and the image backfill emit it, and the worker converts it to WebP and makes its
-// thumbnails.
+// ImageStored means an image (poster, backdrop, person photo, avatar or banner) was written to
+// object storage; poster sync, the movie images handler, profile uploads and the image backfill
+// emit it, and the worker converts it to WebP and makes its thumbnails.
 type ImageStored struct {
 	Key string `json:"key"` // Key is the object-storage key of the image.
 }
@@ -75,6 +75,19 @@ func (ImageStored) EventType() string { return "ImageStored" }
 
 // Validate checks that the key is not empty.
 func (e ImageStored) Validate() error { return needText("key", e.Key) }
+
+// MovieImagesRequested asks the worker to download a movie's backdrop and its cast's photos;
+// saving a movie's enrichment emits it in the same transaction. The handler reads the movie's
+// current images: what is stored already is not fetched again.
+type MovieImagesRequested struct {
+	MovieID uuid.UUID `json:"movie_id"`
+}
+
+// EventType returns "MovieImagesRequested".
+func (MovieImagesRequested) EventType() string { return "MovieImagesRequested" }
+
+// Validate checks the movie id.
+func (e MovieImagesRequested) Validate() error { return needID("movie_id", e.MovieID) }
 
 // SearchReindexRequested asks the worker to rebuild the whole search index; an admin emits it
 // through the reindex endpoint. It has no fields and no "data" key on the wire.

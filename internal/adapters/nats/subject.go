@@ -17,6 +17,7 @@ var subjects = map[string]string{
 	"MovieEnrichmentRequested":    "movie.enrichment.requested",
 	"MovieResolutionRequested":    "movie.resolution.requested",
 	"MoviesMerged":                "movies.merged",
+	"MovieImagesRequested":        "movie.images.requested",
 	"ImageStored":                 "image.stored",
 	"WatchlistEntryAdded":         "watchlist.entry.added",
 	"WatchlistEntryRemoved":       "watchlist.entry.removed",

@@ -27,7 +27,7 @@ func (r Ratings) Histogram() [5]int { return [5]int{r.R1, r.R2, r.R3, r.R4, r.R5
 
 // PersonColumns are the columns of Person.
 const PersonColumns = `id, external_id, name, known_for_department, profile_path, biography, birthday, deathday,
-	place_of_birth, homepage, imdb_id, enriched_at, enrichment_requested_at`
+	place_of_birth, homepage, imdb_id, enriched_at, enrichment_requested_at, photo_key`
 
 // Person is a people row.
 type Person struct {
@@ -44,6 +44,7 @@ type Person struct {
 	IMDbID             sql.Null[string] `db:"imdb_id"`
 	EnrichedAt         sql.Null[string] `db:"enriched_at"`
 	RequestedAt        sql.Null[string] `db:"enrichment_requested_at"`
+	PhotoKey           sql.Null[string] `db:"photo_key"`
 }
 
 // Person maps the row to its domain value.
@@ -52,7 +53,7 @@ func (r Person) Person() movie.Person {
 		ID: r.ID, ExternalID: r.ExternalID, Name: r.Name, KnownForDepartment: Ptr(r.KnownForDepartment),
 		ProfilePath: Ptr(r.ProfilePath), Biography: Ptr(r.Biography), Birthday: Ptr(r.Birthday),
 		Deathday: Ptr(r.Deathday), PlaceOfBirth: Ptr(r.PlaceOfBirth), Homepage: Ptr(r.Homepage), IMDbID: Ptr(r.IMDbID),
-		Enriched: r.EnrichedAt.Valid, EnrichmentRequested: r.RequestedAt.Valid,
+		Enriched: r.EnrichedAt.Valid, EnrichmentRequested: r.RequestedAt.Valid, PhotoKey: Ptr(r.PhotoKey),
 	}
 }
 

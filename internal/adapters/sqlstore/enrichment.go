@@ -40,8 +40,8 @@ func (s *Store) PersonEnrichmentState(ctx context.Context, id uuid.UUID) (enrich
 }
 
 // SaveMovieEnrichment writes a movie's enrichment in one transaction: the people (upserts), the
-// movie's credits (replaced), its fields, its profile (which marks it enriched) and the search
-// documents built from them. A movie deleted meanwhile is left alone.
+// movie's credits (replaced), its fields, its profile (which marks it enriched), the search
+// documents built from them and MovieImagesRequested. A movie deleted meanwhile is left alone.
 //
 // Where other transactions write beside this one, the movie is locked first (FOR NO KEY UPDATE):
 // two enrichments of one movie take turns (the second replaces the first's credits whole), and
@@ -92,9 +92,9 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 			runtime_minutes = COALESCE(?, runtime_minutes),
 			original_language = COALESCE(?, original_language), overview = COALESCE(?, overview),
 			collection_name = COALESCE(?, collection_name), director = COALESCE(director, ?),
-			tmdb_missing_at = NULL WHERE id = ?`,
+			backdrop_path = COALESCE(?, backdrop_path), tmdb_missing_at = NULL WHERE id = ?`,
 			string(genres), sqlrow.NullOf(e.Runtime), sqlrow.NullOf(e.OriginalLanguage), sqlrow.NullOf(e.Overview),
-			sqlrow.NullOf(e.Collection), sqlrow.NullOf(e.Director), e.MovieID.String())
+			sqlrow.NullOf(e.Collection), sqlrow.NullOf(e.Director), sqlrow.NullOf(e.BackdropPath), e.MovieID.String())
 		if err != nil {
 			return fmt.Errorf("update movie: %w", err)
 		}
@@ -106,7 +106,11 @@ func (s *Store) SaveMovieEnrichment(ctx context.Context, e enrichment.MovieEnric
 		}
 		// The search documents are built from the rows just written (keywords come from the
 		// profile); they commit with it.
-		return s.indexMovie(ctx, tx, e.MovieID)
+		if err := s.indexMovie(ctx, tx, e.MovieID); err != nil {
+			return err
+		}
+		// The backdrop and the cast's photos are downloaded after the rows naming them commit.
+		return s.enqueue(ctx, tx, domain.MovieImagesRequested{MovieID: e.MovieID})
 	})
 	if err != nil {
 		return fmt.Errorf("save movie enrichment: %w", err)

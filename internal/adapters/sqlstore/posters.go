@@ -46,10 +46,11 @@ func (s *Store) SetPoster(ctx context.Context, movieID uuid.UUID, key string) (p
 	return out, nil
 }
 
-// SwapImageKey points every movie whose poster is the image old at new, and every user whose
-// avatar or banner it is, and returns how many it changed; none is not an error. (People's
-// profile paths are TMDb paths, not stored keys.) Each user it changes gets a UserUpdated in the
-// same transaction, so federation republishes the actor with the converted image's URL.
+// SwapImageKey points every movie whose poster or backdrop is the image old at new, every person
+// whose photo it is, and every user whose avatar or banner it is, and returns how many it
+// changed; none is not an error. (People's profile_path are TMDb paths, not stored keys.) Each
+// user it changes gets a UserUpdated in the same transaction, so federation republishes the
+// actor with the converted image's URL.
 func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error) {
 	var n int64
 	err := s.write(ctx, func(tx *Tx) error {
@@ -58,6 +59,15 @@ func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error
 			return err
 		}
 		n, _ = res.RowsAffected()
+		for _, q := range []string{`UPDATE movies SET backdrop_key = ? WHERE backdrop_key = ?`,
+			`UPDATE people SET photo_key = ? WHERE photo_key = ?`} {
+			res, err := tx.ExecContext(ctx, q, new, old)
+			if err != nil {
+				return err
+			}
+			m, _ := res.RowsAffected()
+			n += m
+		}
 		users, err := swapUserImageKey(ctx, tx, old, new)
 		if err != nil {
 			return err
@@ -75,11 +85,13 @@ func (s *Store) SwapImageKey(ctx context.Context, old, new string) (int64, error
 	return n, nil
 }
 
-// ImageKeyInUse reports whether a movie's poster or a user's avatar or banner is the image key.
+// ImageKeyInUse reports whether a movie's poster or backdrop, a person's photo or a user's
+// avatar or banner is the image key.
 func (s *Store) ImageKeyInUse(ctx context.Context, key string) (bool, error) {
 	var used bool
-	err := s.read.GetContext(ctx, &used, `SELECT EXISTS (SELECT 1 FROM movies WHERE poster_path = ?)
-		OR EXISTS (SELECT 1 FROM users WHERE avatar_key = ? OR banner_key = ?)`, key, key, key)
+	err := s.read.GetContext(ctx, &used, `SELECT EXISTS (SELECT 1 FROM movies WHERE poster_path = ? OR backdrop_key = ?)
+		OR EXISTS (SELECT 1 FROM people WHERE photo_key = ?)
+		OR EXISTS (SELECT 1 FROM users WHERE avatar_key = ? OR banner_key = ?)`, key, key, key, key, key)
 	if err != nil {
 		return false, fmt.Errorf("image key in use: %w", err)
 	}

@@ -285,6 +285,27 @@ func atomicCases() []atomicCase {
 			return func() error { return ignore(s.SetPoster(ctx, m.ID, "posters/a.jpg")) },
 				func() string { return snapshot(t, tester{t}.probe(s.MovieByID(ctx, m.ID))) }
 		}},
+		{"SaveMovieEnrichment", func(t *testing.T, s AtomicWrites) (func() error, func() string) {
+			m := logReview(t, s, newReview(createUser(t, s, "alice").ID, 4, 1), tmdbMovie(1)).Movie
+			e := movieEnrichment(m.ID, t0, "o", nil, person(40, "P"))
+			e.BackdropPath = ref("/b.jpg")
+			return func() error { return s.SaveMovieEnrichment(ctx, e) },
+				func() string {
+					return snapshot(t, tester{t}.probe(s.MovieImages(ctx, m.ID)), tester{t}.probe(s.MovieProfile(ctx, m.ID)))
+				}
+		}},
+		{"SetBackdrop", func(t *testing.T, s AtomicWrites) (func() error, func() string) {
+			m := logReview(t, s, newReview(createUser(t, s, "alice").ID, 4, 1), tmdbMovie(1)).Movie
+			return func() error { return ignore(s.SetBackdrop(ctx, m.ID, domain.BackdropKey(m.ID))) },
+				func() string { return snapshot(t, tester{t}.probe(s.MovieImages(ctx, m.ID))) }
+		}},
+		{"SetPersonPhoto", func(t *testing.T, s AtomicWrites) (func() error, func() string) {
+			m := logReview(t, s, newReview(createUser(t, s, "alice").ID, 4, 1), tmdbMovie(1)).Movie
+			must(t, s.SaveMovieEnrichment(ctx, movieEnrichment(m.ID, t0, "o", nil, person(40, "P"))))
+			id := enrichment.PersonID(40)
+			return func() error { return ignore(s.SetPersonPhoto(ctx, id, domain.PersonPhotoKey(id))) },
+				func() string { return snapshot(t, tester{t}.probe(s.Person(ctx, id))) }
+		}},
 		{"SwapImageKey", func(t *testing.T, s AtomicWrites) (func() error, func() string) {
 			alice := createUser(t, s, "alice")
 			m := logReview(t, s, newReview(alice.ID, 4, 1), tmdbMovie(1)).Movie

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -47,6 +48,9 @@ type Catalog interface {
 	PersonCredits(ctx context.Context, id uuid.UUID) ([]movie.Credit, error)
 
 	SetPoster(ctx context.Context, movieID uuid.UUID, key string) (poster.Outcome, error)
+	MovieImages(ctx context.Context, id uuid.UUID) (domain.MovieImages, error)
+	SetBackdrop(ctx context.Context, movieID uuid.UUID, key string) (poster.Outcome, error)
+	SetPersonPhoto(ctx context.Context, personID uuid.UUID, key string) (poster.Outcome, error)
 	SwapImageKey(ctx context.Context, old, new string) (int64, error)
 	ImageKeyInUse(ctx context.Context, key string) (bool, error)
 }
@@ -129,8 +133,8 @@ func RunCatalog(t *testing.T, open func(t *testing.T, faults *Faults) Catalog) {
 		// Run twice: the same rows, once each.
 		must(t, s.SaveMovieEnrichment(ctx, e))
 		must(t, s.SaveMovieEnrichment(ctx, e))
-		if n := events(t, s); n != before {
-			t.Fatalf("enrichment wrote %d events, want none", n-before)
+		if n := events(t, s); n != before+2 {
+			t.Fatalf("enrichment wrote %d events, want a MovieImagesRequested each", n-before)
 		}
 		st, err = s.MovieEnrichmentState(ctx, m.ID)
 		must(t, err)
@@ -555,6 +559,92 @@ func RunCatalog(t *testing.T, open func(t *testing.T, faults *Faults) Catalog) {
 		}
 		if set != movies || events(t, s) != before+2*movies {
 			t.Fatalf("%d racing syncs set a poster (%d events), want one per movie, %d", set, events(t, s)-before, movies)
+		}
+	})
+
+	// MovieImages: enrichment keeps the backdrop's TMDb path and the people's, the reads list
+	// the cast once each in billing order, and the keys are set once each with ImageStored,
+	// swapped by a conversion, in use while referred to, and kept by a later enrichment.
+	t.Run("MovieImages", func(t *testing.T) {
+		t.Parallel()
+		faults := &Faults{}
+		s := open(t, faults)
+		u := createUser(t, s, "alice")
+		m := storeMovie(t, s, u.ID, 1, 4)
+		_, err := s.MovieImages(ctx, uuid.New())
+		wantKind(t, err, domain.KindNotFound, "")
+		withPhoto, without := person(20, "Rutger Hauer"), person(21, "Sean Young")
+		withPhoto.ProfilePath = ref("/8ahRgCUpp6TAIj8rVo4MjrjpqPB.jpg")
+		e := movieEnrichment(m.ID, t0, "Replicants.", nil, withPhoto, without)
+		e.BackdropPath = ref("/eIi3klFf7mp3oL5EEF4mLIDs26r.jpg")
+		// A second part of the same actor: listed once, at their first billing.
+		e.Credits = append(e.Credits, enrichment.CreditRow{PersonID: withPhoto.ID, Cast: true, Role: "Double", Order: ref(7)})
+		must(t, s.SaveMovieEnrichment(ctx, e))
+		imgs, err := s.MovieImages(ctx, m.ID)
+		must(t, err)
+		if imgs.BackdropPath != *e.BackdropPath || imgs.BackdropKey != nil || len(imgs.Cast) != 2 ||
+			imgs.Cast[0].PersonID != withPhoto.ID || imgs.Cast[0].ProfilePath != *withPhoto.ProfilePath || imgs.Cast[0].PhotoKey != nil ||
+			imgs.Cast[1].PersonID != without.ID || imgs.Cast[1].ProfilePath != "" {
+			t.Fatalf("images of an enriched movie %+v", imgs)
+		}
+
+		backdrop, photo := domain.BackdropKey(m.ID), domain.PersonPhotoKey(withPhoto.ID)
+		// A failing enqueue sets nothing.
+		faults.Set(true)
+		_, err = s.SetBackdrop(ctx, m.ID, backdrop)
+		faults.Set(false)
+		if !errors.Is(err, ErrInjected) {
+			t.Fatalf("set backdrop with a failing enqueue: %v", err)
+		}
+		before := events(t, s)
+		for _, want := range []poster.Outcome{poster.Set, poster.AlreadySet} {
+			if got, err := s.SetBackdrop(ctx, m.ID, backdrop); err != nil || got != want {
+				t.Fatalf("set backdrop: %v %v, want %v", got, err, want)
+			}
+			if got, err := s.SetPersonPhoto(ctx, withPhoto.ID, photo); err != nil || got != want {
+				t.Fatalf("set photo: %v %v, want %v", got, err, want)
+			}
+		}
+		if n := events(t, s); n != before+2 {
+			t.Fatalf("%d events for a backdrop and a photo set twice, want 2", n-before)
+		}
+		if got, err := s.SetBackdrop(ctx, uuid.New(), backdrop); err != nil || got != poster.Gone {
+			t.Fatalf("backdrop of an unknown movie: %v %v", got, err)
+		}
+		if got, err := s.SetPersonPhoto(ctx, uuid.New(), photo); err != nil || got != poster.Gone {
+			t.Fatalf("photo of an unknown person: %v %v", got, err)
+		}
+		p, err := s.Person(ctx, withPhoto.ID)
+		must(t, err)
+		if p.PhotoKey == nil || *p.PhotoKey != photo || p.ProfilePath == nil || *p.ProfilePath != *withPhoto.ProfilePath {
+			t.Fatalf("person's photo key %v and TMDb path %v", p.PhotoKey, p.ProfilePath)
+		}
+
+		// A conversion swaps both; the originals are no longer in use, the conversions are.
+		for _, key := range []string{backdrop, photo} {
+			if n, err := s.SwapImageKey(ctx, key, domain.ConvertedKey(key)); err != nil || n != 1 {
+				t.Fatalf("swap of %s: %d, %v", key, n, err)
+			}
+			for k, want := range map[string]bool{key: false, domain.ConvertedKey(key): true} {
+				if used, err := s.ImageKeyInUse(ctx, k); err != nil || used != want {
+					t.Errorf("key %s in use %v %v, want %v", k, used, err, want)
+				}
+			}
+		}
+		if got, err := s.SetBackdrop(ctx, m.ID, backdrop); err != nil || got != poster.AlreadyConverted {
+			t.Fatalf("setting the original of a converted backdrop: %v %v", got, err)
+		}
+		if got, err := s.SetPersonPhoto(ctx, withPhoto.ID, photo); err != nil || got != poster.AlreadyConverted {
+			t.Fatalf("setting the original of a converted photo: %v %v", got, err)
+		}
+
+		// A later enrichment without a backdrop keeps the path and both keys.
+		must(t, s.SaveMovieEnrichment(ctx, movieEnrichment(m.ID, t0.Add(time.Hour), "", nil, withPhoto)))
+		imgs, err = s.MovieImages(ctx, m.ID)
+		must(t, err)
+		if imgs.BackdropPath != *e.BackdropPath || imgs.BackdropKey == nil || *imgs.BackdropKey != domain.ConvertedKey(backdrop) ||
+			len(imgs.Cast) != 1 || imgs.Cast[0].PhotoKey == nil || *imgs.Cast[0].PhotoKey != domain.ConvertedKey(photo) {
+			t.Fatalf("images after a second enrichment %+v", imgs)
 		}
 	})
 }

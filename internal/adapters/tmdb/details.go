@@ -53,6 +53,7 @@ type Movie struct {
 	VoteCount        int64   `json:"vote_count"`
 	OriginalLanguage string  `json:"original_language"`
 	PosterPath       string  `json:"poster_path"`
+	BackdropPath     string  `json:"backdrop_path"`
 	Genres           []Named `json:"genres"`
 	Collection       *Named  `json:"belongs_to_collection"`
 	Credits          struct {

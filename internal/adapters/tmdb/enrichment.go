@@ -21,7 +21,7 @@ func (e Enrichment) Movie(ctx context.Context, externalID string) (enrichment.Mo
 	}
 	out := enrichment.Movie{TMDbID: m.ID, IMDbID: m.IMDbID, Title: m.Title, Tagline: m.Tagline, Overview: m.Overview,
 		Runtime: m.Runtime, Budget: m.Budget, Revenue: m.Revenue, VoteAverage: m.VoteAverage, VoteCount: m.VoteCount,
-		OriginalLanguage: m.OriginalLanguage}
+		OriginalLanguage: m.OriginalLanguage, BackdropPath: m.BackdropPath}
 	if m.Collection != nil {
 		out.Collection = m.Collection.Name
 	}

@@ -3,22 +3,42 @@ package web_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"moviesdiary/internal/adapters/imaging"
+	"moviesdiary/internal/adapters/tmdb"
+	"moviesdiary/internal/adapters/tmdb/tmdbtest"
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/enrichment"
+	"moviesdiary/internal/usecase/image"
 	"moviesdiary/internal/usecase/poster"
 )
 
 // TestBrowserLogsAFilmFoundOnTMDb is the log form's search in headless Chromium with JavaScript
 // off, TMDb (the fake) configured: search "Arrival", pick TMDb's film by its poster, log it;
-// once the worker's poster sync ran, the diary's grid shows the poster.
+// once the worker's handlers ran (poster sync, enrichment, movie images, thumbnails), the
+// diary's grid shows the poster and the movie page the backdrop and the cast's faces.
 func TestBrowserLogsAFilmFoundOnTMDb(t *testing.T) {
 	chromiumPath(t)
 	b := setup(t, options{tmdb: true})
+	// Arrival as TMDb has it: a backdrop, and billed actors with photos but one.
+	films := slices.Clone(tmdbtest.Films)
+	for i, f := range films {
+		if f.ID == 329865 {
+			films[i].BackdropPath = "/yIZ1xendyqKvY3FGeeUYUd5X9Mm.jpg"
+			films[i].Cast = []tmdbtest.Actor{
+				{ID: 9273, Name: "Amy Adams", Character: "Louise Banks", ProfilePath: "/oGF4F4bgGVDFtdkEUdMGGmNSzRv.jpg"},
+				{ID: 17604, Name: "Jeremy Renner", Character: "Ian Donnelly", ProfilePath: "/yB84D1neTYXfWBaV0QOE9RF2VCu.jpg"},
+				{ID: 2178, Name: "Forest Whitaker", Character: "Colonel Weber"},
+			}
+		}
+	}
+	b.TMDb.SetFilms(films)
 	dir := os.Getenv("WEB_SCREENSHOT_DIR")
 	if dir == "" {
 		dir = t.TempDir()
@@ -59,11 +79,16 @@ func TestBrowserLogsAFilmFoundOnTMDb(t *testing.T) {
 	if n := b.Events(domain.MovieDiscovered{}.EventType()); n != 1 {
 		t.Fatalf("%d MovieDiscovered events", n)
 	}
-	// The worker's poster sync, as it runs on the movie's MovieDiscovered.
-	sync := poster.New(b.Store, b.Images, b.TMDb.Client(), b.Log)
-	if err := sync.Handle(ctx, domain.MovieDiscovered{MovieID: id, ExternalMetadataID: "tmdb:329865"}); err != nil {
-		t.Fatal(err)
-	}
+	// The worker's handlers, as they run on the movie's events: the poster sync on
+	// MovieDiscovered, the enrichment on MovieEnrichmentRequested, the movie images on the
+	// MovieImagesRequested it commits, the thumbnails on every ImageStored.
+	client := b.TMDb.Client()
+	runWorker(t, b, map[string]func(context.Context, domain.Event) error{
+		domain.MovieDiscovered{}.EventType():          poster.New(b.Store, b.Images, client, b.Log).Handle,
+		domain.MovieEnrichmentRequested{}.EventType(): enrichment.NewMovies(b.Store, tmdb.Enrichment{C: client}, nil, b.Log).Handle,
+		domain.MovieImagesRequested{}.EventType():     poster.NewImages(b.Store, b.Images, client, b.Log).Handle,
+		domain.ImageStored{}.EventType():              image.NewThumbnails(b.Images, imaging.WebP{}.Thumbnails, b.Log).Handle,
+	})
 
 	ann.open("/diary")
 	img := `.grid a[href="/movie/` + id.String() + `"] img.cover`
@@ -73,6 +98,29 @@ func TestBrowserLogsAFilmFoundOnTMDb(t *testing.T) {
 	ann.waitLoaded(img)
 	ann.shot("diary-grid", 1100)
 	ann.shot("diary-grid-360", 360)
+
+	// The movie page: the stored backdrop's w780 thumbnail, and the faces of the two actors
+	// TMDb has photos of, the third one's initials.
+	ann.open("/movie/" + id.String())
+	ann.waitText("h1", "Arrival")
+	if got, want := ann.attr("img.backdrop", "src"), "/images/"+domain.ThumbKey(domain.BackdropKey(id), 780); got != want {
+		t.Errorf("backdrop %q, want %q", got, want)
+	}
+	ann.waitLoaded("img.backdrop")
+	amy := `ul.cast a[href="/person/` + enrichment.PersonID(9273).String() + `"] img.face`
+	if got, want := ann.attr(amy, "src"), "/images/"+domain.ThumbKey(domain.PersonPhotoKey(enrichment.PersonID(9273)), 185); got != want {
+		t.Errorf("Amy Adams's face %q, want %q", got, want)
+	}
+	ann.waitLoaded(amy)
+	ann.waitLoaded(`ul.cast a[href="/person/` + enrichment.PersonID(17604).String() + `"] img.face`)
+	ann.waitText(`ul.cast a[href="/person/`+enrichment.PersonID(2178).String()+`"] .face.none`, "FW")
+	ann.shot("movie-page", 1100)
+	ann.shot("movie-page-360", 360)
+
+	// The person page shows the stored photo.
+	ann.open("/person/" + enrichment.PersonID(9273).String())
+	ann.waitText("h1", "Amy Adams")
+	ann.waitLoaded("img.poster.big")
 }
 
 // attr is an attribute of the element sel.

@@ -217,20 +217,30 @@ func plexScrobble(t *testing.T, b *bundle, token, title string, year int, guids 
 // runCatalogueWorker runs the worker's catalogue handlers over the outbox until they leave no
 // event of theirs unhandled: resolution (MovieResolutionRequested), the poster sync
 // (MovieDiscovered) and the thumbnails (ImageStored), with a client of the fake TMDb of its own,
-// as the worker has. Each event is handled once, in outbox order; a handler's failure fails the
-// test.
+// as the worker has.
 func runCatalogueWorker(t *testing.T, b *bundle) {
 	t.Helper()
 	client := b.TMDb.Client()
-	handlers := map[string]func(context.Context, domain.Event) error{
+	runWorker(t, b, map[string]func(context.Context, domain.Event) error{
 		domain.MovieResolutionRequested{}.EventType(): movie.NewResolution(b.Store, client, nil, b.Log).Handle,
 		domain.MovieDiscovered{}.EventType():          poster.New(b.Store, b.Images, client, b.Log).Handle,
 		domain.ImageStored{}.EventType():              image.NewThumbnails(b.Images, imaging.WebP{}.Thumbnails, b.Log).Handle,
+	})
+}
+
+// runWorker runs handlers, one per event type, over the outbox until they leave no event of
+// theirs unhandled. Each event is handled once, in outbox order; a handler's failure fails the
+// test.
+func runWorker(t *testing.T, b *bundle, handlers map[string]func(context.Context, domain.Event) error) {
+	t.Helper()
+	var types []any
+	for typ := range handlers {
+		types = append(types, typ)
 	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ")
 	done := map[int64]bool{}
 	for {
-		rows, err := b.DB.Query(`SELECT id, event_type, payload FROM event_queue WHERE event_type IN (?, ?, ?) ORDER BY id`,
-			domain.MovieResolutionRequested{}.EventType(), domain.MovieDiscovered{}.EventType(), domain.ImageStored{}.EventType())
+		rows, err := b.DB.Query(`SELECT id, event_type, payload FROM event_queue WHERE event_type IN (`+in+`) ORDER BY id`, types...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,8 +74,9 @@ func TestPosterGridsAndTheListToggle(t *testing.T) {
 	contains(t, srl, `<article class="entry">`, `<input type="hidden" name="view" value="list">`)
 }
 
-// TestMoviePageBackdropAndCastFaces: the movie page shows a backdrop only when the movie has
-// one, and its cast with their photos when stored, else their initials.
+// TestMoviePageBackdropAndCastFaces: the movie page shows a backdrop only when the worker stored
+// one, and its cast with their photos when stored, else their initials; the profile document's
+// TMDb paths (what the API returns) are never shown. The person page shows the stored photo.
 func TestMoviePageBackdropAndCastFaces(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -85,16 +86,26 @@ func TestMoviePageBackdropAndCastFaces(t *testing.T) {
 	lacks(t, page, `class="backdrop"`, `<h2>Cast</h2>`)
 
 	ford, young := "5b3c6c1e-7e0e-4f39-9d44-0a3f3c9b7a11", "5b3c6c1e-7e0e-4f39-9d44-0a3f3c9b7a12"
+	b.Exec(`INSERT INTO people (id, external_id, name, profile_path, photo_key) VALUES
+		(?, 'tmdb:3', 'Harrison Ford', '/tmdb-ford.jpg', 'people/ford.webp'), (?, 'tmdb:586', 'Sean Young', '/tmdb-only.jpg', NULL)`, ford, young)
+	b.Exec(`INSERT INTO movie_credits (movie_id, person_id, kind, role, billing_order) VALUES
+		(?, ?, 'cast', 'Rick Deckard', 0), (?, ?, 'cast', 'Rachael', 1)`, m, ford, m, young)
+	b.Exec(`UPDATE movies SET backdrop_path = '/tmdb-backdrop.jpg' WHERE id = ?`, m)
 	b.Exec(`INSERT INTO movie_profiles (movie_id, profile, enriched_at) VALUES (?, ?, '2024-01-01T00:00:00Z')`, m,
-		`{"tmdb_id":78,"cast":[{"person_id":"`+ford+`","name":"Harrison Ford","character":"Rick Deckard","profile_path":"people/ford.webp"},`+
+		`{"tmdb_id":78,"backdrop_path":"/tmdb-backdrop.jpg","cast":[{"person_id":"`+ford+`","name":"Harrison Ford","character":"Rick Deckard","profile_path":"/tmdb-ford.jpg"},`+
 			`{"person_id":"`+young+`","name":"Sean Young","character":"Rachael","profile_path":"/tmdb-only.jpg"}],"crew":[]}`)
 	page = mustStatus(t, b.browser().get("/movie/"+m), http.StatusOK)
 	contains(t, page, `<h2>Cast</h2>`,
 		`<a href="/person/`+ford+`"><img class="face" src="/images/people/ford.w185.webp" alt="" width="48" height="48" loading="lazy" decoding="async"><span class="name">Harrison Ford</span></a><span class="role">as Rick Deckard</span>`,
 		`<a href="/person/`+young+`"><span class="face none" aria-hidden="true">SY</span><span class="name">Sean Young</span></a>`)
-	lacks(t, page, `class="backdrop"`, "tmdb-only")
+	lacks(t, page, `class="backdrop"`, "tmdb-")
 
-	b.Exec(`UPDATE movie_profiles SET profile = json_set(profile, '$.backdrop_path', 'backdrops/br.webp') WHERE movie_id = ?`, m)
+	b.Exec(`UPDATE movies SET backdrop_key = 'backdrops/br.webp' WHERE id = ?`, m)
 	contains(t, mustStatus(t, b.browser().get("/movie/"+m), http.StatusOK),
 		`<img class="backdrop" src="/images/backdrops/br.w780.webp" alt="" width="780" height="439" decoding="async">`)
+
+	person := mustStatus(t, b.browser().get("/person/"+ford), http.StatusOK)
+	contains(t, person, `<img class="poster big" src="/images/people/ford.w185.webp" alt="Photo of Harrison Ford"`)
+	lacks(t, person, "tmdb-ford")
+	lacks(t, mustStatus(t, b.browser().get("/person/"+young), http.StatusOK), `class="poster big"`, "tmdb-only")
 }

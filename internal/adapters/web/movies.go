@@ -16,18 +16,17 @@ import (
 )
 
 // movieProfile is the part of the enriched profile document (GET /api/v1/movies/{id}/profile)
-// the movie page shows.
+// the movie page shows. The document's backdrop_path and profile_path are TMDb's paths (what
+// the API returns); the page shows the images the worker stored, Backdrop and each Photo.
 type movieProfile struct {
-	// BackdropPath is the backdrop's stored key when the profile has one (none does yet: the
-	// page shows it only when present).
-	BackdropPath *string  `json:"backdrop_path"`
-	Tagline      *string  `json:"tagline"`
-	VoteAverage  *float64 `json:"vote_average"`
-	Cast         []struct {
-		PersonID    uuid.UUID `json:"person_id"`
-		Name        string    `json:"name"`
-		Character   string    `json:"character"`
-		ProfilePath *string   `json:"profile_path"`
+	Backdrop    *string  `json:"-"` // the stored backdrop's key, nil until the worker stored it
+	Tagline     *string  `json:"tagline"`
+	VoteAverage *float64 `json:"vote_average"`
+	Cast        []struct {
+		PersonID  uuid.UUID `json:"person_id"`
+		Name      string    `json:"name"`
+		Character string    `json:"character"`
+		Photo     *string   `json:"-"` // the stored photo's key, nil until the worker stored it
 	} `json:"cast"`
 	Crew []struct {
 		PersonID uuid.UUID `json:"person_id"`
@@ -72,6 +71,9 @@ func (s *Server) movie(w http.ResponseWriter, r *http.Request, v visit) error {
 	if doc, err := s.Movies.Profile(ctx, id); err == nil {
 		var mp movieProfile
 		if json.Unmarshal(doc, &mp) == nil {
+			if err := s.storedImages(r, id, &mp); err != nil {
+				return err
+			}
 			d.Profile = &mp
 		}
 	} else if !errors.Is(err, domain.ErrNotFound) {
@@ -91,6 +93,23 @@ func (s *Server) movie(w http.ResponseWriter, r *http.Request, v visit) error {
 		}
 	}
 	return s.render(w, r, v, http.StatusOK, "movie", d.Details.Movie.Title, d)
+}
+
+// storedImages fills in the keys of the movie's backdrop and its cast's photos the worker stored.
+func (s *Server) storedImages(r *http.Request, id uuid.UUID, mp *movieProfile) error {
+	imgs, err := s.Movies.Images(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	mp.Backdrop = imgs.BackdropKey
+	photos := make(map[uuid.UUID]*string, len(imgs.Cast))
+	for _, c := range imgs.Cast {
+		photos[c.PersonID] = c.PhotoKey
+	}
+	for i := range mp.Cast {
+		mp.Cast[i].Photo = photos[mp.Cast[i].PersonID]
+	}
+	return nil
 }
 
 type personPage struct {

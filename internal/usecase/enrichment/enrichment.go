@@ -67,6 +67,7 @@ type Movie struct {
 	VoteCount        int64
 	OriginalLanguage string
 	Collection       string
+	BackdropPath     string // BackdropPath is TMDb's file path of the backdrop, "" when it has none.
 	Genres           []Named
 	Keywords         []Named
 	Cast             []CastMember
@@ -113,6 +114,7 @@ type MovieEnrichment struct {
 	OriginalLanguage *string
 	Overview         *string
 	Collection       *string
+	BackdropPath     *string // BackdropPath is TMDb's file path; the movie-images handler downloads it.
 	Director         *string
 	People           []PersonRow
 	Credits          []CreditRow

@@ -24,7 +24,7 @@ type MovieStore interface {
 	// MovieEnrichmentState is KindNotFound when the movie is gone.
 	MovieEnrichmentState(ctx context.Context, id uuid.UUID) (State, error)
 	// SaveMovieEnrichment writes e in one transaction, the profile last (it marks the movie
-	// enriched); a movie deleted meanwhile is left alone.
+	// enriched), with MovieImagesRequested; a movie deleted meanwhile is left alone.
 	SaveMovieEnrichment(ctx context.Context, e MovieEnrichment) error
 	// MarkMovieMissing records that the provider does not know the movie.
 	MarkMovieMissing(ctx context.Context, id uuid.UUID, at time.Time) error
@@ -110,6 +110,7 @@ type profileDoc struct {
 	VoteCount        *int64    `json:"vote_count"`
 	OriginalLanguage *string   `json:"original_language"`
 	CollectionName   *string   `json:"collection_name"`
+	BackdropPath     *string   `json:"backdrop_path"` // TMDb's file path, like the cast's profile_path
 	Genres           []Named   `json:"genres"`
 	Keywords         []Named   `json:"keywords"`
 	Cast             []castDoc `json:"cast"`
@@ -121,11 +122,12 @@ type profileDoc struct {
 // actors by billing and the first MaxCrew crew credits, their people, and the profile document.
 func BuildMovie(id uuid.UUID, d Movie, now time.Time) (MovieEnrichment, error) {
 	e := MovieEnrichment{MovieID: id, Genres: []string{}, Runtime: d.Runtime, OriginalLanguage: nonEmpty(d.OriginalLanguage),
-		Overview: nonEmpty(d.Overview), Collection: nonEmpty(d.Collection), EnrichedAt: now}
+		Overview: nonEmpty(d.Overview), Collection: nonEmpty(d.Collection), BackdropPath: nonEmpty(d.BackdropPath),
+		EnrichedAt: now}
 	doc := profileDoc{TMDbID: d.TMDbID, IMDbID: nonEmpty(d.IMDbID), Overview: e.Overview, Tagline: nonEmpty(d.Tagline),
 		RuntimeMinutes: d.Runtime, BudgetUSD: positive(d.Budget), RevenueUSD: positive(d.Revenue),
 		VoteCount: positive(d.VoteCount), OriginalLanguage: e.OriginalLanguage, CollectionName: e.Collection,
-		Genres: append([]Named{}, d.Genres...), Keywords: append([]Named{}, d.Keywords...),
+		BackdropPath: e.BackdropPath, Genres: append([]Named{}, d.Genres...), Keywords: append([]Named{}, d.Keywords...),
 		Cast: []castDoc{}, Crew: []crewDoc{}, EnrichedAt: now.Format(time.RFC3339)}
 	if d.VoteCount > 0 {
 		doc.VoteAverage = &d.VoteAverage

@@ -204,6 +204,44 @@ func TestCleanupDeletesEveryVariantTwice(t *testing.T) {
 	}
 }
 
+// TestCleanupDeletesTheBackdrop: a deleted movie's backdrop goes with it, converted and with its
+// thumbnail; the conversion swapped the movie's backdrop_key, so the original was in use until
+// then and the conversion is while the movie exists.
+func TestCleanupDeletesTheBackdrop(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	key := domain.BackdropKey(b.movie)
+	if err := b.Images.Put(ctx, key, tmdbtest.PosterJPEG()); err != nil {
+		t.Fatal(err)
+	}
+	b.Exec(`UPDATE movies SET backdrop_key = ?`, key)
+	if err := b.conv.Handle(ctx, domain.ImageStored{Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	converted, thumb := domain.ConvertedKey(key), domain.ThumbKey(key, 780)
+	if got := b.String(`SELECT backdrop_key FROM movies`); got != converted || b.exists(key) || !b.exists(converted) {
+		t.Fatalf("after the conversion: backdrop_key %q, original kept %v", got, b.exists(key))
+	}
+	if err := b.Images.Put(ctx, thumb, []byte("thumbnail")); err != nil {
+		t.Fatal(err)
+	}
+	// While the movie exists its backdrop is in use.
+	if err := b.cleanup.Handle(ctx, domain.MovieDeleted{MovieID: b.movie}); err != nil {
+		t.Fatal(err)
+	}
+	if !b.exists(converted) || !b.exists(thumb) {
+		t.Fatal("clean-up deleted the backdrop of a movie that exists")
+	}
+	b.Exec(`DELETE FROM movies`)
+	if err := b.cleanup.Handle(ctx, domain.MovieDeleted{MovieID: b.movie}); err != nil {
+		t.Fatal(err)
+	}
+	if b.exists(converted) || b.exists(thumb) {
+		t.Error("backdrop objects left after clean-up")
+	}
+}
+
 func TestCleanupKeepsAPosterInUseAgain(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

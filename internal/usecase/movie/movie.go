@@ -19,6 +19,8 @@ type Catalog interface {
 	MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (domain.Paged[Viewing], error)
 	// MovieProfile is the enrichment document; KindNotFound until the worker enriched the movie.
 	MovieProfile(ctx context.Context, id uuid.UUID) (json.RawMessage, error)
+	// MovieImages are the movie's backdrop and its cast's photos, TMDb's paths and stored keys.
+	MovieImages(ctx context.Context, id uuid.UUID) (domain.MovieImages, error)
 	Person(ctx context.Context, id uuid.UUID) (Person, error)
 	PersonCredits(ctx context.Context, id uuid.UUID) ([]Credit, error)
 	// Enqueue commits events that change nothing else.
@@ -59,7 +61,8 @@ type Person struct {
 	ExternalID         string
 	Name               string
 	KnownForDepartment *string
-	ProfilePath        *string
+	ProfilePath        *string // ProfilePath is TMDb's file path of their photo (what the API returns).
+	PhotoKey           *string // PhotoKey is the stored photo's key, once the worker downloaded it.
 	Biography          *string
 	Birthday           *string
 	Deathday           *string
@@ -129,6 +132,11 @@ func (s *Service) Profile(ctx context.Context, id uuid.UUID) (json.RawMessage, e
 		return s.catalog.MovieProfile(ctx, m.ID)
 	}
 	return doc, err
+}
+
+// Images returns the movie's backdrop and its cast's photos as stored (the keys the pages show).
+func (s *Service) Images(ctx context.Context, id uuid.UUID) (domain.MovieImages, error) {
+	return s.catalog.MovieImages(ctx, id)
 }
 
 // SyncPoster asks the worker to fetch the movie's metadata and poster again. It only enqueues:

@@ -44,6 +44,9 @@ const (
 	MovieGone
 )
 
+// Gone is MovieGone for any row an image key is set on (a movie, a person): it no longer exists.
+const Gone = MovieGone
+
 // Store is the database side of the sync.
 type Store interface {
 	MovieByID(ctx context.Context, id uuid.UUID) (domain.Movie, error)

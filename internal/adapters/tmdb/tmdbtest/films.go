@@ -2,6 +2,7 @@ package tmdbtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,6 +21,16 @@ type Film struct {
 	ReleaseDate   string // "2016-11-10"; "" for a film TMDb has no date for
 	Director      string
 	PosterPath    string
+	BackdropPath  string  // "" for none (TMDb's null)
+	Cast          []Actor // billed cast, in order; none unless given
+}
+
+// Actor is one billed actor of a Film.
+type Actor struct {
+	ID          int64
+	Name        string
+	Character   string
+	ProfilePath string // "" for none (TMDb's null)
 }
 
 // Films are the fake's catalogue: real films with their real TMDb and IMDb ids (namesakes of
@@ -122,13 +133,9 @@ func (f Film) year() int {
 
 // result is a film as TMDb's search and /find list it.
 func (f Film) result() map[string]any {
-	var poster any
-	if f.PosterPath != "" {
-		poster = f.PosterPath
-	}
 	return map[string]any{
-		"adult": false, "backdrop_path": nil, "genre_ids": []int{18}, "id": f.ID, "original_language": "en",
-		"original_title": f.original(), "overview": "", "popularity": 10.5, "poster_path": poster,
+		"adult": false, "backdrop_path": orNull(f.BackdropPath), "genre_ids": []int{18}, "id": f.ID, "original_language": "en",
+		"original_title": f.original(), "overview": "", "popularity": 10.5, "poster_path": orNull(f.PosterPath),
 		"release_date": f.ReleaseDate, "title": f.Title, "video": false, "vote_average": 7.5, "vote_count": 1000,
 	}
 }
@@ -141,11 +148,26 @@ func (f Film) details() map[string]any {
 	d["runtime"] = 100
 	d["genres"] = []map[string]any{{"id": 18, "name": "Drama"}}
 	d["keywords"] = map[string]any{"keywords": []any{}}
-	d["credits"] = map[string]any{"cast": []any{}, "crew": []map[string]any{
+	cast := []map[string]any{}
+	for i, a := range f.Cast {
+		// TMDb's shape of a cast credit, ids and all.
+		cast = append(cast, map[string]any{"adult": false, "gender": 0, "id": a.ID, "known_for_department": "Acting",
+			"name": a.Name, "original_name": a.Name, "popularity": 12.5, "profile_path": orNull(a.ProfilePath),
+			"cast_id": i + 1, "character": a.Character, "credit_id": fmt.Sprintf("52fe4%019d", a.ID), "order": i})
+	}
+	d["credits"] = map[string]any{"cast": cast, "crew": []map[string]any{
 		{"id": f.ID + 5_000_000, "name": f.Director, "job": "Director", "department": "Directing",
 			"known_for_department": "Directing", "profile_path": nil},
 	}}
 	return d
+}
+
+// orNull is s, or JSON null for "", as TMDb writes a missing path.
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // catalogue is a fake's films, indexed: titles normalised once, so a search of thousands of
