@@ -18,7 +18,7 @@ func newMaintenance(cfg config.Config, store store, ledger maintenance.Ledger, l
 	var jobs []maintenance.Job
 	if cfg.TMDBAPIKey != "" {
 		jobs = append(jobs, maintenance.NewEnrichmentRequester(store, cfg.EnrichmentBatch, jc),
-			maintenance.NewResolutionRequester(store, 0, jc))
+			maintenance.NewResolutionRequester(store, 0, jc), maintenance.NewMovieImagesBackfiller(store, 0, jc))
 	}
 	jobs = append(jobs,
 		maintenance.NewWrapUpReaper(store, jc),

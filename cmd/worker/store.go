@@ -45,6 +45,7 @@ type store interface {
 	maintenance.WatchEvents
 	maintenance.Federation
 	maintenance.ImageBackfill
+	maintenance.MovieImagesBackfill
 	maintenance.Lease
 	Close() error
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"moviesdiary/internal/domain"
 )
 
@@ -19,34 +21,61 @@ const imageBackfill = "image-thumbnails"
 // requests nothing, ever again. The backfill's row is locked for the transaction where the
 // engine locks rows, so two workers cannot request the same batch.
 func (s *Store) RequestImageBackfill(ctx context.Context, limit int) (n int, done bool, err error) {
+	return s.backfill(ctx, imageBackfill, `SELECT k FROM (
+			SELECT poster_path AS k FROM movies WHERE poster_path IS NOT NULL
+			UNION SELECT avatar_key FROM users WHERE avatar_key IS NOT NULL
+			UNION SELECT banner_key FROM users WHERE banner_key IS NOT NULL) images
+		WHERE k > ? ORDER BY k LIMIT ?`, limit, func(k string) domain.Event {
+		if len(domain.ThumbWidths(k)) == 0 {
+			return nil
+		}
+		return domain.ImageStored{Key: k}
+	})
+}
+
+// movieImagesBackfill names the walk of RequestMovieImagesBackfill in backfills.
+const movieImagesBackfill = "movie-images"
+
+// RequestMovieImagesBackfill enqueues MovieImagesRequested for up to limit more enriched
+// movies (those with a profile), after the cursor, in one transaction: movies enriched before
+// backdrops and cast photos were stored get theirs once. done once the walk has seen them all.
+func (s *Store) RequestMovieImagesBackfill(ctx context.Context, limit int) (n int, done bool, err error) {
+	return s.backfill(ctx, movieImagesBackfill, `SELECT movie_id FROM movie_profiles WHERE movie_id > ? ORDER BY movie_id LIMIT ?`,
+		limit, func(k string) domain.Event {
+			id, err := uuid.Parse(k)
+			if err != nil {
+				return nil
+			}
+			return domain.MovieImagesRequested{MovieID: id}
+		})
+}
+
+// backfill moves the walk name over the keys query selects after its cursor (query takes the
+// cursor and limit), enqueueing the event of each key (nil: none), in one transaction; done once
+// a batch comes back short, and from then on the walk never runs again.
+func (s *Store) backfill(ctx context.Context, name, query string, limit int, event func(key string) domain.Event) (n int, done bool, err error) {
 	err = s.write(ctx, func(tx *Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO backfills (name) VALUES (?) ON CONFLICT (name) DO NOTHING`,
-			imageBackfill); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO backfills (name) VALUES (?) ON CONFLICT (name) DO NOTHING`, name); err != nil {
 			return err
 		}
 		var state struct {
 			After  string          `db:"after_key"`
 			DoneAt sql.Null[int64] `db:"done_at"`
 		}
-		if err := tx.GetContext(ctx, &state, `SELECT after_key, done_at FROM backfills WHERE name = ?`+s.forUpdate(),
-			imageBackfill); err != nil {
+		if err := tx.GetContext(ctx, &state, `SELECT after_key, done_at FROM backfills WHERE name = ?`+s.forUpdate(), name); err != nil {
 			return err
 		}
 		if done = state.DoneAt.Valid; done {
 			return nil
 		}
 		var keys []string
-		if err := tx.SelectContext(ctx, &keys, `SELECT k FROM (
-				SELECT poster_path AS k FROM movies WHERE poster_path IS NOT NULL
-				UNION SELECT avatar_key FROM users WHERE avatar_key IS NOT NULL
-				UNION SELECT banner_key FROM users WHERE banner_key IS NOT NULL) images
-			WHERE k > ? ORDER BY k LIMIT ?`, state.After, limit); err != nil {
+		if err := tx.SelectContext(ctx, &keys, query, state.After, limit); err != nil {
 			return err
 		}
 		var events []domain.Event
 		for _, k := range keys {
-			if len(domain.ThumbWidths(k)) > 0 {
-				events = append(events, domain.ImageStored{Key: k})
+			if e := event(k); e != nil {
+				events = append(events, e)
 			}
 		}
 		n, done = len(events), len(keys) < limit
@@ -59,13 +88,13 @@ func (s *Store) RequestImageBackfill(ctx context.Context, limit int) (n int, don
 			doneAt = sql.Null[int64]{V: s.now().UnixMilli(), Valid: true}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE backfills SET after_key = ?, done_at = ? WHERE name = ?`,
-			after, doneAt, imageBackfill); err != nil {
+			after, doneAt, name); err != nil {
 			return err
 		}
 		return s.enqueue(ctx, tx, events...)
 	})
 	if err != nil {
-		return 0, false, fmt.Errorf("request image backfill: %w", err)
+		return 0, false, fmt.Errorf("request backfill %s: %w", name, err)
 	}
 	return n, done, nil
 }
