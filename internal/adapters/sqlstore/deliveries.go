@@ -101,36 +101,18 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c federation.DeliveryClaim)
 		FirstFailure sql.NullInt64  `db:"first_failure_at"`
 		LastError    sql.NullString `db:"last_error"`
 	}
-	failing := `(` + s.d.IfNull("h.failures", "0") + ` > 0)`
-	// The choice reads the whole due set (ranked per host, ordered per inbox and object), so it
-	// runs on the read pool: on SQLite it must not hold the one writer local work shares. The
-	// update then takes only what is still claimable, so a delivery another lane took between
-	// the two is left to it (and two lanes' choices can exceed a host's limit by one claim at
-	// most: a politeness bound, not a rule).
-	var ids []int64
-	// busy counts each host's deliveries in flight once (a few dozen rows), not per due row.
-	err := s.read.SelectContext(ctx, &ids, `WITH busy AS (
-			SELECT host, count(*) AS n FROM federation_deliveries
-			WHERE status = 'sending' AND claimed_until > ? GROUP BY host
-		)
-		SELECT id FROM (
-			SELECT d.id, d.next_attempt_at,
-				row_number() OVER (PARTITION BY d.host ORDER BY d.next_attempt_at, d.id) AS n,
-				row_number() OVER (PARTITION BY `+failing+` ORDER BY d.next_attempt_at, d.id) AS k,
-				`+s.d.IfNull("b.n", "0")+` AS busy,
-				`+s.d.IfNull("h.failures", "0")+` AS failures
-			FROM federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host LEFT JOIN busy b ON b.host = d.host
-			WHERE ((d.status = 'pending' AND d.next_attempt_at <= ?) OR (d.status = 'sending' AND d.claimed_until <= ?))
-				AND (h.host IS NULL OR h.state = 'available' OR (h.state = 'open' AND h.open_until <= ?))
-				AND NOT EXISTS (SELECT 1 FROM federation_deliveries e
-					WHERE e.inbox = d.inbox AND e.object_key = d.object_key AND d.object_key <> ''
-						AND e.status IN ('pending', 'sending', 'parked') AND (e.seq < d.seq OR (e.seq = d.seq AND e.id < d.id)))
-		) AS c
-		WHERE c.n + c.busy <= CASE WHEN c.failures > 0 THEN 1 ELSE ? END
-			AND (c.failures = 0 OR c.k + (SELECT count(*) FROM federation_deliveries x JOIN federation_hosts hx ON hx.host = x.host
-				WHERE x.status = 'sending' AND x.claimed_until > ? AND hx.failures > 0) <= ?)
-		ORDER BY c.failures > 0, c.next_attempt_at, c.id LIMIT ?`,
-		now, now, now, now, c.PerHost, now, max(c.MaxFailing, 1), c.Max)
+	// The choice ranks due deliveries (per host, ordered per inbox and object), so it runs on the
+	// read pool: on SQLite it must not hold the one writer local work shares. The update then
+	// takes only what is still claimable, so a delivery another lane took between the two is
+	// left to it (and two lanes' choices can exceed a host's limit by one claim at most: a
+	// politeness bound, not a rule). The earliest due deliveries of hosts that may be tried are ranked first (a window through
+	// the due index, cheap whatever the backlog); only when they do not fill the claim (the
+	// window held mostly deliveries of busy or failing hosts, or waiting behind an earlier
+	// activity) is the whole due set ranked, as exactness then needs.
+	ids, err := s.chooseDeliveries(ctx, c, max(8*c.Max, 256))
+	if err == nil && len(ids) < c.Max {
+		ids, err = s.chooseDeliveries(ctx, c, 0)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
@@ -167,6 +149,51 @@ func (s *Store) ClaimDeliveries(ctx context.Context, c federation.DeliveryClaim)
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// chooseDeliveries ranks due deliveries for a claim: the first window of them in due order, or
+// with window 0 all of them (pending and due, or sending past their lease).
+func (s *Store) chooseDeliveries(ctx context.Context, c federation.DeliveryClaim, window int) ([]int64, error) {
+	now := sqlrow.Millis(c.Now)
+	failing := `(` + s.d.IfNull("h.failures", "0") + ` > 0)`
+	hostMayTry := `(h.host IS NULL OR h.state = 'available' OR (h.state = 'open' AND h.open_until <= ?))`
+	source, where := `federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host LEFT JOIN busy b ON b.host = d.host`,
+		`((d.status = 'pending' AND d.next_attempt_at <= ?) OR (d.status = 'sending' AND d.claimed_until <= ?)) AND `+hostMayTry+` AND `
+	// busy counts each host's deliveries in flight once (a few dozen rows), not per due row.
+	with := `WITH busy AS (
+			SELECT host, count(*) AS n FROM federation_deliveries
+			WHERE status = 'sending' AND claimed_until > ? GROUP BY host
+		)`
+	args := []any{now, now, now, now}
+	if window > 0 {
+		with += `, cand AS (
+			SELECT d.id, d.host, d.inbox, d.object_key, d.seq, d.next_attempt_at
+			FROM federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host
+			WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND ` + hostMayTry + `
+			ORDER BY d.next_attempt_at, d.id LIMIT ?
+		)`
+		source, where = `cand d LEFT JOIN federation_hosts h ON h.host = d.host LEFT JOIN busy b ON b.host = d.host`, ``
+		args = []any{now, now, now, window}
+	}
+	var ids []int64
+	err := s.read.SelectContext(ctx, &ids, with+`
+		SELECT id FROM (
+			SELECT d.id, d.next_attempt_at,
+				row_number() OVER (PARTITION BY d.host ORDER BY d.next_attempt_at, d.id) AS n,
+				row_number() OVER (PARTITION BY `+failing+` ORDER BY d.next_attempt_at, d.id) AS k,
+				`+s.d.IfNull("b.n", "0")+` AS busy,
+				`+s.d.IfNull("h.failures", "0")+` AS failures
+			FROM `+source+`
+			WHERE `+where+`NOT EXISTS (SELECT 1 FROM federation_deliveries e
+					WHERE e.inbox = d.inbox AND e.object_key = d.object_key AND d.object_key <> ''
+						AND e.status IN ('pending', 'sending', 'parked') AND (e.seq < d.seq OR (e.seq = d.seq AND e.id < d.id)))
+		) AS c
+		WHERE c.n + c.busy <= CASE WHEN c.failures > 0 THEN 1 ELSE ? END
+			AND (c.failures = 0 OR c.k + (SELECT count(*) FROM federation_deliveries x JOIN federation_hosts hx ON hx.host = x.host
+				WHERE x.status = 'sending' AND x.claimed_until > ? AND hx.failures > 0) <= ?)
+		ORDER BY c.failures > 0, c.next_attempt_at, c.id LIMIT ?`,
+		append(args, c.PerHost, now, max(c.MaxFailing, 1), c.Max)...)
+	return ids, err
 }
 
 // Delivered marks d done and its host alive.

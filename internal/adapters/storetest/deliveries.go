@@ -336,6 +336,26 @@ func RunDeliveries(t *testing.T, open func(t *testing.T, faults *Faults) Deliver
 		}
 	})
 
+	t.Run("ABacklogOfOneHostDoesNotStarveTheOthers", func(t *testing.T) {
+		// 300 deliveries of one host fall due before another host's one: the claim's first
+		// window (the earliest due) holds only the first host, which may have 4 in flight, so
+		// the claim ranks the whole due set and the other host's delivery goes out too.
+		t.Parallel()
+		s := open(t, &Faults{})
+		for i := range 300 {
+			must(t, s.HandOff(ctx, queued("https://busy.example/inbox", "", i), t0))
+		}
+		must(t, s.HandOff(ctx, queued("https://other.example/inbox", "", 0), t0.Add(time.Second)))
+		got := claim(t, s, t0.Add(time.Minute), 10)
+		hosts := map[string]int{}
+		for _, d := range got {
+			hosts[d.Host]++
+		}
+		if hosts["busy.example"] != 4 || hosts["other.example"] != 1 {
+			t.Fatalf("claimed %v per host, want busy.example's 4 and other.example's 1", hosts)
+		}
+	})
+
 	t.Run("HousekeepProbesExpiresAndPrunes", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, &Faults{})
