@@ -166,14 +166,20 @@ func (s *Store) chooseDeliveries(ctx context.Context, c federation.DeliveryClaim
 		)`
 	args := []any{now, now, now, now}
 	if window > 0 {
-		with += `, cand AS (
-			SELECT d.id, d.host, d.inbox, d.object_key, d.seq, d.next_attempt_at
+		// Two windows: healthy hosts' deliveries, and failing hosts' (which may have one in
+		// flight each and a few in all), so the failing ones' backlog cannot fill the first.
+		pick := `SELECT d.id, d.host, d.inbox, d.object_key, d.seq, d.next_attempt_at
 			FROM federation_deliveries d LEFT JOIN federation_hosts h ON h.host = d.host
-			WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND ` + hostMayTry + `
-			ORDER BY d.next_attempt_at, d.id LIMIT ?
+			WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND `
+		with += `, cand AS (
+			SELECT * FROM (` + pick + `(h.host IS NULL OR (h.state = 'available' AND h.failures = 0))
+				ORDER BY d.next_attempt_at, d.id LIMIT ?) AS healthy
+			UNION ALL
+			SELECT * FROM (` + pick + `h.failures > 0 AND ` + hostMayTry + `
+				ORDER BY d.next_attempt_at, d.id LIMIT ?) AS failing
 		)`
 		source, where = `cand d LEFT JOIN federation_hosts h ON h.host = d.host LEFT JOIN busy b ON b.host = d.host`, ``
-		args = []any{now, now, now, window}
+		args = []any{now, now, window, now, now, window}
 	}
 	var ids []int64
 	err := s.read.SelectContext(ctx, &ids, with+`
