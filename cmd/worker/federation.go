@@ -47,6 +47,7 @@ func federationHandlers(_ context.Context, cfg config.Config, store store, log *
 		Policy:      federation.Policy{RetryWindow: cfg.FederationRetryWindow, UnavailableAfter: cfg.FederationHostUnavailableAfter},
 		Concurrency: cfg.FederationDeliveryConcurrency,
 		PerHost:     cfg.FederationDeliveryPerHost,
+		Rate:        cfg.FederationDeliveryRate,
 		Now:         now,
 		Logger:      log,
 		Observe:     func(outcome string) { outcomes.WithLabelValues(outcome).Inc() },

@@ -80,6 +80,10 @@ type Config struct {
 	// many of one host (docs/adr/0005-federation-delivery.md).
 	FederationDeliveryConcurrency int `envconfig:"FEDERATION_DELIVERY_CONCURRENCY" default:"32"`
 	FederationDeliveryPerHost     int `envconfig:"FEDERATION_DELIVERY_PER_HOST" default:"4"`
+	// FederationDeliveryRate caps the lane's attempts per second, so a fan-out to thousands of
+	// inboxes leaves the CPU for local work (each attempt signs with RSA): 0 is 100 per CPU,
+	// negative is no cap.
+	FederationDeliveryRate float64 `envconfig:"FEDERATION_DELIVERY_RATE" default:"0"`
 	// FederationRetryWindow is how long a delivery that keeps failing while its host answers
 	// others is retried before it is dead-lettered.
 	FederationRetryWindow time.Duration `envconfig:"FEDERATION_RETRY_WINDOW" default:"48h"`

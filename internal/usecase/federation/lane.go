@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/time/rate"
 
 	"moviesdiary/internal/domain"
 )
@@ -102,14 +104,17 @@ type Sender interface {
 // LaneConfig tunes a Lane; zero fields take the defaults.
 type LaneConfig struct {
 	Policy      Policy
-	Concurrency int           // deliveries in flight at once; default 32
-	PerHost     int           // of one host; default 4
-	Lease       time.Duration // how long a claim owns a delivery; default 2 min
-	Poll        time.Duration // the longest idle wait between claims; default 1 s
-	Now         func() time.Time
-	Jitter      func() float64 // in [0, 1); default math/rand
-	Logger      *slog.Logger
-	Observe     func(outcome string) // counts each attempt's outcome (metrics)
+	Concurrency int // deliveries in flight at once; default 32
+	PerHost     int // of one host; default 4
+	// Rate caps attempts per second (each signs with RSA), so a fan-out to thousands of inboxes
+	// leaves CPU for local work; 0 is RatePerCPU per CPU, negative no cap.
+	Rate    float64
+	Lease   time.Duration // how long a claim owns a delivery; default 2 min
+	Poll    time.Duration // the longest idle wait between claims; default 1 s
+	Now     func() time.Time
+	Jitter  func() float64 // in [0, 1); default math/rand
+	Logger  *slog.Logger
+	Observe func(outcome string) // counts each attempt's outcome (metrics)
 	// Refuse, when set, is asked before each attempt (Service.RefuseHost): a delivery to a
 	// domain blocked since its publication is dead-lettered unsent, its host's health untouched.
 	Refuse func(ctx context.Context, inbox string) error
@@ -127,7 +132,13 @@ type Lane struct {
 	log    *slog.Logger
 	wake   chan struct{}
 	lastHK time.Time
+	pace   *rate.Limiter
 }
+
+// RatePerCPU is the default cap of a lane's attempts per second per CPU: on the 2-vCPU box of
+// docs/benchmarks.md an attempt costs 2–3 ms of CPU, so 100 a second per CPU keep about a
+// quarter of it for the handlers' local work during a fan-out to thousands of inboxes.
+const RatePerCPU = 100
 
 // NewLane returns a lane over q sending through send.
 func NewLane(q Deliveries, send Sender, cfg LaneConfig) *Lane {
@@ -148,7 +159,14 @@ func NewLane(q Deliveries, send Sender, cfg LaneConfig) *Lane {
 	if cfg.Idle == nil {
 		cfg.Idle = func(time.Time) {}
 	}
-	return &Lane{q: q, send: send, cfg: cfg, log: cmp.Or(cfg.Logger, slog.Default()), wake: make(chan struct{}, 1)}
+	pace := rate.NewLimiter(rate.Inf, 0)
+	switch {
+	case cfg.Rate == 0:
+		pace = rate.NewLimiter(rate.Limit(RatePerCPU*runtime.GOMAXPROCS(0)), cfg.Concurrency)
+	case cfg.Rate > 0:
+		pace = rate.NewLimiter(rate.Limit(cfg.Rate), max(1, min(cfg.Concurrency, int(cfg.Rate))))
+	}
+	return &Lane{q: q, send: send, cfg: cfg, log: cmp.Or(cfg.Logger, slog.Default()), wake: make(chan struct{}, 1), pace: pace}
 }
 
 // Wake tells the lane that deliveries may have become due (a handoff, a settle).
@@ -278,6 +296,9 @@ func (l *Lane) deliver(ctx context.Context, d ClaimedDelivery) {
 			l.refused(ctx, d, err, fields)
 			return
 		}
+	}
+	if err := l.pace.Wait(ctx); err != nil {
+		return // stopping: the delivery is claimed again after its lease
 	}
 	err := l.send.Deliver(ctx, d.Inbox, d.Activity, d.Signer)
 	now := l.cfg.Now()
