@@ -145,7 +145,7 @@ func typesAbout(r *remote, object string) []string {
 
 // TestLaneDeliversThroughTheFediversesWeather: one user's review is created, edited and
 // deleted while its followers' servers are healthy, answer 503 a few times, are down for two
-// hours, ask for a pause with 429 Retry-After, are gone (410), or are black holes. Every
+// hours, ask for a pause with 429 Retry-After, are gone (410), are black holes, or are slow. Every
 // server that comes back gets all three activities in order; the gone one loses its follower;
 // the black hole's circuit opens and no attempt reaches it while it is open.
 func TestLaneDeliversThroughTheFediversesWeather(t *testing.T) {
@@ -199,7 +199,12 @@ func TestLaneDeliversThroughTheFediversesWeather(t *testing.T) {
 		whileOpen += open
 		return statusHang
 	}
-	remotes := []*remote{healthy, flaky, down, paced, gone, hole}
+	slow := newRemoteAt(t, "127.0.0.11")
+	slow.status = func(string, int) int {
+		time.Sleep(100 * time.Millisecond) // a slow server (within the client's timeout), not synchronisation
+		return http.StatusAccepted
+	}
+	remotes := []*remote{healthy, flaky, down, paced, gone, hole, slow}
 	followers := map[*remote]string{}
 	for i, r := range remotes {
 		followers[r] = r.addUser(fmt.Sprintf("f%d", i))
@@ -242,7 +247,7 @@ func TestLaneDeliversThroughTheFediversesWeather(t *testing.T) {
 		}
 		w.step(5*time.Minute, "127.0.0.7")
 	}
-	for _, r := range []*remote{healthy, flaky, down, paced} {
+	for _, r := range []*remote{healthy, flaky, down, paced, slow} {
 		if got := typesAbout(r, object); !slices.Equal(got, want) {
 			t.Errorf("%s received %v, want %v in that order", r.host(), got, want)
 		}
