@@ -37,9 +37,10 @@ func (d *dialect) WriteAlone(ctx context.Context, fn func(*sqlx.Tx) error) error
 func (*dialect) UniqueViolation(err error) (string, bool) { return uniqueConstraint(err) }
 func (*dialect) SearchDocuments() (movies, people string) { return upsertMovieDocs, upsertPeopleDocs }
 
-func (*dialect) Wake(ctx context.Context, tx *sqlx.Tx) error {
-	_, err := tx.ExecContext(ctx, `SELECT pg_notify('`+notifyChannel+`', '')`)
-	return err
+// Wake announces the transaction's commit to the queues' LISTEN connection, after the commit.
+func (d *dialect) Wake(_ context.Context, tx *sqlx.Tx) error {
+	d.s.woke.Store(tx, struct{}{})
+	return nil
 }
 
 func (*dialect) ReusesIDs() bool { return false }

@@ -2,9 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlstore"
 	"moviesdiary/internal/delivery/deliverytest"
@@ -70,5 +73,39 @@ func wakes(t *testing.T, q *sqlstore.Queue, server *Store) {
 	}
 	if msgs, err := q.Claim(ctx, 10); err != nil || len(msgs) != 1 {
 		t.Fatalf("claim after the wake-up: %d, %v", len(msgs), err)
+	}
+}
+
+// TestARolledBackWriteWakesNobody: a transaction that enqueued events and then failed asks for
+// no wake-up (the notification is sent only after a commit, docs/adr/0008); the same write
+// committed asks for one.
+func TestARolledBackWriteWakesNobody(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := Open(ctx, migratedURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	write := func(fail error) error {
+		return s.write(ctx, func(tx *sqlx.Tx) error {
+			if err := s.enqueue(ctx, tx, time.Now(), domain.SearchReindexRequested{}); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
+	before := s.wakes.Load()
+	if err := write(errors.New("the caller's check failed")); err == nil {
+		t.Fatal("the failing write committed")
+	}
+	if n := s.wakes.Load() - before; n != 0 {
+		t.Fatalf("a rolled-back write asked for %d wake-ups", n)
+	}
+	if err := write(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.wakes.Load() - before; n != 1 {
+		t.Fatalf("a committed write asked for %d wake-ups, want 1", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,6 +54,13 @@ type Store struct {
 	bg         sync.WaitGroup
 	// notifyPoll is the notifier's fallback poll (WithNotifyPoll, tests).
 	notifyPoll time.Duration
+	// woke holds the transactions that enqueued events or asked for a wake-up: their commit
+	// is announced after it (wake.go), never from inside them.
+	woke sync.Map
+	// kick asks the waker for one pg_notify; wakeStop ends it (Close).
+	kick     chan struct{}
+	wakeStop context.CancelFunc
+	wakes    atomic.Int64 // wake-ups asked for (tests)
 }
 
 // Option configures a Store at Open.
@@ -150,7 +158,8 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if s.insert == nil {
 		s.insert = outbox.Insert
 	}
-	s.Store = sqlstore.New(sqlstore.Config{Dialect: &dialect{s: s}, Read: db, Now: s.now, Enqueue: s.insert})
+	s.Store = sqlstore.New(sqlstore.Config{Dialect: &dialect{s: s}, Read: db, Now: s.now, Enqueue: s.enqueue})
+	s.startWaker()
 	if err := s.connect(ctx, o.wait, o.log); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -189,6 +198,7 @@ func (s *Store) Close() error {
 	if s.stop != nil {
 		s.stop()
 	}
+	s.wakeStop()
 	s.bg.Wait()
 	return s.db.Close()
 }
@@ -196,5 +206,14 @@ func (s *Store) Close() error {
 // write runs fn in a transaction and commits it if fn returns nil. A failure for want of space
 // comes back as a *domain.StorageFullError.
 func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	return storageFull(sqlstore.RunTx(ctx, s.db, fn))
+	woke := false
+	err := sqlstore.RunTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		err := fn(tx)
+		_, woke = s.woke.LoadAndDelete(tx)
+		return err
+	})
+	if err == nil && woke {
+		s.wake()
+	}
+	return storageFull(err)
 }
