@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/domain"
@@ -27,21 +28,42 @@ func (s *Store) enqueue(ctx context.Context, tx *sqlx.Tx, now time.Time, events 
 	return nil
 }
 
-// startWaker starts the goroutine that sends the wake-ups; Close stops it.
+// startWaker starts the goroutine that sends the wake-ups, over a connection of its own (a pool
+// the producers keep busy would make a wake-up wait for one of them); Close stops it.
 func (s *Store) startWaker() {
 	s.kick = make(chan struct{}, 1)
 	ctx, stop := context.WithCancel(context.Background())
 	s.wakeStop = stop
 	s.bg.Go(func() {
+		var conn *pgx.Conn
+		defer func() {
+			if conn != nil {
+				closing, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				conn.Close(closing)
+			}
+		}()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-s.kick:
 			}
-			if _, err := s.db.ExecContext(ctx, `SELECT pg_notify($1, '')`, notifyChannel); err != nil && ctx.Err() == nil {
-				// The queues' poll finds the rows; nothing is lost.
-				continue
+			if conn == nil || conn.IsClosed() {
+				c, err := pgx.Connect(ctx, s.url)
+				if err != nil {
+					continue // the queues' poll finds the rows; the next commit tries again
+				}
+				// A notification carries no data to keep: its commit need not wait for a flush.
+				if _, err := c.Exec(ctx, "SET synchronous_commit TO OFF"); err != nil {
+					c.Close(ctx)
+					continue
+				}
+				conn = c
+			}
+			if _, err := conn.Exec(ctx, "SELECT pg_notify('"+notifyChannel+"', '')"); err != nil && ctx.Err() == nil {
+				conn.Close(ctx) // reconnect at the next wake-up; the poll covers this one
+				conn = nil
 			}
 		}
 	})
