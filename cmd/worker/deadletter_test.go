@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,18 +26,7 @@ import (
 func TestDeadLettersAgreeOnEveryBackend(t *testing.T) {
 	for _, backend := range []string{"db", "jetstream", "core"} {
 		t.Run(backend, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "md.db")
-			t.Setenv("DATABASE_URL", path)
-			t.Setenv("DATA_DIR", t.TempDir())
-			t.Setenv("LOG_LEVEL", "error")
-			metricsAddr := freeAddr(t)
-			t.Setenv("WORKER_METRICS_ADDR", metricsAddr)
-			if backend != "db" {
-				ns := startJetStream(t)
-				t.Setenv("EVENT_BUS_BACKEND", "nats")
-				t.Setenv("NATS_URL", ns.ClientURL())
-				t.Setenv("NATS_MODE", backend)
-			}
+			path, metricsAddr := workerEnv(t, backend)
 			cfg, err := config.Load()
 			if err != nil {
 				t.Fatal(err)

@@ -5,16 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"moviesdiary/internal/adapters/postgres"
-	"moviesdiary/internal/adapters/postgres/postgrestest"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/outbox"
@@ -39,40 +35,12 @@ func newEventsFixture(t *testing.T, kind string) *eventsFixture {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
-	url, driver, dsn := filepath.Join(dir, "events.db"), "sqlite3", ""
-	var s interface {
-		Enqueue(context.Context, ...domain.Event) error
-		Close() error
-	}
-	if kind == "postgres" {
-		url = postgrestest.URL(t)
-		driver, dsn = "pgx", url
-		ps, err := postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s = ps
-	} else {
-		dsn = "file:" + url + "?_busy_timeout=5000"
-		ss, err := sqlite.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ss.Migrate(ctx, discard()); err != nil {
-			t.Fatal(err)
-		}
-		s = ss
-	}
+	s, url, db := openFixtureStore(t, kind, "events.db")
 	defer s.Close()
 	if err := s.Enqueue(ctx, domain.SearchReindexRequested{}, domain.SearchReindexRequested{},
 		domain.PosterSynced{MovieID: [16]byte{1}}, domain.PosterSynced{MovieID: [16]byte{2}}); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
 	old := time.Now().Add(-40 * 24 * time.Hour).UnixMilli()
 	for _, q := range []string{
 		`UPDATE event_queue SET status = 'done', created_at = ` + itoa(old) + ` WHERE id = 1`,

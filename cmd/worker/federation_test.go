@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -86,20 +85,10 @@ func fakeRemote(t *testing.T) (srv *httptest.Server, actor string, got func() []
 func TestFederationDeliveriesOnEveryBackend(t *testing.T) {
 	for _, backend := range []string{"db", "jetstream", "core"} {
 		t.Run(backend, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "md.db")
+			path, _ := workerEnv(t, backend)
 			base := "http://moviesdiary.test"
-			t.Setenv("DATABASE_URL", path)
-			t.Setenv("DATA_DIR", t.TempDir())
-			t.Setenv("LOG_LEVEL", "error")
 			t.Setenv("BASE_URL", base)
 			t.Setenv("FEDERATION_ALLOW_PRIVATE", "true")
-			t.Setenv("WORKER_METRICS_ADDR", freeAddr(t))
-			if backend != "db" {
-				ns := startJetStream(t)
-				t.Setenv("EVENT_BUS_BACKEND", "nats")
-				t.Setenv("NATS_URL", ns.ClientURL())
-				t.Setenv("NATS_MODE", backend)
-			}
 			cfg, err := config.Load()
 			if err != nil {
 				t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,12 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"moviesdiary/internal/adapters/postgres"
-	"moviesdiary/internal/adapters/postgres/postgrestest"
-	"moviesdiary/internal/adapters/sqlite"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/domain"
-	"moviesdiary/internal/usecase/review"
 )
 
 // moviesFixture is a database with a manual "Arrival" (2016) logged first, as a Letterboxd import
@@ -36,31 +31,7 @@ func newMoviesFixture(t *testing.T, kind string) *moviesFixture {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	url, driver, dsn := filepath.Join(dir, "movies.db"), "sqlite3", ""
-	var s interface {
-		CreateUser(ctx context.Context, u domain.User) (domain.User, error)
-		LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error)
-		Close() error
-	}
-	if kind == "postgres" {
-		url = postgrestest.URL(t)
-		driver, dsn = "pgx", url
-		ps, err := postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s = ps
-	} else {
-		dsn = "file:" + url + "?_busy_timeout=5000"
-		ss, err := sqlite.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ss.Migrate(ctx, discard()); err != nil {
-			t.Fatal(err)
-		}
-		s = ss
-	}
+	s, url, db := openFixtureStore(t, kind, "movies.db")
 	defer s.Close()
 	u, err := s.CreateUser(ctx, domain.User{ID: uuid.New(), Username: "ann", Email: "ann@example.org", PasswordHash: "x",
 		CreatedAt: time.Now().UTC()})
@@ -83,15 +54,11 @@ func newMoviesFixture(t *testing.T, kind string) *moviesFixture {
 		}
 		return m
 	}
-	f := &moviesFixture{cfg: config.Config{DatabaseURL: url, DataDir: dir}}
+	f := &moviesFixture{cfg: config.Config{DatabaseURL: url, DataDir: dir}, db: db}
 	f.manual = log(manual("Arrival", 2016), 1).ID
 	ext := "tmdb:329865"
 	f.film = log(domain.Movie{ExternalID: &ext, Title: "Arrival", ReleaseYear: 2016, Genres: []string{}}, 2).ID
 	f.solaris = log(manual("Solaris", 1972), 3).ID
-	if f.db, err = sql.Open(driver, dsn); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.db.Close() })
 	return f
 }
 
