@@ -119,7 +119,9 @@ func (l Lifecycle) Claim(r Row, now int64) (Row, ClaimStep) {
 // Settle decides what a settled delivery does to the row claimed with token, at now (Unix ms).
 //
 //   - Ack: done, whoever holds the claim now: every handler is done (another claimer finds the
-//     ledger done). A row already done, relayed or dead-lettered is left alone.
+//     ledger done). A row already done, relayed or dead-lettered is left alone. The stores
+//     settle an ack whose done marks did not all land in the ledger (a claim taken over while
+//     its handler ran) as a Defer to now instead (docs/adr/0009-an-ack-completes-only-what-the-ledger-has-done.md).
 //   - Handoff: relayed until Until, relays+1, while the claim is still token's; a consumer that
 //     recorded its outcome first moved the row on, and the handoff changes nothing.
 //   - Return, Defer: back to pending (at once, or at Until) without spending an attempt.

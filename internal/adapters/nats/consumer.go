@@ -173,18 +173,22 @@ func (c *Consumer) Wait(ctx context.Context) error {
 // claim ends, or at once) without spending an attempt.
 //
 // A result whose claim lapsed (ack_wait passed without a notice, or it was settled before) is
-// stale: only its ledger marks are written, and the message is left to its new owner.
+// stale: only its ledger marks are written, and the message is left to its new owner. A lapsed
+// ack still completes the event when every handler is done in the ledger; when one is not (its
+// claim was taken over by the next delivery), that delivery settles it.
 func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error {
 	now := c.now()
 	var owned, stale []delivery.Result
 	var exhausted []bool // dead-lettered here, for want of deliveries
+	var lapsed []bool    // an ack whose claim lapsed
 	for _, r := range results {
-		if r.Kind != delivery.Ack && !c.holds(r.Msg, now) {
+		held := c.holds(r.Msg, now)
+		if r.Kind != delivery.Ack && !held {
 			stale = append(stale, r)
 			continue
 		}
 		r, last := outbox.Exhaust(r, c.lastDelivery(r.Msg), fmt.Sprintf("max deliveries (%d) reached", c.maxDeliver))
-		owned, exhausted = append(owned, r), append(exhausted, last)
+		owned, exhausted, lapsed = append(owned, r), append(exhausted, last), append(lapsed, !held)
 	}
 	outcomes := make([]delivery.RowOutcome, len(owned))
 	for i, r := range owned {
@@ -209,6 +213,13 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 		}
 		c.release(m)
 		log := c.log.With(append(rowFields(r.Msg), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt)...)
+		if superseded[i] && r.Kind == delivery.Ack && lapsed[i] {
+			// A handler's ledger claim was taken over while this copy ran (or the event is
+			// done): the delivery JetStream made after ack_wait decides, so this one is not acked.
+			log.WarnContext(ctx, "delivery outcome dropped: its claim lapsed and a handler's ledger claim was taken over (or the event is done); the event's next delivery settles it",
+				"outcome", r.Kind.String(), "ack_wait", c.ackWait.String())
+			continue
+		}
 		if superseded[i] && r.Kind != delivery.Ack {
 			// A later relay round owns the event (this copy outlived its horizon), or it is
 			// done: that round's consumer decides, and this copy is terminated.

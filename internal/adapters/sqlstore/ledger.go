@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -100,15 +101,23 @@ func (l *Ledger) Settle(ctx context.Context, now time.Time, marks []delivery.Mar
 	if len(marks) == 0 {
 		return nil
 	}
-	return l.s.writeAlone(ctx, func(tx *Tx) error { return l.s.settleLedger(ctx, tx, now, marks) })
+	return l.s.writeAlone(ctx, func(tx *Tx) error {
+		_, err := l.s.settleLedger(ctx, tx, now, marks)
+		return err
+	})
 }
 
 // settleLedger marks each claim done or releases it, only while the row still carries the
 // claim's token: a delivery whose claim was taken over touches nothing. The rows are written in
 // key order, so two transactions settling the same rows (on PostgreSQL) cannot deadlock.
-func (s *Store) settleLedger(ctx context.Context, tx *Tx, now time.Time, marks []delivery.Mark) error {
+//
+// It returns the events with a done mark that did not land and whose row is not done either:
+// the claim was taken over while its handler ran (the delivery outlived the ledger lease), so
+// the ledger cannot say the handler is done, and the delivery must not complete the event
+// (docs/adr/0009-an-ack-completes-only-what-the-ledger-has-done.md).
+func (s *Store) settleLedger(ctx context.Context, tx *Tx, now time.Time, marks []delivery.Mark) (map[string]bool, error) {
 	if len(marks) == 0 {
-		return nil
+		return nil, nil
 	}
 	marks = slices.Clone(marks)
 	slices.SortFunc(marks, func(a, b delivery.Mark) int {
@@ -126,19 +135,65 @@ func (s *Store) settleLedger(ctx context.Context, tx *Tx, now time.Time, marks [
 		from, args := s.d.Values("v", []string{"text", "text", "bigint"}, markRows(part))
 		if _, err := tx.ExecContext(ctx, `DELETE FROM processed_events WHERE status = 'in_progress'
 			AND (event_id, handler, started_at) IN (SELECT v.column1, v.column2, v.column3 FROM `+from+`)`, args...); err != nil {
-			return fmt.Errorf("release ledger claims: %w", err)
+			return nil, fmt.Errorf("release ledger claims: %w", err)
 		}
 	}
+	landed := make(map[delivery.Key]bool, len(done))
 	for part := range slices.Chunk(done, chunk) {
 		from, args := s.d.Values("v", []string{"text", "text", "bigint"}, markRows(part))
-		if _, err := tx.ExecContext(ctx, `UPDATE processed_events SET status = 'done', processed_at = ? FROM `+from+`
+		rows, err := tx.QueryContext(ctx, `UPDATE processed_events SET status = 'done', processed_at = ? FROM `+from+`
 			WHERE processed_events.event_id = v.column1 AND processed_events.handler = v.column2
-				AND processed_events.started_at = v.column3 AND processed_events.status = 'in_progress'`,
-			append([]any{sqlrow.Millis(now)}, args...)...); err != nil {
-			return fmt.Errorf("mark ledger done: %w", err)
+				AND processed_events.started_at = v.column3 AND processed_events.status = 'in_progress'
+			RETURNING processed_events.event_id, processed_events.handler`,
+			append([]any{sqlrow.Millis(now)}, args...)...)
+		if err != nil {
+			return nil, fmt.Errorf("mark ledger done: %w", err)
+		}
+		if err := scanKeys(rows, landed); err != nil {
+			return nil, fmt.Errorf("mark ledger done: %w", err)
 		}
 	}
-	return nil
+	missed := slices.DeleteFunc(done, func(m delivery.Mark) bool { return landed[m.Key] })
+	if len(missed) == 0 {
+		return nil, nil
+	}
+	// A mark that did not land is harmless when another delivery finished the handler (the row
+	// is done); otherwise that delivery holds or released the claim, and decides.
+	open := map[delivery.Key]bool{}
+	for part := range slices.Chunk(missed, chunk) {
+		keys := make([][]any, len(part))
+		for i, m := range part {
+			keys[i] = []any{m.EventID, m.Handler}
+		}
+		from, args := s.d.Values("v", []string{"text", "text"}, keys)
+		rows, err := tx.QueryContext(ctx, `SELECT v.column1, v.column2 FROM `+from+`
+			WHERE NOT EXISTS (SELECT 1 FROM processed_events p
+				WHERE p.event_id = v.column1 AND p.handler = v.column2 AND p.status = 'done')`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read ledger marks that did not land: %w", err)
+		}
+		if err := scanKeys(rows, open); err != nil {
+			return nil, fmt.Errorf("read ledger marks that did not land: %w", err)
+		}
+	}
+	incomplete := map[string]bool{}
+	for k := range open {
+		incomplete[k.EventID] = true
+	}
+	return incomplete, nil
+}
+
+// scanKeys adds the (event_id, handler) rows to keys and closes them.
+func scanKeys(rows *sql.Rows, keys map[delivery.Key]bool) error {
+	defer rows.Close()
+	for rows.Next() {
+		var k delivery.Key
+		if err := rows.Scan(&k.EventID, &k.Handler); err != nil {
+			return err
+		}
+		keys[k] = true
+	}
+	return rows.Err()
 }
 
 // markRows is marks as (event_id, handler, token) rows, for Dialect.Values.

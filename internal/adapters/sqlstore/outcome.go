@@ -44,22 +44,29 @@ func (l *Ledger) SettleOutcomes(ctx context.Context, now time.Time, marks []deli
 	}
 	err := l.s.writeAlone(ctx, func(tx *Tx) error {
 		clear(superseded)
-		if err := l.s.settleLedger(ctx, tx, now, marks); err != nil {
+		incomplete, err := l.s.settleLedger(ctx, tx, now, marks)
+		if err != nil {
 			return err
 		}
-		return l.s.recordOutcomes(ctx, tx, outcomes, superseded)
+		return l.s.recordOutcomes(ctx, tx, outcomes, incomplete, superseded)
 	})
 	return superseded, err
 }
 
 // recordOutcomes executes what the Lifecycle decides for each outcome and sets superseded[i] for
-// each one that changed nothing because its row is done or a later round owns it. Acks, the
-// common outcome, go in multi-row statements with the Lifecycle's guard.
-func (s *Store) recordOutcomes(ctx context.Context, tx *Tx, outcomes []delivery.RowOutcome, superseded []bool) error {
+// each one that changed nothing because its row is done or a later round owns it, or, for an
+// ack, because its event is incomplete (a handler's done mark did not land: the delivery that
+// took its claim over decides). Acks, the common outcome, go in multi-row statements with the
+// Lifecycle's guard.
+func (s *Store) recordOutcomes(ctx context.Context, tx *Tx, outcomes []delivery.RowOutcome, incomplete map[string]bool, superseded []bool) error {
 	life := outbox.Lifecycle{ErrorText: ErrorText}
 	var done [][]any // event id, failed deliveries, next round
 	returned := false
 	for i, o := range outcomes {
+		if o.Kind == delivery.Ack && incomplete[o.EventID] {
+			superseded[i] = true
+			continue
+		}
 		u, ok, err := life.Record(o)
 		if err == nil && ok && u.Step == outbox.StepDone {
 			done = append(done, []any{o.EventID, int64(u.Set.AddAttempts), int64(u.Set.RelaysAtLeast)})

@@ -216,10 +216,11 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	q.tokens.Lock()
 	defer q.tokens.Unlock()
 	err := q.s.writeAlone(ctx, func(tx *Tx) error {
-		if err := q.s.settleLedger(ctx, tx, now, marks); err != nil {
+		incomplete, err := q.s.settleLedger(ctx, tx, now, marks)
+		if err != nil {
 			return err
 		}
-		return q.settleRows(ctx, tx, now, results)
+		return q.settleRows(ctx, tx, now, results, incomplete)
 	})
 	if err != nil {
 		return fmt.Errorf("settle events: %w", err)
@@ -302,7 +303,10 @@ func (q *Queue) Extend(ctx context.Context) error {
 
 // settleRows executes what the Lifecycle decides for each result: acks and handoffs, the
 // common outcomes, in multi-row statements with the Lifecycle's guards; the others one by one.
-func (q *Queue) settleRows(ctx context.Context, tx *Tx, now time.Time, results []delivery.Result) error {
+// An ack of an incomplete event (a handler's done mark did not land: its claim was taken over)
+// is a defer to now instead, guarded by the claim like any defer: the delivery that took the
+// claim over decides the event.
+func (q *Queue) settleRows(ctx context.Context, tx *Tx, now time.Time, results []delivery.Result, incomplete map[string]bool) error {
 	var acked []int64
 	var handedOff [][]any // id, token, until
 	returned := false
@@ -310,6 +314,11 @@ func (q *Queue) settleRows(ctx context.Context, tx *Tx, now time.Time, results [
 		ref, ok := r.Msg.Ref.(*rowRef)
 		if !ok {
 			return fmt.Errorf("message %q was not claimed from this queue", r.Msg.EventID)
+		}
+		if r.Kind == delivery.Ack && incomplete[r.Msg.EventID] {
+			r.Kind, r.Until = delivery.Defer, now
+			q.log.Warn("event not completed: a handler's ledger claim was taken over while this delivery ran (it outlived the ledger lease); the delivery that took it over decides the event",
+				append(outbox.RowFields(r.Msg.EventID, ref.id), "event_type", r.Msg.Type, "attempt", r.Msg.Attempt)...)
 		}
 		u, err := q.life.Settle(r, ref.token, sqlrow.Millis(now))
 		if err != nil {

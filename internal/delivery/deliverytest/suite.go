@@ -50,6 +50,7 @@ func Run(t *testing.T, f Features, newHarness func(t *testing.T) Harness) {
 		{"ShutdownReturnsUnstartedWork", testShutdown},
 		{"RepeatedEventIDRunsHandlersOnce", testRepeats},
 		{"StaleClaimerCannotSettle", testStaleClaimer},
+		{"AckOfATakenOverClaimCompletesNothing", testAckOfATakenOverClaim},
 		{"LedgerDoneSkipsTheHandler", testLedgerDone},
 		{"LedgerStaleClaimIsTakenOver", testLedgerTakeOver},
 		{"LedgerMarksNeedTheClaimToken", testLedgerToken},
@@ -537,6 +538,58 @@ func testStaleClaimer(t *testing.T, s *suite) {
 	}
 	s.settled(t, id, "done by the owner's ack", func(o Outcome) bool { return o.State == Done })
 	s.checkRow(t, id, "done", 1, "")
+}
+
+// testAckOfATakenOverClaim: a delivery whose handler's ledger claim was taken over while the
+// handler ran (the delivery outlived both leases) cannot complete the event with its late ack:
+// its done mark does not land, the ledger does not have the handler done, and the delivery that
+// took the claim over decides (docs/adr/0009-an-ack-completes-only-what-the-ledger-has-done.md).
+// Found by make chaos on PostgreSQL: the late ack marked the row done, the taker's handler
+// failed and released its claim, and its retry was guarded by a claim the done row no longer had.
+func testAckOfATakenOverClaim(t *testing.T, s *suite) {
+	if !s.f.Clock && s.f.ClaimLease <= 0 {
+		t.Fatal("a source without Features.Clock must set a short Features.ClaimLease")
+	}
+	ctx := context.Background()
+	stale := s.h.Source(t)
+	id := s.h.Publish(t, event)[0]
+	old := claimOne(t, stale, id, "the first claim")
+	key := delivery.Key{EventID: id, Handler: handlerA}
+	l := s.h.Ledger()
+	// The first delivery's claim on the handler, already past the ledger lease.
+	mine, err := l.Claim(ctx, s.h.Now().Add(-s.lease-time.Second), s.lease, []delivery.Key{key})
+	if err != nil || mine[0].State != delivery.Acquired {
+		t.Fatalf("the first delivery's claim: %+v %v", mine, err)
+	}
+	if st, ok := s.h.(Stopper); ok {
+		st.Stop(t, stale)
+	}
+	fresh := s.h.Source(t)
+	if s.f.Clock {
+		s.h.Advance(s.f.ClaimLease)
+	}
+	now := claimOne(t, fresh, id, "the claim after the lease")
+	taken, err := l.Claim(ctx, s.h.Now(), s.lease, []delivery.Key{key})
+	if err != nil || taken[0].State != delivery.Acquired || !taken[0].TookOver {
+		t.Fatalf("the second delivery's claim: %+v %v, want the first one's taken over", taken, err)
+	}
+	late := delivery.Result{Msg: old, Kind: delivery.Ack, Marks: []delivery.Mark{{Key: key, Token: mine[0].Token, Done: true}}}
+	if err := stale.Settle(ctx, []delivery.Result{late}); err != nil {
+		t.Fatal(err)
+	}
+	if o := s.h.Outcome(t, id); o.State != Claimed {
+		t.Fatalf("a late ack whose done mark did not land changed the event: %s, want it still claimed by the second delivery", &o)
+	}
+	if probe, err := l.Claim(ctx, s.h.Now(), s.lease, []delivery.Key{key}); err != nil || probe[0].State != delivery.Held {
+		t.Fatalf("after the late ack the ledger answers %+v (%v); want the claim still held by the second delivery", probe, err)
+	}
+	// The second delivery's handler fails: the event is retried, not lost.
+	failed := delivery.Result{Msg: now, Kind: delivery.Retry, Delay: schedule(1), Err: errors.New("the taker failed"),
+		Marks: []delivery.Mark{{Key: key, Token: taken[0].Token}}}
+	if err := fresh.Settle(ctx, []delivery.Result{failed}); err != nil {
+		t.Fatal(err)
+	}
+	s.settled(t, id, "waiting for its retry", func(o Outcome) bool { return o.State == Waiting })
 }
 
 // claimOne claims from src until it hands out a message, which must be the event's only one.
