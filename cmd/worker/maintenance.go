@@ -12,7 +12,8 @@ import (
 // lease (one worker at a time): stale-enrichment requests (only with TMDb, whose handlers answer
 // them), the wrap-up reaper, the done-outbox purge, the ledger pruning (30 days) and the federation pruning
 // (inbound ids after 14 days, unneeded published activities after 90), and the image backfill
-// (once per database: the thumbnails of images stored before them).
+// (once per database: the thumbnails of images stored before them), and the keying of manual
+// movies stored before manual keys (merging their twins).
 func newMaintenance(cfg config.Config, store store, ledger maintenance.Ledger, log *slog.Logger, now func() time.Time) *maintenance.Runner {
 	jc := maintenance.JobConfig{Logger: log, Now: now}
 	var jobs []maintenance.Job
@@ -27,6 +28,7 @@ func newMaintenance(cfg config.Config, store store, ledger maintenance.Ledger, l
 		maintenance.NewWatchEventPurger(store, jc),
 		maintenance.NewFederationPruner(store, jc),
 		maintenance.NewImageBackfiller(store, 0, jc),
+		maintenance.NewManualMovieKeyer(store, 0, jc),
 	)
 	return maintenance.NewRunner(maintenance.RunnerConfig{Lease: store, Interval: cfg.JobInterval, Logger: log, Now: now}, jobs...)
 }

@@ -46,6 +46,7 @@ type store interface {
 	maintenance.Federation
 	maintenance.ImageBackfill
 	maintenance.MovieImagesBackfill
+	maintenance.ManualMovieKeys
 	maintenance.Lease
 	Close() error
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -81,18 +79,9 @@ func movieHolding(ctx context.Context, q Queryer, externalID, lock string) (doma
 // Where writers run concurrently (PostgreSQL) the movie found is locked FOR KEY SHARE, so a
 // concurrent DeleteReview cannot delete it as an orphan before the caller's review or watchlist
 // row refers to it (the delete waits, then sees the new row; or it went first, and the lock finds
-// no movie and a new one is stored); and two transactions storing the same external id store one
-// movie (insertMovie).
+// no movie and a new one is stored); and two transactions storing the same film store one movie,
+// by its external id or, typed in by hand, its manual key (insertMovie).
 func (s *Store) ensureMovie(ctx context.Context, tx *Tx, m domain.Movie) (domain.Movie, []domain.Event, error) {
-	if m.ExternalID == nil && m.ID == uuid.Nil {
-		// A film typed in by hand has no key to conflict on: concurrent writers of the same title
-		// and year take turns (an advisory lock on them, held to the commit), so the second finds
-		// the first's movie instead of storing a twin. SQLite's one writer serialises them anyway.
-		key := "movies " + strings.ToLower(strings.TrimSpace(m.Title)) + "|" + strconv.Itoa(m.ReleaseYear)
-		if err := s.lock(ctx, tx, "manual movie", `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, key); err != nil {
-			return domain.Movie{}, nil, err
-		}
-	}
 	found, err := s.findMovie(ctx, tx, m, s.locking("FOR KEY SHARE"))
 	if err == nil {
 		return found, nil, nil
@@ -147,21 +136,33 @@ func (s *Store) insertMovie(ctx context.Context, tx *Tx, m domain.Movie) (domain
 	} else {
 		resolution = sqlrow.FormatTime(s.now())
 	}
+	// A film typed in by hand is unique on its manual key (migration 0290): a twin stored by a
+	// concurrent transaction, or one whose title differs from this one only in case or spacing,
+	// makes the insert do nothing, and that movie is returned.
+	var key any
+	conflict := "(external_metadata_id)"
+	if m.ExternalID == nil {
+		key, conflict = domain.ManualMovieKey(m.Title, m.ReleaseYear, m.Director), ""
+	}
 	// Positional, not NamedExec: sqlx parses a named query at every call (4.5 µs), and this
 	// insert runs in the writer's group loop for every review of a new movie.
 	res, err := tx.ExecContext(ctx, `INSERT INTO movies (id, external_metadata_id, title, release_year, director,
 		poster_path, genres, runtime_minutes, original_language, overview, collection_name, enrichment_requested_at,
-		resolution_requested_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (external_metadata_id) DO NOTHING`,
+		resolution_requested_at, manual_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT `+conflict+` DO NOTHING`,
 		m.ID.String(), sqlrow.NullString(m.ExternalID), m.Title, m.ReleaseYear, sqlrow.NullString(m.Director),
 		sqlrow.NullString(m.PosterPath), string(genres), m.RuntimeMinutes, sqlrow.NullString(m.OriginalLanguage),
-		sqlrow.NullString(m.Overview), sqlrow.NullString(m.CollectionName), requested, resolution)
+		sqlrow.NullString(m.Overview), sqlrow.NullString(m.CollectionName), requested, resolution, key)
 	if err != nil {
 		return domain.Movie{}, nil, fmt.Errorf("insert movie: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return domain.Movie{}, nil, fmt.Errorf("insert movie: %w", err)
 	} else if n == 0 {
+		if m.ExternalID == nil {
+			found, err := movieWhere(ctx, tx, `m.manual_key = ?`+s.locking("FOR KEY SHARE"), key)
+			return found, nil, err
+		}
 		found, err := movieWhere(ctx, tx, `m.external_metadata_id = ?`+s.locking("FOR KEY SHARE"), *m.ExternalID)
 		return found, nil, err
 	}

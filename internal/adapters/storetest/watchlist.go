@@ -74,6 +74,32 @@ func RunWatchlist(t *testing.T, open func(t *testing.T, faults *Faults) Watchlis
 		}
 	})
 
+	t.Run("OneManualFilmWhateverItsCaseAndSpacing", func(t *testing.T) {
+		// The manual key folds case and spacing (domain.ManualMovieKey), where the lookup by
+		// title does not: the second spelling lands on the first movie, by the unique key.
+		t.Parallel()
+		s := open(t, &Faults{})
+		u := createUser(t, s, "ann")
+		dir := func(d string) *string { return &d }
+		for _, pair := range [][2]domain.Movie{
+			{{Title: "The Thing", ReleaseYear: 1982}, {Title: "the  THING", ReleaseYear: 1982}},
+			{{Title: "Alien", ReleaseYear: 1979, Director: dir("Ridley Scott")}, {Title: "ALIEN", ReleaseYear: 1979, Director: dir("ridley   scott")}},
+		} {
+			first, err := s.AddToWatchlist(ctx, u.ID, pair[0], t0)
+			must(t, err)
+			second, err := s.AddToWatchlist(ctx, u.ID, pair[1], t0)
+			must(t, err)
+			if first.ID != second.ID {
+				t.Fatalf("%q and %q made two movies, want one", pair[0].Title, pair[1].Title)
+			}
+		}
+		other, err := s.AddToWatchlist(ctx, u.ID, domain.Movie{Title: "Alien", ReleaseYear: 1979, Director: dir("Someone Else")}, t0)
+		must(t, err)
+		if on, err := s.Watchlist(ctx, u.ID, domain.Page{Limit: 10}); err != nil || on.Total != 3 {
+			t.Fatalf("watchlist: %+v %v, want three films (another director is another film: %v)", on.Total, err, other.ID)
+		}
+	})
+
 	t.Run("AddPageRemove", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, &Faults{})
