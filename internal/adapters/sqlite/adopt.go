@@ -29,7 +29,8 @@ import (
 // so golang-migrate alone fails at 0001 ("table users already exists"). adoptLegacy converts such
 // a database, once, before golang-migrate runs:
 //
-//  1. it checks the original is at its last schema (sqlx versions 1–29 and 100, all successful);
+//  1. it checks the original is at its last schema (sqlx versions 1–29, all successful, and 100
+//     with event_queue on a deployment that ran on the database bus; on NATS there is neither);
 //  2. it writes a backup copy beside the file (VACUUM INTO) and verifies it (integrity check,
 //     the same row count in every table), refusing to go on otherwise;
 //  3. in one transaction it renames every original table to legacy_<name>, builds our schema
@@ -66,14 +67,22 @@ const legacyVersionsTable = "_sqlx_migrations"
 // actor, which we serve without a users row (federation.InstanceActorID); its key is carried.
 const legacyInstanceActor = "00000000-0000-4000-8000-000000000000"
 
+// legacyQueueVersion is the original's queue migration (event_queue), from its queue crate,
+// which shares _sqlx_migrations with the main one. Only the database bus runs it: a deployment
+// on NATS never has it, nor the table.
+const legacyQueueVersion = 100
+
 // legacyVersions are the sqlx migrations of the original's last schema: 1–29 from its main
-// crate and 100 (event_queue) from its queue crate, which share the table.
-func legacyVersions() []int64 {
+// crate, then legacyQueueVersion when queue is true (a deployment on the database bus).
+func legacyVersions(queue bool) []int64 {
 	v := make([]int64, 0, 30)
 	for i := int64(1); i <= 29; i++ {
 		v = append(v, i)
 	}
-	return append(v, 100)
+	if queue {
+		v = append(v, legacyQueueVersion)
+	}
+	return v
 }
 
 // legacyDropped are original tables dropped without being carried: derived search indexes (our
@@ -299,8 +308,13 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	if err != nil || !legacy {
 		return err
 	}
-	if err := checkLegacyVersions(ctx, db); err != nil {
+	queue, err := checkLegacyVersions(ctx, db)
+	if err != nil {
 		return err
+	}
+	if !queue {
+		log.Info("movies-diary ran on NATS (no event_queue): no outbox rows to carry; its undelivered events are in its JetStream stream",
+			"path", s.path)
 	}
 	if ours, err := tableExists(ctx, db, migrationsTable); err != nil {
 		return err
@@ -384,11 +398,12 @@ func tableExists(ctx context.Context, db *sql.DB, name string) (bool, error) {
 	return n > 0, nil
 }
 
-// checkLegacyVersions accepts exactly the original's last schema.
-func checkLegacyVersions(ctx context.Context, db *sql.DB) error {
+// checkLegacyVersions accepts exactly the original's last schema, in either shape: with its
+// queue (a deployment on the database bus) or without (one on NATS). It reports which.
+func checkLegacyVersions(ctx context.Context, db *sql.DB) (queue bool, err error) {
 	rows, err := db.QueryContext(ctx, `SELECT version, success FROM `+legacyVersionsTable+` ORDER BY version`)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", legacyVersionsTable, err)
+		return false, fmt.Errorf("read %s: %w", legacyVersionsTable, err)
 	}
 	defer rows.Close()
 	var got []int64
@@ -396,22 +411,30 @@ func checkLegacyVersions(ctx context.Context, db *sql.DB) error {
 		var v int64
 		var ok bool
 		if err := rows.Scan(&v, &ok); err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
-			return fmt.Errorf("movies-diary migration %d is recorded as failed: repair the database with movies-diary first", v)
+			return false, fmt.Errorf("movies-diary migration %d is recorded as failed: repair the database with movies-diary first", v)
 		}
 		got = append(got, v)
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return false, err
 	}
-	want := legacyVersions()
-	if !slices.Equal(got, want) {
-		return fmt.Errorf("movies-diary schema versions %v: adoption needs exactly its last schema %v (start the last movies-diary release once to bring it there)",
-			got, want)
+	queue = slices.Contains(got, legacyQueueVersion)
+	if want := legacyVersions(queue); !slices.Equal(got, want) {
+		return false, fmt.Errorf("movies-diary schema versions %v: adoption needs exactly its last schema %v, or %v on a deployment that ran on NATS (start the last movies-diary release once to bring it there)",
+			got, legacyVersions(true), legacyVersions(false))
 	}
-	return nil
+	hasTable, err := tableExists(ctx, db, "event_queue")
+	if err != nil {
+		return false, err
+	}
+	if hasTable != queue {
+		return false, fmt.Errorf("movies-diary schema: version %d recorded %v but table event_queue present %v: the original creates both or neither; nothing was changed",
+			legacyQueueVersion, queue, hasTable)
+	}
+	return queue, nil
 }
 
 // checkCaseCollisions refuses accounts that differ only in letter case: the original's user

@@ -313,8 +313,32 @@ func wantRows(t testing.TB, db *sql.DB, q string, want ...[]string) {
 	}
 }
 
+// newNATSLegacyDB writes a database as the original leaves it when it runs on NATS: its queue
+// crate's migration (sqlx version 100, event_queue) runs only on the database bus, so there is
+// neither the table nor its version.
+func newNATSLegacyDB(t testing.TB) string {
+	t.Helper()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP TABLE event_queue; DELETE FROM _sqlx_migrations WHERE version = 100`); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // checkAdopted checks every row the fixture's tables were carried to, and what was kept.
 func checkAdopted(t testing.TB, path string) {
+	t.Helper()
+	checkAdoptedDeployment(t, path, false)
+}
+
+// checkAdoptedDeployment is checkAdopted for a deployment on the database bus or, with nats, on
+// NATS (no event_queue: the outbox holds only the adoption's reindex request).
+func checkAdoptedDeployment(t testing.TB, path string, nats bool) {
 	t.Helper()
 	db, err := openRaw(path)
 	if err != nil {
@@ -326,10 +350,48 @@ func checkAdopted(t testing.TB, path string) {
 		t.Fatal(err)
 	}
 	wantRows(t, db, `SELECT version, dirty FROM schema_migrations`, []string{fmt.Sprint(latest), "0"})
+	if nats {
+		adoptedAt := rowsOf(t, db, `SELECT created_at FROM event_queue WHERE id = 1`)[0][0]
+		wantRows(t, db, `SELECT id, event_type, status, attempts, created_at, claimed_at, last_error FROM event_queue ORDER BY id`,
+			[]string{"1", "SearchReindexRequested", "pending", "0", adoptedAt, "<nil>", "<nil>"})
+	} else {
+		checkAdoptedOutbox(t, db)
+	}
+	checkAdoptedTables(t, db)
+}
+
+// checkAdoptedOutbox checks the original's outbox rows, converted, and the adoption's own.
+func checkAdoptedOutbox(t testing.TB, db *sql.DB) {
+	t.Helper()
 	adoptedAt := rowsOf(t, db, `SELECT created_at FROM event_queue WHERE id = 5`)[0][0]
 	if at, _ := strconv.ParseInt(adoptedAt, 10, 64); time.Since(time.UnixMilli(at)) > time.Hour {
 		t.Errorf("the adoption's reindex request is stamped %s, not now", adoptedAt)
 	}
+	// The outbox: every legacy row has its own random v4 event id; the stranded processing row
+	// has a claim old enough to be taken over at once; times are Unix ms.
+	wantRows(t, db, `SELECT id, status, attempts, created_at, next_attempt_at, claimed_at, last_error FROM event_queue ORDER BY id`,
+		[]string{"1", "pending", "0", "1735787045000", "1735787045000", "<nil>", "<nil>"},
+		[]string{"2", "processing", "1", "1735787046000", "1735787046000", "0", "nack"},
+		[]string{"3", "done", "0", "1735787047000", "1735787047000", "<nil>", "<nil>"},
+		[]string{"4", "dead_lettered", "5", "1735787048000", "1735787048000", "<nil>", "max attempts reached"},
+		[]string{"5", "pending", "0", adoptedAt, adoptedAt, "<nil>", "<nil>"})
+	// The adoption's own event: rebuild the search index (the original's was dropped).
+	wantRows(t, db, `SELECT event_type, payload FROM event_queue WHERE id = 5`,
+		[]string{"SearchReindexRequested", `{"type":"SearchReindexRequested"}`})
+	seen := map[string]bool{}
+	for _, r := range rowsOf(t, db, `SELECT event_id FROM event_queue WHERE id < 5`) {
+		u, err := uuid.Parse(r[0])
+		if err != nil || u.Version() != 4 || seen[r[0]] {
+			t.Errorf("legacy row's event id %q: not a fresh v4 UUID (%v)", r[0], err)
+		}
+		seen[r[0]] = true
+	}
+}
+
+// checkAdoptedTables checks every row the fixture's tables (but the outbox) were carried to, and
+// what was kept.
+func checkAdoptedTables(t testing.TB, db *sql.DB) {
+	t.Helper()
 	wantRows(t, db, `SELECT id, username, email, password_hash, is_admin, display_name, bio, created_at, avatar_key,
 		banner_key, also_known_as, profile_fields FROM users ORDER BY username`,
 		[]string{lgAlice, "alice", "alice@example.org", "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA", "1", "Alice A.",
@@ -399,26 +461,6 @@ func checkAdopted(t testing.TB, path string) {
 	wantRows(t, db, `SELECT id, user_id, year, target_count, created_at, updated_at FROM goals`,
 		[]string{"ffffffff-ffff-4fff-8fff-ffffffffffff", lgAlice, "2025", "50", "2025-01-01T10:00:00.000Z", "2025-01-01T10:00:00.000Z"})
 	wantRows(t, db, `SELECT count(*) FROM refresh_sessions`, []string{"0"})
-
-	// The outbox: every legacy row has its own random v4 event id; the stranded processing row
-	// has a claim old enough to be taken over at once; times are Unix ms.
-	wantRows(t, db, `SELECT id, status, attempts, created_at, next_attempt_at, claimed_at, last_error FROM event_queue ORDER BY id`,
-		[]string{"1", "pending", "0", "1735787045000", "1735787045000", "<nil>", "<nil>"},
-		[]string{"2", "processing", "1", "1735787046000", "1735787046000", "0", "nack"},
-		[]string{"3", "done", "0", "1735787047000", "1735787047000", "<nil>", "<nil>"},
-		[]string{"4", "dead_lettered", "5", "1735787048000", "1735787048000", "<nil>", "max attempts reached"},
-		[]string{"5", "pending", "0", adoptedAt, adoptedAt, "<nil>", "<nil>"})
-	// The adoption's own event: rebuild the search index (the original's was dropped).
-	wantRows(t, db, `SELECT event_type, payload FROM event_queue WHERE id = 5`,
-		[]string{"SearchReindexRequested", `{"type":"SearchReindexRequested"}`})
-	seen := map[string]bool{}
-	for _, r := range rowsOf(t, db, `SELECT event_id FROM event_queue WHERE id < 5`) {
-		u, err := uuid.Parse(r[0])
-		if err != nil || u.Version() != 4 || seen[r[0]] {
-			t.Errorf("legacy row's event id %q: not a fresh v4 UUID (%v)", r[0], err)
-		}
-		seen[r[0]] = true
-	}
 
 	// Webhook tokens, watch events and import profiles, carried by migrations 0185–0187. The
 	// token hashes are the original's, so its tokens still authenticate.
@@ -525,6 +567,49 @@ func TestAdoptCarriesEveryRow(t *testing.T) {
 	}
 	wantRows(t, bdb, `SELECT count(*) FROM _sqlx_migrations`, []string{"30"})
 	wantRows(t, bdb, `SELECT count(*) FROM sqlite_master WHERE name = 'schema_migrations'`, []string{"0"})
+}
+
+// TestAdoptNATSDeployment: the database of a deployment that ran on NATS (sqlx versions 1–29,
+// no event_queue) is adopted like one on the database bus; its outbox starts with the
+// adoption's reindex request, and a second start changes nothing.
+func TestAdoptNATSDeployment(t *testing.T) {
+	t.Parallel()
+	path := newNATSLegacyDB(t)
+	ctx := context.Background()
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatalf("migrate a movies-diary database that ran on NATS: %v", err)
+	}
+	checkAdoptedDeployment(t, path, true)
+	first := dumpDB(t, path)
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatalf("second start: %v", err)
+	}
+	if dumpDB(t, path) != first {
+		t.Error("the second start changed the database")
+	}
+}
+
+// TestAdoptRefusesAQueueVersionWithoutItsTable: version 100 recorded without event_queue is
+// neither shape the original leaves; it is refused unchanged, naming the table.
+func TestAdoptRefusesAQueueVersionWithoutItsTable(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DROP TABLE event_queue`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	err = openStore(t, path).Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "event_queue") {
+		t.Fatalf("migrate without event_queue but with its version: %v, want a refusal naming it", err)
+	}
+	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
+		t.Error("a refused adoption changed the database or wrote a backup")
+	}
 }
 
 // TestAdoptServerAndWorkerAtOnce: two processes (the server and the worker) start on the same
