@@ -312,6 +312,10 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	shape, err := checkLegacyShape(ctx, db, queue)
+	if err != nil {
+		return err
+	}
 	if !queue {
 		log.Info("movies-diary ran on NATS (no event_queue): no outbox rows to carry; its undelivered events are in its JetStream stream",
 			"path", s.path)
@@ -360,13 +364,11 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	if adoptAfterBackup != nil {
 		adoptAfterBackup(s.path)
 	}
-	report, err := convertLegacy(ctx, db, counts, log)
+	report, err := convertLegacy(ctx, db, counts, shape, log)
 	if err != nil {
 		return fmt.Errorf("nothing was changed; the backup %s is a copy of the original: %w", backup, err)
 	}
-	for _, k := range report.kept {
-		log.Warn("kept original table: it holds rows this version does not carry", "table", k)
-	}
+	logLegacyShape(log, report, backup)
 	log.Warn("adopted movies-diary database", "schema_version", adoptVersion, "backup", backup,
 		"carried", report.carried, "duration", time.Since(start).Round(time.Millisecond))
 	return nil
@@ -559,12 +561,16 @@ func mapsEqual(a, b map[string]int64) bool {
 // adoptReport says what a conversion did.
 type adoptReport struct {
 	carried map[string]int64 // rows inserted per step
-	kept    []string         // legacy tables kept
+	kept    []string         // legacy tables kept because some of their rows were not carried
+
+	keptTables     []keptTable   // every legacy table left with rows, and why
+	keptColumns    []extraColumn // columns the original's last schema does not have, kept in a legacy table
+	droppedColumns []extraColumn // such columns dropped (their values are in the backup only)
 }
 
 // convertLegacy does the conversion in one transaction; counts are the row counts the backup
 // was verified against, which must still hold (nothing wrote meanwhile).
-func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log *slog.Logger) (adoptReport, error) {
+func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, shape shapeDiff, log *slog.Logger) (adoptReport, error) {
 	rep := adoptReport{carried: map[string]int64{}}
 	var version int64
 	began := time.Now()
@@ -647,6 +653,10 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log
 		}
 	}
 	if err := rebuildKept(ctx, tx); err != nil {
+		return rep, err
+	}
+	rep.keptTables, rep.keptColumns, rep.droppedColumns, err = legacyShapeReport(ctx, tx, shape, rep.kept)
+	if err != nil {
 		return rep, err
 	}
 	// The original's search index is dropped; the worker rebuilds ours from the carried rows.

@@ -612,6 +612,95 @@ func TestAdoptRefusesAQueueVersionWithoutItsTable(t *testing.T) {
 	}
 }
 
+// TestAdoptSaysWhatItKeepsAndDrops: tables and columns the original's last schema does not have
+// are compared, not assumed: an unknown table is kept as legacy_<name> with a warning when it
+// has rows, an unknown column is kept where its table is kept and dropped where its rows are
+// carried, each with a warning; every kept original table with rows gets its warning.
+func TestAdoptSaysWhatItKeepsAndDrops(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users (id),
+			endpoint TEXT NOT NULL);
+		INSERT INTO push_subscriptions VALUES ('p1', '` + lgAlice + `', 'https://push.example/1'),
+			('p2', '` + lgBob + `', 'https://push.example/2');
+		CREATE TABLE scratch (x INTEGER);
+		ALTER TABLE reviews ADD COLUMN spoiler INTEGER;
+		UPDATE reviews SET spoiler = 1 WHERE id = '77777777-7777-4777-8777-777777777771';
+		ALTER TABLE ap_announces ADD COLUMN note TEXT;
+		ALTER TABLE webhook_tokens ADD COLUMN scopes TEXT`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var log logRecords
+	if err := openStore(t, path).Migrate(context.Background(), log.logger()); err != nil {
+		t.Fatal(err)
+	}
+	db, err = openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT id, user_id, endpoint FROM legacy_push_subscriptions ORDER BY id`,
+		[]string{"p1", lgAlice, "https://push.example/1"}, []string{"p2", lgBob, "https://push.example/2"})
+	wantRows(t, db, `SELECT count(*) FROM legacy_scratch`, []string{"0"})
+	wantRows(t, db, `SELECT id, note FROM legacy_ap_announces`, []string{"https://social.example/announces/1", "<nil>"})
+
+	var kept []string
+	for _, r := range log.with(t, "kept original table") {
+		kept = append(kept, r["table"]+" "+r["rows"]+" "+r["reason"])
+	}
+	const noPlace = "holds data this version has no place for"
+	want := []string{
+		"legacy_ap_announces 1 " + noPlace, "legacy_ap_followers 3 " + noPlace, "legacy_ap_following 3 " + noPlace,
+		"legacy_ap_remote_actors 2 " + noPlace, "legacy_ap_remote_watchlist_entries 1 " + noPlace,
+		"legacy_push_subscriptions 2 not a table of movies-diary's last schema: kept as it was, nothing reads it",
+		"legacy_remote_goals 1 " + noPlace,
+	}
+	if fmt.Sprint(kept) != fmt.Sprint(want) {
+		t.Errorf("kept-table warnings\n got %q\nwant %q", kept, want)
+	}
+	var cols []string
+	for _, r := range log.with(t, "kept column not in movies-diary's last schema") {
+		cols = append(cols, "kept "+r["table"]+"."+r["column"]+" "+r["values"]+" "+r["level"])
+	}
+	for _, r := range log.with(t, "dropped column not in movies-diary's last schema: its values are only in the backup") {
+		cols = append(cols, "dropped "+r["table"]+"."+r["column"]+" "+r["values"]+" "+r["level"]+" "+
+			strconv.FormatBool(strings.HasSuffix(r["backup"], ".movies-diary-backup")))
+	}
+	want = []string{"kept legacy_ap_announces.note 0 WARN", "dropped reviews.spoiler 1 WARN true",
+		"dropped webhook_tokens.scopes 0 WARN true"}
+	if fmt.Sprint(cols) != fmt.Sprint(want) {
+		t.Errorf("column warnings\n got %q\nwant %q", cols, want)
+	}
+}
+
+// TestAdoptRefusesAMissingColumn: a table of the original's last schema without one of its
+// columns is not that schema; it is refused unchanged, naming the column.
+func TestAdoptRefusesAMissingColumn(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE reviews DROP COLUMN watch_medium; DROP TABLE ap_announces`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	err = openStore(t, path).Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "column reviews.watch_medium") || !strings.Contains(err.Error(), "table ap_announces") {
+		t.Fatalf("migrate without reviews.watch_medium and ap_announces: %v, want a refusal naming both", err)
+	}
+	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
+		t.Error("a refused adoption changed the database or wrote a backup")
+	}
+}
+
 // TestAdoptServerAndWorkerAtOnce: two processes (the server and the worker) start on the same
 // original database at once; one adopts it, the other then finds an ordinary database.
 func TestAdoptServerAndWorkerAtOnce(t *testing.T) {
