@@ -369,6 +369,10 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 		return fmt.Errorf("nothing was changed; the backup %s is a copy of the original: %w", backup, err)
 	}
 	logLegacyShape(log, report, backup)
+	for _, e := range report.settled {
+		log.Warn("adopted outbox rows settled, not delivered", "event_type", e.eventType, "status", e.status, "rows", e.rows,
+			"reason", e.reason)
+	}
 	log.Warn("adopted movies-diary database", "schema_version", adoptVersion, "backup", backup,
 		"carried", report.carried, "duration", time.Since(start).Round(time.Millisecond))
 	return nil
@@ -566,6 +570,8 @@ type adoptReport struct {
 	keptTables     []keptTable   // every legacy table left with rows, and why
 	keptColumns    []extraColumn // columns the original's last schema does not have, kept in a legacy table
 	droppedColumns []extraColumn // such columns dropped (their values are in the backup only)
+
+	settled []settledEvents // the original's open outbox rows settled instead of delivered
 }
 
 // convertLegacy does the conversion in one transaction; counts are the row counts the backup
@@ -657,6 +663,9 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, sha
 	}
 	rep.keptTables, rep.keptColumns, rep.droppedColumns, err = legacyShapeReport(ctx, tx, shape, rep.kept)
 	if err != nil {
+		return rep, err
+	}
+	if rep.settled, err = settleLegacyEvents(ctx, tx); err != nil {
 		return rep, err
 	}
 	// The original's search index is dropped; the worker rebuilds ours from the carried rows.

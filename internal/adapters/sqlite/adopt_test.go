@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
@@ -699,6 +700,92 @@ func TestAdoptRefusesAMissingColumn(t *testing.T) {
 	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
 		t.Error("a refused adoption changed the database or wrote a backup")
 	}
+}
+
+// TestAdoptSettlesTheOriginalsOpenEvents: the original's pending rows each get their fate. A
+// BackfillFollower (its worker still owed alice's new follower her reviews) stays pending, and
+// our backfill handler sends the follower her review; social events its server answered when
+// it wrote them (an Unfollowed, an incoming FollowAccepted) and one nothing consumes are settled
+// as done, saying why; a type it never wrote is dead-lettered, saying why. Nothing is settled
+// as done in silence.
+func TestAdoptSettlesTheOriginalsOpenEvents(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shared = "https://social.example/inbox" // carol's shared inbox; carol follows alice
+	if _, err := db.Exec(`INSERT INTO event_queue (event_type, payload, status, attempts, created_at, next_attempt_at) VALUES
+		('BackfillFollower', '{"type":"BackfillFollower","data":{"owner_user_id":"` + lgAlice + `","follower_inbox_url":"` + shared + `"}}',
+			'pending', 0, '2025-01-03T00:00:00Z', '2025-01-03T00:00:00Z'),
+		('Unfollowed', '{"type":"Unfollowed","data":{"follower_id":"` + lgAlice + `","target_kind":"remote","target_id":"` + lgRemote2 + `"}}',
+			'pending', 0, '2025-01-03T00:00:01Z', '2025-01-03T00:00:01Z'),
+		('FollowAccepted', '{"type":"FollowAccepted","data":{"owner_id":"` + lgAlice + `","requester_kind":"remote","requester_id":"` + lgRemote + `"}}',
+			'processing', 1, '2025-01-03T00:00:02Z', '2025-01-03T00:00:02Z'),
+		('WatchEventIngested', '{"type":"WatchEventIngested","data":{"user_id":"` + lgBob + `","title":"Heat","source":"plex"}}',
+			'pending', 0, '2025-01-03T00:00:03Z', '2025-01-03T00:00:03Z'),
+		('MysteryEvent', '{"type":"MysteryEvent"}', 'pending', 2, '2025-01-03T00:00:04Z', '2025-01-03T00:00:04Z')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var log logRecords
+	s := openStore(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Migrate(ctx, log.logger()); err != nil {
+		t.Fatal(err)
+	}
+	db, err = openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT id, event_type, status, claimed_at, last_error FROM event_queue WHERE id BETWEEN 5 AND 9 ORDER BY id`,
+		[]string{"5", "BackfillFollower", "pending", "<nil>", "<nil>"},
+		[]string{"6", "Unfollowed", "done", "<nil>", legacyEffected},
+		[]string{"7", "FollowAccepted", "done", "<nil>", legacyEffected},
+		[]string{"8", "WatchEventIngested", "done", "<nil>", legacyUnconsumed},
+		[]string{"9", "MysteryEvent", "dead_lettered", "<nil>", legacyUnknown})
+	var settled []string
+	for _, r := range log.with(t, "adopted outbox rows settled, not delivered") {
+		settled = append(settled, r["event_type"]+" "+r["status"]+" "+r["rows"]+" "+r["level"])
+	}
+	want := []string{"FollowAccepted done 1 WARN", "Unfollowed done 1 WARN", "WatchEventIngested done 1 WARN",
+		"MysteryEvent dead_lettered 1 WARN"}
+	if fmt.Sprint(settled) != fmt.Sprint(want) {
+		t.Errorf("settled-rows warnings\n got %q\nwant %q", settled, want)
+	}
+
+	// Our backfill handler takes the BackfillFollower: alice's one local review goes to the inbox.
+	fed, err := activitypub.New(s, activitypub.Config{BaseURL: lgBase, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handlers []delivery.Handler
+	for _, h := range fed.Handlers() {
+		if h.Name == activitypub.BackfillHandler {
+			handlers = append(handlers, h)
+		}
+	}
+	engine, err := delivery.NewEngine(delivery.Config{Logger: testLogger(t)}, s.Ledger(), handlers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.Queue(outbox.QueueConfig{Logger: testLogger(t)})
+	defer q.Close()
+	done := make(chan error, 1)
+	go func() { done <- delivery.NewPump(q, engine, delivery.PumpConfig{Logger: testLogger(t)}).Run(ctx) }()
+	deliverytest.Eventually(t, 10*time.Second, "the BackfillFollower row done", func() bool {
+		return rowsOf(t, db, `SELECT status FROM event_queue WHERE id = 5`)[0][0] == "done"
+	})
+	cancel()
+	if err := <-done; err != nil && ctx.Err() == nil {
+		t.Fatal(err)
+	}
+	wantRows(t, db, `SELECT json_extract(payload, '$.data.inbox_url'), json_extract(payload, '$.data.activity_json.type'),
+		json_extract(payload, '$.data.activity_json.object.id') FROM event_queue WHERE event_type = 'FederationDeliveryRequested'`,
+		[]string{shared, "Create", lgBase + "/reviews/77777777-7777-4777-8777-777777777771"})
 }
 
 // TestAdoptServerAndWorkerAtOnce: two processes (the server and the worker) start on the same
