@@ -30,7 +30,9 @@ import (
 // a database, once, before golang-migrate runs:
 //
 //  1. it checks the original is at its last schema (sqlx versions 1–29, all successful, and 100
-//     with event_queue on a deployment that ran on the database bus; on NATS there is neither);
+//     with event_queue on a deployment that ran on the database bus; on NATS there is neither),
+//     and that its tables and columns are that schema's (legacyShape: what is missing refuses,
+//     what is extra is kept or dropped, each said in the log);
 //  2. it writes a backup copy beside the file (VACUUM INTO) and verifies it (integrity check,
 //     the same row count in every table), refusing to go on otherwise;
 //  3. in one transaction it renames every original table to legacy_<name>, builds our schema
@@ -39,7 +41,9 @@ import (
 //     and gives rows stranded in 'processing' a claim old enough to be taken over at once),
 //     carrying the rows over as soon as the tables they go to exist (most into the schema at
 //     adoptBase, so the migrations from there to adoptVersion see them as on any database they
-//     upgrade), drops the legacy tables it carried completely, keeps the rest (data we do not
+//     upgrade), gives each open row of the original's outbox its fate (adopt_events.go:
+//     delivered, settled as done saying why, or dead-lettered), drops the legacy tables it
+//     carried completely, keeps the rest (data we do not
 //     represent at adoptVersion) as plain legacy_* copies, and records adoptVersion in
 //     schema_migrations.
 //
