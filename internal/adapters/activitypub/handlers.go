@@ -33,7 +33,7 @@ func (f *Federation) Handlers() []delivery.Handler {
 			return f.fed.Deliver(ctx, federation.Key(env.EventID, env.RowID), env.Event)
 		}},
 		{Name: InboundHandler, Types: federation.InboundTypes, Handle: f.inbound},
-		{Name: BackfillHandler, Types: federation.FollowTimeTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
+		{Name: BackfillHandler, Types: federation.BackfillTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {
 			return f.fed.Backfill(ctx, federation.Key(env.EventID, env.RowID), env.Event)
 		}},
 		{Name: ImportHandler, Types: federation.FollowTimeTypes, Handle: func(ctx context.Context, env delivery.Envelope) error {

@@ -29,7 +29,10 @@ import (
 // so golang-migrate alone fails at 0001 ("table users already exists"). adoptLegacy converts such
 // a database, once, before golang-migrate runs:
 //
-//  1. it checks the original is at its last schema (sqlx versions 1–29 and 100, all successful);
+//  1. it checks the original is at its last schema (sqlx versions 1–29, all successful, and 100
+//     with event_queue on a deployment that ran on the database bus; on NATS there is neither),
+//     and that its tables and columns are that schema's (legacyShape: what is missing refuses,
+//     what is extra is kept or dropped, each said in the log);
 //  2. it writes a backup copy beside the file (VACUUM INTO) and verifies it (integrity check,
 //     the same row count in every table), refusing to go on otherwise;
 //  3. in one transaction it renames every original table to legacy_<name>, builds our schema
@@ -38,7 +41,9 @@ import (
 //     and gives rows stranded in 'processing' a claim old enough to be taken over at once),
 //     carrying the rows over as soon as the tables they go to exist (most into the schema at
 //     adoptBase, so the migrations from there to adoptVersion see them as on any database they
-//     upgrade), drops the legacy tables it carried completely, keeps the rest (data we do not
+//     upgrade), gives each open row of the original's outbox its fate (adopt_events.go:
+//     delivered, settled as done saying why, or dead-lettered), drops the legacy tables it
+//     carried completely, keeps the rest (data we do not
 //     represent at adoptVersion) as plain legacy_* copies, and records adoptVersion in
 //     schema_migrations.
 //
@@ -66,14 +71,22 @@ const legacyVersionsTable = "_sqlx_migrations"
 // actor, which we serve without a users row (federation.InstanceActorID); its key is carried.
 const legacyInstanceActor = "00000000-0000-4000-8000-000000000000"
 
+// legacyQueueVersion is the original's queue migration (event_queue), from its queue crate,
+// which shares _sqlx_migrations with the main one. Only the database bus runs it: a deployment
+// on NATS never has it, nor the table.
+const legacyQueueVersion = 100
+
 // legacyVersions are the sqlx migrations of the original's last schema: 1–29 from its main
-// crate and 100 (event_queue) from its queue crate, which share the table.
-func legacyVersions() []int64 {
+// crate, then legacyQueueVersion when queue is true (a deployment on the database bus).
+func legacyVersions(queue bool) []int64 {
 	v := make([]int64, 0, 30)
 	for i := int64(1); i <= 29; i++ {
 		v = append(v, i)
 	}
-	return append(v, 100)
+	if queue {
+		v = append(v, legacyQueueVersion)
+	}
+	return v
 }
 
 // legacyDropped are original tables dropped without being carried: derived search indexes (our
@@ -299,8 +312,17 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	if err != nil || !legacy {
 		return err
 	}
-	if err := checkLegacyVersions(ctx, db); err != nil {
+	queue, err := checkLegacyVersions(ctx, db)
+	if err != nil {
 		return err
+	}
+	shape, err := checkLegacyShape(ctx, db, queue)
+	if err != nil {
+		return err
+	}
+	if !queue {
+		log.Info("movies-diary ran on NATS (no event_queue): no outbox rows to carry; its undelivered events are in its JetStream stream",
+			"path", s.path)
 	}
 	if ours, err := tableExists(ctx, db, migrationsTable); err != nil {
 		return err
@@ -346,12 +368,14 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	if adoptAfterBackup != nil {
 		adoptAfterBackup(s.path)
 	}
-	report, err := convertLegacy(ctx, db, counts, log)
+	report, err := convertLegacy(ctx, db, counts, shape, log)
 	if err != nil {
 		return fmt.Errorf("nothing was changed; the backup %s is a copy of the original: %w", backup, err)
 	}
-	for _, k := range report.kept {
-		log.Warn("kept original table: it holds rows this version does not carry", "table", k)
+	logLegacyShape(log, report, backup)
+	for _, e := range report.settled {
+		log.Warn("adopted outbox rows settled, not delivered", "event_type", e.eventType, "status", e.status, "rows", e.rows,
+			"reason", e.reason)
 	}
 	log.Warn("adopted movies-diary database", "schema_version", adoptVersion, "backup", backup,
 		"carried", report.carried, "duration", time.Since(start).Round(time.Millisecond))
@@ -384,11 +408,12 @@ func tableExists(ctx context.Context, db *sql.DB, name string) (bool, error) {
 	return n > 0, nil
 }
 
-// checkLegacyVersions accepts exactly the original's last schema.
-func checkLegacyVersions(ctx context.Context, db *sql.DB) error {
+// checkLegacyVersions accepts exactly the original's last schema, in either shape: with its
+// queue (a deployment on the database bus) or without (one on NATS). It reports which.
+func checkLegacyVersions(ctx context.Context, db *sql.DB) (queue bool, err error) {
 	rows, err := db.QueryContext(ctx, `SELECT version, success FROM `+legacyVersionsTable+` ORDER BY version`)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", legacyVersionsTable, err)
+		return false, fmt.Errorf("read %s: %w", legacyVersionsTable, err)
 	}
 	defer rows.Close()
 	var got []int64
@@ -396,22 +421,30 @@ func checkLegacyVersions(ctx context.Context, db *sql.DB) error {
 		var v int64
 		var ok bool
 		if err := rows.Scan(&v, &ok); err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
-			return fmt.Errorf("movies-diary migration %d is recorded as failed: repair the database with movies-diary first", v)
+			return false, fmt.Errorf("movies-diary migration %d is recorded as failed: repair the database with movies-diary first", v)
 		}
 		got = append(got, v)
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return false, err
 	}
-	want := legacyVersions()
-	if !slices.Equal(got, want) {
-		return fmt.Errorf("movies-diary schema versions %v: adoption needs exactly its last schema %v (start the last movies-diary release once to bring it there)",
-			got, want)
+	queue = slices.Contains(got, legacyQueueVersion)
+	if want := legacyVersions(queue); !slices.Equal(got, want) {
+		return false, fmt.Errorf("movies-diary schema versions %v: adoption needs exactly its last schema %v, or %v on a deployment that ran on NATS (start the last movies-diary release once to bring it there)",
+			got, legacyVersions(true), legacyVersions(false))
 	}
-	return nil
+	hasTable, err := tableExists(ctx, db, "event_queue")
+	if err != nil {
+		return false, err
+	}
+	if hasTable != queue {
+		return false, fmt.Errorf("movies-diary schema: version %d recorded %v but table event_queue present %v: the original creates both or neither; nothing was changed",
+			legacyQueueVersion, queue, hasTable)
+	}
+	return queue, nil
 }
 
 // checkCaseCollisions refuses accounts that differ only in letter case: the original's user
@@ -536,12 +569,18 @@ func mapsEqual(a, b map[string]int64) bool {
 // adoptReport says what a conversion did.
 type adoptReport struct {
 	carried map[string]int64 // rows inserted per step
-	kept    []string         // legacy tables kept
+	kept    []string         // legacy tables kept because some of their rows were not carried
+
+	keptTables     []keptTable   // every legacy table left with rows, and why
+	keptColumns    []extraColumn // columns the original's last schema does not have, kept in a legacy table
+	droppedColumns []extraColumn // such columns dropped (their values are in the backup only)
+
+	settled []settledEvents // the original's open outbox rows settled instead of delivered
 }
 
 // convertLegacy does the conversion in one transaction; counts are the row counts the backup
 // was verified against, which must still hold (nothing wrote meanwhile).
-func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log *slog.Logger) (adoptReport, error) {
+func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, shape shapeDiff, log *slog.Logger) (adoptReport, error) {
 	rep := adoptReport{carried: map[string]int64{}}
 	var version int64
 	began := time.Now()
@@ -624,6 +663,13 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, log
 		}
 	}
 	if err := rebuildKept(ctx, tx); err != nil {
+		return rep, err
+	}
+	rep.keptTables, rep.keptColumns, rep.droppedColumns, err = legacyShapeReport(ctx, tx, shape, rep.kept)
+	if err != nil {
+		return rep, err
+	}
+	if rep.settled, err = settleLegacyEvents(ctx, tx); err != nil {
 		return rep, err
 	}
 	// The original's search index is dropped; the worker rebuilds ours from the carried rows.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/delivery"
 	"moviesdiary/internal/delivery/deliverytest"
 	"moviesdiary/internal/domain"
@@ -313,8 +314,32 @@ func wantRows(t testing.TB, db *sql.DB, q string, want ...[]string) {
 	}
 }
 
+// newNATSLegacyDB writes a database as the original leaves it when it runs on NATS: its queue
+// crate's migration (sqlx version 100, event_queue) runs only on the database bus, so there is
+// neither the table nor its version.
+func newNATSLegacyDB(t testing.TB) string {
+	t.Helper()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP TABLE event_queue; DELETE FROM _sqlx_migrations WHERE version = 100`); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // checkAdopted checks every row the fixture's tables were carried to, and what was kept.
 func checkAdopted(t testing.TB, path string) {
+	t.Helper()
+	checkAdoptedDeployment(t, path, false)
+}
+
+// checkAdoptedDeployment is checkAdopted for a deployment on the database bus or, with nats, on
+// NATS (no event_queue: the outbox holds only the adoption's reindex request).
+func checkAdoptedDeployment(t testing.TB, path string, nats bool) {
 	t.Helper()
 	db, err := openRaw(path)
 	if err != nil {
@@ -326,10 +351,48 @@ func checkAdopted(t testing.TB, path string) {
 		t.Fatal(err)
 	}
 	wantRows(t, db, `SELECT version, dirty FROM schema_migrations`, []string{fmt.Sprint(latest), "0"})
+	if nats {
+		adoptedAt := rowsOf(t, db, `SELECT created_at FROM event_queue WHERE id = 1`)[0][0]
+		wantRows(t, db, `SELECT id, event_type, status, attempts, created_at, claimed_at, last_error FROM event_queue ORDER BY id`,
+			[]string{"1", "SearchReindexRequested", "pending", "0", adoptedAt, "<nil>", "<nil>"})
+	} else {
+		checkAdoptedOutbox(t, db)
+	}
+	checkAdoptedTables(t, db)
+}
+
+// checkAdoptedOutbox checks the original's outbox rows, converted, and the adoption's own.
+func checkAdoptedOutbox(t testing.TB, db *sql.DB) {
+	t.Helper()
 	adoptedAt := rowsOf(t, db, `SELECT created_at FROM event_queue WHERE id = 5`)[0][0]
 	if at, _ := strconv.ParseInt(adoptedAt, 10, 64); time.Since(time.UnixMilli(at)) > time.Hour {
 		t.Errorf("the adoption's reindex request is stamped %s, not now", adoptedAt)
 	}
+	// The outbox: every legacy row has its own random v4 event id; the stranded processing row
+	// has a claim old enough to be taken over at once; times are Unix ms.
+	wantRows(t, db, `SELECT id, status, attempts, created_at, next_attempt_at, claimed_at, last_error FROM event_queue ORDER BY id`,
+		[]string{"1", "pending", "0", "1735787045000", "1735787045000", "<nil>", "<nil>"},
+		[]string{"2", "processing", "1", "1735787046000", "1735787046000", "0", "nack"},
+		[]string{"3", "done", "0", "1735787047000", "1735787047000", "<nil>", "<nil>"},
+		[]string{"4", "dead_lettered", "5", "1735787048000", "1735787048000", "<nil>", "max attempts reached"},
+		[]string{"5", "pending", "0", adoptedAt, adoptedAt, "<nil>", "<nil>"})
+	// The adoption's own event: rebuild the search index (the original's was dropped).
+	wantRows(t, db, `SELECT event_type, payload FROM event_queue WHERE id = 5`,
+		[]string{"SearchReindexRequested", `{"type":"SearchReindexRequested"}`})
+	seen := map[string]bool{}
+	for _, r := range rowsOf(t, db, `SELECT event_id FROM event_queue WHERE id < 5`) {
+		u, err := uuid.Parse(r[0])
+		if err != nil || u.Version() != 4 || seen[r[0]] {
+			t.Errorf("legacy row's event id %q: not a fresh v4 UUID (%v)", r[0], err)
+		}
+		seen[r[0]] = true
+	}
+}
+
+// checkAdoptedTables checks every row the fixture's tables (but the outbox) were carried to, and
+// what was kept.
+func checkAdoptedTables(t testing.TB, db *sql.DB) {
+	t.Helper()
 	wantRows(t, db, `SELECT id, username, email, password_hash, is_admin, display_name, bio, created_at, avatar_key,
 		banner_key, also_known_as, profile_fields FROM users ORDER BY username`,
 		[]string{lgAlice, "alice", "alice@example.org", "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA", "1", "Alice A.",
@@ -399,26 +462,6 @@ func checkAdopted(t testing.TB, path string) {
 	wantRows(t, db, `SELECT id, user_id, year, target_count, created_at, updated_at FROM goals`,
 		[]string{"ffffffff-ffff-4fff-8fff-ffffffffffff", lgAlice, "2025", "50", "2025-01-01T10:00:00.000Z", "2025-01-01T10:00:00.000Z"})
 	wantRows(t, db, `SELECT count(*) FROM refresh_sessions`, []string{"0"})
-
-	// The outbox: every legacy row has its own random v4 event id; the stranded processing row
-	// has a claim old enough to be taken over at once; times are Unix ms.
-	wantRows(t, db, `SELECT id, status, attempts, created_at, next_attempt_at, claimed_at, last_error FROM event_queue ORDER BY id`,
-		[]string{"1", "pending", "0", "1735787045000", "1735787045000", "<nil>", "<nil>"},
-		[]string{"2", "processing", "1", "1735787046000", "1735787046000", "0", "nack"},
-		[]string{"3", "done", "0", "1735787047000", "1735787047000", "<nil>", "<nil>"},
-		[]string{"4", "dead_lettered", "5", "1735787048000", "1735787048000", "<nil>", "max attempts reached"},
-		[]string{"5", "pending", "0", adoptedAt, adoptedAt, "<nil>", "<nil>"})
-	// The adoption's own event: rebuild the search index (the original's was dropped).
-	wantRows(t, db, `SELECT event_type, payload FROM event_queue WHERE id = 5`,
-		[]string{"SearchReindexRequested", `{"type":"SearchReindexRequested"}`})
-	seen := map[string]bool{}
-	for _, r := range rowsOf(t, db, `SELECT event_id FROM event_queue WHERE id < 5`) {
-		u, err := uuid.Parse(r[0])
-		if err != nil || u.Version() != 4 || seen[r[0]] {
-			t.Errorf("legacy row's event id %q: not a fresh v4 UUID (%v)", r[0], err)
-		}
-		seen[r[0]] = true
-	}
 
 	// Webhook tokens, watch events and import profiles, carried by migrations 0185–0187. The
 	// token hashes are the original's, so its tokens still authenticate.
@@ -525,6 +568,224 @@ func TestAdoptCarriesEveryRow(t *testing.T) {
 	}
 	wantRows(t, bdb, `SELECT count(*) FROM _sqlx_migrations`, []string{"30"})
 	wantRows(t, bdb, `SELECT count(*) FROM sqlite_master WHERE name = 'schema_migrations'`, []string{"0"})
+}
+
+// TestAdoptNATSDeployment: the database of a deployment that ran on NATS (sqlx versions 1–29,
+// no event_queue) is adopted like one on the database bus; its outbox starts with the
+// adoption's reindex request, and a second start changes nothing.
+func TestAdoptNATSDeployment(t *testing.T) {
+	t.Parallel()
+	path := newNATSLegacyDB(t)
+	ctx := context.Background()
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatalf("migrate a movies-diary database that ran on NATS: %v", err)
+	}
+	checkAdoptedDeployment(t, path, true)
+	first := dumpDB(t, path)
+	if err := openStore(t, path).Migrate(ctx, testLogger(t)); err != nil {
+		t.Fatalf("second start: %v", err)
+	}
+	if dumpDB(t, path) != first {
+		t.Error("the second start changed the database")
+	}
+}
+
+// TestAdoptRefusesAQueueVersionWithoutItsTable: version 100 recorded without event_queue is
+// neither shape the original leaves; it is refused unchanged, naming the table.
+func TestAdoptRefusesAQueueVersionWithoutItsTable(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DROP TABLE event_queue`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	err = openStore(t, path).Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "event_queue") {
+		t.Fatalf("migrate without event_queue but with its version: %v, want a refusal naming it", err)
+	}
+	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
+		t.Error("a refused adoption changed the database or wrote a backup")
+	}
+}
+
+// TestAdoptSaysWhatItKeepsAndDrops: tables and columns the original's last schema does not have
+// are compared, not assumed: an unknown table is kept as legacy_<name> with a warning when it
+// has rows, an unknown column is kept where its table is kept and dropped where its rows are
+// carried, each with a warning; every kept original table with rows gets its warning.
+func TestAdoptSaysWhatItKeepsAndDrops(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users (id),
+			endpoint TEXT NOT NULL);
+		INSERT INTO push_subscriptions VALUES ('p1', '` + lgAlice + `', 'https://push.example/1'),
+			('p2', '` + lgBob + `', 'https://push.example/2');
+		CREATE TABLE scratch (x INTEGER);
+		ALTER TABLE reviews ADD COLUMN spoiler INTEGER;
+		UPDATE reviews SET spoiler = 1 WHERE id = '77777777-7777-4777-8777-777777777771';
+		ALTER TABLE ap_announces ADD COLUMN note TEXT;
+		ALTER TABLE webhook_tokens ADD COLUMN scopes TEXT`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var log logRecords
+	if err := openStore(t, path).Migrate(context.Background(), log.logger()); err != nil {
+		t.Fatal(err)
+	}
+	db, err = openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT id, user_id, endpoint FROM legacy_push_subscriptions ORDER BY id`,
+		[]string{"p1", lgAlice, "https://push.example/1"}, []string{"p2", lgBob, "https://push.example/2"})
+	wantRows(t, db, `SELECT count(*) FROM legacy_scratch`, []string{"0"})
+	wantRows(t, db, `SELECT id, note FROM legacy_ap_announces`, []string{"https://social.example/announces/1", "<nil>"})
+
+	var kept []string
+	for _, r := range log.with(t, "kept original table") {
+		kept = append(kept, r["table"]+" "+r["rows"]+" "+r["reason"])
+	}
+	const noPlace = "holds data this version has no place for"
+	want := []string{
+		"legacy_ap_announces 1 " + noPlace, "legacy_ap_followers 3 " + noPlace, "legacy_ap_following 3 " + noPlace,
+		"legacy_ap_remote_actors 2 " + noPlace, "legacy_ap_remote_watchlist_entries 1 " + noPlace,
+		"legacy_push_subscriptions 2 not a table of movies-diary's last schema: kept as it was, nothing reads it",
+		"legacy_remote_goals 1 " + noPlace,
+	}
+	if fmt.Sprint(kept) != fmt.Sprint(want) {
+		t.Errorf("kept-table warnings\n got %q\nwant %q", kept, want)
+	}
+	var cols []string
+	for _, r := range log.with(t, "kept column not in movies-diary's last schema") {
+		cols = append(cols, "kept "+r["table"]+"."+r["column"]+" "+r["values"]+" "+r["level"])
+	}
+	for _, r := range log.with(t, "dropped column not in movies-diary's last schema: its values are only in the backup") {
+		cols = append(cols, "dropped "+r["table"]+"."+r["column"]+" "+r["values"]+" "+r["level"]+" "+
+			strconv.FormatBool(strings.HasSuffix(r["backup"], ".movies-diary-backup")))
+	}
+	want = []string{"kept legacy_ap_announces.note 0 WARN", "dropped reviews.spoiler 1 WARN true",
+		"dropped webhook_tokens.scopes 0 WARN true"}
+	if fmt.Sprint(cols) != fmt.Sprint(want) {
+		t.Errorf("column warnings\n got %q\nwant %q", cols, want)
+	}
+}
+
+// TestAdoptRefusesAMissingColumn: a table of the original's last schema without one of its
+// columns is not that schema; it is refused unchanged, naming the column.
+func TestAdoptRefusesAMissingColumn(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE reviews DROP COLUMN watch_medium; DROP TABLE ap_announces`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := dumpDB(t, path)
+	err = openStore(t, path).Migrate(context.Background(), testLogger(t))
+	if err == nil || !strings.Contains(err.Error(), "column reviews.watch_medium") || !strings.Contains(err.Error(), "table ap_announces") {
+		t.Fatalf("migrate without reviews.watch_medium and ap_announces: %v, want a refusal naming both", err)
+	}
+	if dumpDB(t, path) != before || len(backups(t, path)) != 0 {
+		t.Error("a refused adoption changed the database or wrote a backup")
+	}
+}
+
+// TestAdoptSettlesTheOriginalsOpenEvents: the original's pending rows each get their fate. A
+// BackfillFollower (its worker still owed alice's new follower her reviews) stays pending, and
+// our backfill handler sends the follower her review; social events its server answered when
+// it wrote them (an Unfollowed, an incoming FollowAccepted) and one nothing consumes are settled
+// as done, saying why; a type it never wrote is dead-lettered, saying why. Nothing is settled
+// as done in silence.
+func TestAdoptSettlesTheOriginalsOpenEvents(t *testing.T) {
+	t.Parallel()
+	path := newLegacyDB(t)
+	db, err := openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shared = "https://social.example/inbox" // carol's shared inbox; carol follows alice
+	if _, err := db.Exec(`INSERT INTO event_queue (event_type, payload, status, attempts, created_at, next_attempt_at) VALUES
+		('BackfillFollower', '{"type":"BackfillFollower","data":{"owner_user_id":"` + lgAlice + `","follower_inbox_url":"` + shared + `"}}',
+			'pending', 0, '2025-01-03T00:00:00Z', '2025-01-03T00:00:00Z'),
+		('Unfollowed', '{"type":"Unfollowed","data":{"follower_id":"` + lgAlice + `","target_kind":"remote","target_id":"` + lgRemote2 + `"}}',
+			'pending', 0, '2025-01-03T00:00:01Z', '2025-01-03T00:00:01Z'),
+		('FollowAccepted', '{"type":"FollowAccepted","data":{"owner_id":"` + lgAlice + `","requester_kind":"remote","requester_id":"` + lgRemote + `"}}',
+			'processing', 1, '2025-01-03T00:00:02Z', '2025-01-03T00:00:02Z'),
+		('WatchEventIngested', '{"type":"WatchEventIngested","data":{"user_id":"` + lgBob + `","title":"Heat","source":"plex"}}',
+			'pending', 0, '2025-01-03T00:00:03Z', '2025-01-03T00:00:03Z'),
+		('MysteryEvent', '{"type":"MysteryEvent"}', 'pending', 2, '2025-01-03T00:00:04Z', '2025-01-03T00:00:04Z')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var log logRecords
+	s := openStore(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Migrate(ctx, log.logger()); err != nil {
+		t.Fatal(err)
+	}
+	db, err = openRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	wantRows(t, db, `SELECT id, event_type, status, claimed_at, last_error FROM event_queue WHERE id BETWEEN 5 AND 9 ORDER BY id`,
+		[]string{"5", "BackfillFollower", "pending", "<nil>", "<nil>"},
+		[]string{"6", "Unfollowed", "done", "<nil>", legacyEffected},
+		[]string{"7", "FollowAccepted", "done", "<nil>", legacyEffected},
+		[]string{"8", "WatchEventIngested", "done", "<nil>", legacyUnconsumed},
+		[]string{"9", "MysteryEvent", "dead_lettered", "<nil>", legacyUnknown})
+	var settled []string
+	for _, r := range log.with(t, "adopted outbox rows settled, not delivered") {
+		settled = append(settled, r["event_type"]+" "+r["status"]+" "+r["rows"]+" "+r["level"])
+	}
+	want := []string{"FollowAccepted done 1 WARN", "Unfollowed done 1 WARN", "WatchEventIngested done 1 WARN",
+		"MysteryEvent dead_lettered 1 WARN"}
+	if fmt.Sprint(settled) != fmt.Sprint(want) {
+		t.Errorf("settled-rows warnings\n got %q\nwant %q", settled, want)
+	}
+
+	// Our backfill handler takes the BackfillFollower: alice's one local review goes to the inbox.
+	fed, err := activitypub.New(s, activitypub.Config{BaseURL: lgBase, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handlers []delivery.Handler
+	for _, h := range fed.Handlers() {
+		if h.Name == activitypub.BackfillHandler {
+			handlers = append(handlers, h)
+		}
+	}
+	engine, err := delivery.NewEngine(delivery.Config{Logger: testLogger(t)}, s.Ledger(), handlers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.Queue(outbox.QueueConfig{Logger: testLogger(t)})
+	defer q.Close()
+	done := make(chan error, 1)
+	go func() { done <- delivery.NewPump(q, engine, delivery.PumpConfig{Logger: testLogger(t)}).Run(ctx) }()
+	deliverytest.Eventually(t, 10*time.Second, "the BackfillFollower row done", func() bool {
+		return rowsOf(t, db, `SELECT status FROM event_queue WHERE id = 5`)[0][0] == "done"
+	})
+	cancel()
+	if err := <-done; err != nil && ctx.Err() == nil {
+		t.Fatal(err)
+	}
+	wantRows(t, db, `SELECT json_extract(payload, '$.data.inbox_url'), json_extract(payload, '$.data.activity_json.type'),
+		json_extract(payload, '$.data.activity_json.object.id') FROM event_queue WHERE event_type = 'FederationDeliveryRequested'`,
+		[]string{shared, "Create", lgBase + "/reviews/77777777-7777-4777-8777-777777777771"})
 }
 
 // TestAdoptServerAndWorkerAtOnce: two processes (the server and the worker) start on the same

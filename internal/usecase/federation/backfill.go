@@ -3,6 +3,9 @@ package federation
 import (
 	"context"
 	"errors"
+	"slices"
+
+	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
 )
@@ -15,31 +18,61 @@ const (
 	ImportPages = 5
 )
 
-// FollowTimeTypes are the events Backfill and Import handle.
+// FollowTimeTypes are the events Import handles.
 var FollowTimeTypes = []string{"FollowAccepted"}
+
+// BackfillTypes are the events Backfill handles: ours (an incoming FollowAccepted) and the
+// original movies-diary's BackfillFollower, which an adopted outbox or stream may still hold.
+var BackfillTypes = []string{"FollowAccepted", "BackfillFollower"}
 
 // Backfill sends a newly accepted remote follower the owner's recent reviews (an incoming
 // FollowAccepted: the owner accepted the follower), when the owner federates reviews, one Create each, to the follower's own inbox. The Create ids derive from
 // the event and the review, so a redelivery writes no second delivery. Quiet reviews are not
 // sent: no follower gets their Create, so none misses their Update or Delete.
+//
+// A BackfillFollower (the original's, carried by an adoption) names the owner and the inbox the
+// original meant to send to (the follower's shared inbox when it knew one): it gets the same
+// reviews, when that inbox is still one of the owner's accepted remote followers' (none is owed
+// to a follower who left meanwhile).
 func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Event) error {
-	e, ok := event.(domain.FollowAccepted)
-	if !ok || e.Outgoing() || e.Requester.Kind != domain.IdentityRemote {
+	var owner uuid.UUID
+	var inbox string
+	switch e := event.(type) {
+	case domain.FollowAccepted:
+		if e.Outgoing() || e.Requester.Kind != domain.IdentityRemote {
+			return nil
+		}
+		status, err := s.ports.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
+		if err != nil || status != "accepted" {
+			return err
+		}
+		owner = e.OwnerID
+	case domain.BackfillFollower:
+		inboxes, err := s.ports.Follows.FollowerInboxes(ctx, e.OwnerUserID)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(inboxes, e.FollowerInboxURL) {
+			s.log.InfoContext(ctx, "backfill skipped: the inbox is no longer a follower's", "event_id", eventID,
+				"inbox", e.FollowerInboxURL)
+			return nil
+		}
+		owner, inbox = e.OwnerUserID, e.FollowerInboxURL
+	default:
 		return nil
 	}
-	status, err := s.ports.Follows.FollowStatus(ctx, e.Requester, domain.LocalIdentity(e.OwnerID))
-	if err != nil || status != "accepted" {
-		return err
-	}
-	on, err := s.flag(ctx, e.OwnerID, func(set domain.FederationSettings) bool { return set.Reviews })
+	on, err := s.flag(ctx, owner, func(set domain.FederationSettings) bool { return set.Reviews })
 	if err != nil || !on {
 		return err
 	}
-	follower, err := s.ports.Remote.Actor(ctx, e.Requester.ID, false)
-	if err != nil {
-		return err
+	if e, ok := event.(domain.FollowAccepted); ok {
+		follower, err := s.ports.Remote.Actor(ctx, e.Requester.ID, false)
+		if err != nil {
+			return err
+		}
+		inbox = follower.Inbox
 	}
-	reviews, movies, _, err := s.ports.Reviews.OutboxReviews(ctx, e.OwnerID, 0, BackfillReviews)
+	reviews, movies, _, err := s.ports.Reviews.OutboxReviews(ctx, owner, 0, BackfillReviews)
 	if err != nil {
 		return err
 	}
@@ -49,9 +82,9 @@ func (s *Service) Backfill(ctx context.Context, eventID string, event domain.Eve
 		if reviews[i].Quiet {
 			continue // imported without federate: true: never announced, to anyone (no Update or Delete follows it)
 		}
-		create := Activity{ID: ActivityID(s.urls.Base, key, "Create/"+reviews[i].ID.String()), Type: "Create", Actor: e.OwnerID,
+		create := Activity{ID: ActivityID(s.urls.Base, key, "Create/"+reviews[i].ID.String()), Type: "Create", Actor: owner,
 			Object: Object{Review: &reviews[i], Movie: movies[i]}}
-		errs = append(errs, s.publish(ctx, create, s.urls.Review(reviews[i].ID), []string{follower.Inbox}, nil))
+		errs = append(errs, s.publish(ctx, create, s.urls.Review(reviews[i].ID), []string{inbox}, nil))
 	}
 	return errors.Join(errs...)
 }

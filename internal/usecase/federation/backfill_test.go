@@ -127,3 +127,33 @@ func TestMutualFollowAnswersEachFollowOnce(t *testing.T) {
 		t.Errorf("outbox fetches %v, want one import of bob's outbox", b.remote.fetched)
 	}
 }
+
+// TestBackfillFollowerOfTheOriginal: the original's BackfillFollower (an adopted outbox's) sends
+// the owner's reviews to the inbox it names while that inbox is still an accepted follower's,
+// with ids from the event; nothing once no follower has it, or with federate_reviews off.
+func TestBackfillFollowerOfTheOriginal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	alice := b.addUser("alice")
+	r := b.addReview(alice)
+	const shared = "https://remote.example/inbox"
+	b.store.followerInbox[alice.ID] = []string{shared}
+	if err := b.svc.Backfill(ctx, "ev", domain.BackfillFollower{OwnerUserID: alice.ID, FollowerInboxURL: shared}); err != nil {
+		t.Fatal(err)
+	}
+	p := b.store.published
+	if len(p) != 1 || p[0].Type != "Create" || p[0].ActivityID != federation.ActivityID(base, "ev", "Create/"+r.ID.String()) ||
+		len(p[0].Deliveries) != 1 || p[0].Deliveries[0].Event.InboxURL != shared {
+		t.Fatalf("backfill published %+v, want one Create to %s", p, shared)
+	}
+	gone := domain.BackfillFollower{OwnerUserID: alice.ID, FollowerInboxURL: "https://left.example/inbox"}
+	if err := b.svc.Backfill(ctx, "ev2", gone); err != nil || len(b.store.published) != 1 {
+		t.Errorf("backfill to an inbox no follower has: %v, %d publications, want none more", err, len(b.store.published))
+	}
+	b.store.settings[alice.ID] = domain.FederationSettings{}
+	if err := b.svc.Backfill(ctx, "ev3", domain.BackfillFollower{OwnerUserID: alice.ID, FollowerInboxURL: shared}); err != nil ||
+		len(b.store.published) != 1 {
+		t.Errorf("backfill with federate_reviews off: %v, %d publications, want none more", err, len(b.store.published))
+	}
+}
