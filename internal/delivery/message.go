@@ -10,8 +10,13 @@ type Message struct {
 	RowID   int64
 	Type    string
 	Payload []byte
-	// Attempt is this delivery's number, 1 for the first.
+	// Attempt is this delivery's number, 1 for the first, counting the deliveries of earlier
+	// copies of the event (Prior).
 	Attempt int
+	// Prior is how many of Attempt were spent by earlier copies of the event, before the broker
+	// message that carries this delivery was published (a broker-fed source; 0 otherwise):
+	// Attempt − Prior is this copy's own delivery count.
+	Prior int
 	// Handoffs is how many times the message was handed to a broker before (an outbox row's
 	// relay rounds); the relay names each round's broker message after it.
 	Handoffs int

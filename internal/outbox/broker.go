@@ -29,11 +29,14 @@ func Exhaust(res delivery.Result, last bool, reason string) (delivery.Result, bo
 //   - Ack, DeadLetter: recorded as they are.
 //   - Defer or Return on the last delivery: no failure: the row is handed back (Return) for the
 //     relay to publish a fresh copy, at the held claim's end or at once, without an attempt.
+//     JetStream's consumer makes every shutdown's return a last delivery (and terminates the
+//     message), since JetStream counts a redelivery as a delivery
+//     (docs/adr/0010-a-shutdown-hands-the-copy-back.md).
 //   - Otherwise (a nak, a defer, a return the broker redelivers at once): the broker still has
 //     the copy, so the row's horizon moves past its redelivery (Retry), and a long defer does
 //     not cause a second copy.
 func Outcome(res delivery.Result, now time.Time, horizon time.Duration, last bool) delivery.RowOutcome {
-	o := delivery.RowOutcome{EventID: res.Msg.EventID, Round: res.Msg.Handoffs, Deliveries: res.Msg.Attempt, Err: res.Err}
+	o := delivery.RowOutcome{EventID: res.Msg.EventID, Round: res.Msg.Handoffs, Deliveries: res.Msg.Attempt - res.Msg.Prior, Err: res.Err}
 	switch {
 	case res.Kind == delivery.Ack || res.Kind == delivery.DeadLetter:
 		o.Kind = res.Kind

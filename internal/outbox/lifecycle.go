@@ -169,7 +169,9 @@ func (l Lifecycle) Settle(res delivery.Result, token, now int64) (Update, error)
 //
 //   - Ack: done unless done already; attempts grow by this copy's failed deliveries.
 //   - DeadLetter: dead-lettered with the error and the delivery count.
-//   - Return: back to pending at At, for the relay to publish again without spending an attempt.
+//   - Return: back to pending at At, for the relay to publish again without spending an attempt:
+//     attempts grow by the copy's deliveries before the returned one, so the next copy (which
+//     carries them) numbers its first delivery as the returned one was.
 //   - Retry: still being delivered by the broker: the horizon moves to At (never earlier), and
 //     last_error keeps the failure (a defer, without one, keeps the last).
 //
@@ -192,7 +194,8 @@ func (l Lifecycle) Record(o delivery.RowOutcome) (u Update, ok bool, err error) 
 			Set: Set{Status: DeadLettered, ClearClaim: true, AddAttempts: max(o.Deliveries, 1), LastError: &text, RelaysAtLeast: round}}
 	case delivery.Return:
 		u = Update{Step: StepReturn, Guard: Guard{In: []Status{Relayed, Processing}, Round: round},
-			Set: Set{Status: Pending, ClearClaim: true, NextAttemptAt: o.At.UnixMilli(), RelaysAtLeast: round}}
+			Set: Set{Status: Pending, ClearClaim: true, NextAttemptAt: o.At.UnixMilli(), RelaysAtLeast: round,
+				AddAttempts: max(o.Deliveries-1, 0)}}
 	case delivery.Retry:
 		u = Update{Step: StepRetry, Guard: Guard{In: []Status{Relayed}, Round: round},
 			Set: Set{NextAttemptAt: o.At.UnixMilli(), NextNoEarlier: true, RelaysAtLeast: round}}

@@ -354,7 +354,8 @@ func (h *jetStreamHarness) PublishCopies(t *testing.T, e domain.Event, copies in
 }
 
 // Outcome is what last happened to each copy of the event: a claimed delivery, or the latest
-// ack sent for it; done only once every copy is acked.
+// ack sent for it; done only once every copy is acked. A copy a shutdown terminated as handed
+// back to the relay is waiting for the relay's next copy, which, once published, decides.
 func (h *jetStreamHarness) Outcome(t *testing.T, id string) deliverytest.Outcome {
 	h.logMu.Lock()
 	err := h.catchUp()
@@ -363,12 +364,17 @@ func (h *jetStreamHarness) Outcome(t *testing.T, id string) deliverytest.Outcome
 	if err != nil {
 		t.Fatalf("catching up with the acks: %v", err)
 	}
-	var o deliverytest.Outcome
-	done := 0
+	var o, handedBack deliverytest.Outcome
+	done, copies := 0, 0
 	for seq, c := range last {
 		if h.eventID(t, seq) != id {
 			continue
 		}
+		if c.ack.kind == "+TERM" && c.ack.reason == HandedBackReason {
+			handedBack = deliverytest.Outcome{State: deliverytest.Waiting, Attempts: c.delivered - 1}
+			continue
+		}
+		copies++
 		switch {
 		case c.claimed:
 			o = deliverytest.Outcome{State: deliverytest.Claimed, Attempts: c.delivered - 1}
@@ -383,13 +389,16 @@ func (h *jetStreamHarness) Outcome(t *testing.T, id string) deliverytest.Outcome
 			o = deliverytest.Outcome{State: deliverytest.DeadLettered, Attempts: c.delivered, Err: c.ack.reason}
 		}
 	}
+	if copies == 0 && handedBack.State != deliverytest.Unknown {
+		return handedBack
+	}
 	if o.State == deliverytest.Done && done < h.published(id) {
 		return deliverytest.Outcome{} // a copy has not been settled yet
 	}
 	return o
 }
 
-// eventID is the Nats-Msg-Id of the stream's message at seq.
+// eventID is the event id of the stream's message at seq (its header, else its Nats-Msg-Id).
 func (h *jetStreamHarness) eventID(t *testing.T, seq uint64) string {
 	if id, ok := h.ids.Load(seq); ok {
 		return id.(string)
@@ -402,7 +411,7 @@ func (h *jetStreamHarness) eventID(t *testing.T, seq uint64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := m.Header.Get(jetstream.MsgIDHeader)
+	id := eventID(m.Header)
 	h.ids.Store(seq, id)
 	return id
 }

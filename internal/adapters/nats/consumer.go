@@ -192,7 +192,10 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 	}
 	outcomes := make([]delivery.RowOutcome, len(owned))
 	for i, r := range owned {
-		outcomes[i] = outbox.Outcome(r, now, c.cfg.Horizon, c.lastDelivery(r.Msg))
+		// A shutdown's return is the copy's last delivery too: the row is handed back to the
+		// relay, which publishes a fresh copy carrying the attempts spent, and this one is
+		// terminated, so the shutdown spends none of them (JetStream would count a redelivery).
+		outcomes[i] = outbox.Outcome(r, now, c.cfg.Horizon, c.lastDelivery(r.Msg) || r.Kind == delivery.Return)
 	}
 	superseded, err := c.settler.SettleOutcomes(ctx, now, collectMarks(results), outcomes)
 	if err != nil {
@@ -236,8 +239,8 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 			}
 			log.ErrorContext(ctx, "event dead-lettered: it exhausted max deliveries", "max_deliver", c.maxDeliver, "error", r.Err)
 		}
-		if (r.Kind == delivery.Defer || r.Kind == delivery.Return) && c.lastDelivery(r.Msg) {
-			log.WarnContext(ctx, "event ran out of deliveries while deferred or returned: handed back to the relay, which publishes it again",
+		if r.Kind == delivery.Defer && c.lastDelivery(r.Msg) {
+			log.WarnContext(ctx, "event ran out of deliveries while deferred: handed back to the relay, which publishes it again",
 				"outcome", r.Kind.String(), "max_deliver", c.maxDeliver)
 		}
 		var err error
@@ -252,7 +255,8 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 			log.ErrorContext(ctx, "event terminated: dead-lettered in the outbox", "error", r.Err)
 			err = m.TermWithReason(reason(r.Err))
 		case delivery.Return:
-			err = m.Nak()
+			log.InfoContext(ctx, "event interrupted by shutdown: handed back to the relay, which publishes it again without spending an attempt")
+			err = m.TermWithReason(HandedBackReason)
 		default:
 			err = fmt.Errorf("unknown outcome %v", r.Kind)
 		}
@@ -264,26 +268,33 @@ func (c *Consumer) Settle(ctx context.Context, results []delivery.Result) error 
 	return nil
 }
 
-// lastDelivery reports whether JetStream will not deliver this message again after a nak.
+// HandedBackReason is the reason a JetStream message is terminated with when a shutdown hands
+// its event back to the relay.
+const HandedBackReason = "handed back to the relay"
+
+// lastDelivery reports whether JetStream will not deliver this message again after a nak: its
+// own deliveries (not those of the event's earlier copies) reached max_deliver.
 func (c *Consumer) lastDelivery(m delivery.Message) bool {
-	return c.maxDeliver > 0 && m.Attempt >= c.maxDeliver
+	return c.maxDeliver > 0 && m.Attempt-m.Prior >= c.maxDeliver
 }
 
 func (c *Consumer) message(m jetstream.Msg) delivery.Message {
-	attempt := 1
+	delivered := 1
 	if md, err := m.Metadata(); err == nil {
-		attempt = int(md.NumDelivered)
+		delivered = int(md.NumDelivered)
 	}
-	if attempt > 1 && c.cfg.OnRedelivery != nil {
+	if delivered > 1 && c.cfg.OnRedelivery != nil {
 		c.cfg.OnRedelivery()
 	}
+	prior := priorAttempts(m.Headers())
 	return delivery.Message{
 		EventID:  eventID(m.Headers()),
 		RowID:    rowID(m.Headers()),
 		Handoffs: round(m.Headers()),
 		Type:     eventType(c.cfg.Prefix, m.Subject()),
 		Payload:  m.Data(),
-		Attempt:  attempt,
+		Attempt:  prior + delivered,
+		Prior:    prior,
 		Ref:      m,
 	}
 }

@@ -342,3 +342,71 @@ func TestConsumerLastDeliveryOutlivesItsLease(t *testing.T) {
 		t.Fatalf("row %s with %q; want dead-lettered with the handler's error", status, lastError)
 	}
 }
+
+// TestAShutdownHandsTheCopyBackWithoutSpendingAnAttempt: an event fails twice, and its third
+// delivery is interrupted by the worker's shutdown. JetStream would count a redelivery of that
+// message as a fourth delivery; instead the consumer hands the event back to the relay
+// (terminating the message), whose fresh copy carries the two attempts spent
+// (Moviesdiary-Attempts): the next worker's first delivery of it is attempt 3 again, and the
+// row, once done, counts the two failures (issue 33 finding 9, ADR 0010).
+func TestAShutdownHandsTheCopyBackWithoutSpendingAnAttempt(t *testing.T) {
+	t.Parallel()
+	log, _ := newLogger(t)
+	conn := dial(t, embeddedServer(t), log)
+	cons := setup(t, newJetStream(t, conn), 5, 0, log)
+	store := openStore(t)
+	db := rawDB(t, store)
+	pumpCtx, shutdown := context.WithCancel(context.Background())
+	defer shutdown()
+	interrupted := make(chan struct{})
+	var third int
+	rec := newRecorder()
+	rec.fail = func(e delivery.Envelope) error {
+		switch {
+		case e.Attempt < 3:
+			return errors.New("remote unavailable")
+		case e.Attempt == 3 && third == 0:
+			third++
+			close(interrupted)
+			<-pumpCtx.Done() // the handler is stopped by the worker's shutdown
+			return errors.New("interrupted")
+		}
+		return nil
+	}
+	first := NewConsumer(conn, cons, store.Ledger(), ConsumerConfig{Prefix: testPrefix, WaitMax: time.Second, Logger: log})
+	stopFirst := run(t, "consumer", first.Run)
+	engine, err := delivery.NewEngine(delivery.Config{BackoffBase: time.Millisecond, Logger: log}, store.Ledger(), rec.handlers("w1")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pump := delivery.NewPump(first, engine, delivery.PumpConfig{BatchSize: 10, Grace: 5 * time.Second, Logger: log})
+	pumped := make(chan error, 1)
+	go func() { pumped <- pump.Run(pumpCtx) }()
+	ids := enqueue(t, store, 1)
+	startRelay(t, conn, store, RelayConfig{Logger: log})
+
+	select {
+	case <-interrupted:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the third delivery never came")
+	}
+	shutdown()
+	if err := <-pumped; err != nil {
+		t.Fatal(err)
+	}
+	stopFirst()
+	deliverytest.Eventually(t, 10*time.Second, "the row handed back with the two failures counted", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE event_id = ? AND attempts = 2
+			AND status IN ('pending', 'processing', 'relayed') AND relays >= 1`, ids[0]) == 1
+	})
+	startConsumer(t, conn, cons, store, rec.handlers("w2"), delivery.Config{BackoffBase: time.Millisecond}, log)
+	deliverytest.Eventually(t, 30*time.Second, "the event done by the next worker", func() bool {
+		return queryInt(t, db, `SELECT count(*) FROM event_queue WHERE event_id = ? AND status = 'done' AND attempts = 2`, ids[0]) == 1
+	})
+	rec.mu.Lock()
+	attempts := rec.attempts[ids[0]]
+	rec.mu.Unlock()
+	if !slices.Equal(attempts, []int{1, 2, 3, 3}) {
+		t.Fatalf("deliveries %v, want 1, 2, 3 (interrupted) and 3 again: the shutdown spent no attempt", attempts)
+	}
+}

@@ -89,13 +89,15 @@ func SubscribeCore(conn *Conn, settler Settler, cfg CoreConfig) (*CoreConsumer, 
 		c.now = time.Now
 	}
 	sub, err := conn.NATS().QueueSubscribe(Wildcard(cfg.Prefix), cfg.Group, func(m *natsgo.Msg) {
+		prior := priorAttempts(m.Header)
 		msg := delivery.Message{
 			EventID:  eventID(m.Header),
 			RowID:    rowID(m.Header),
 			Handoffs: round(m.Header),
 			Type:     eventType(cfg.Prefix, m.Subject),
 			Payload:  m.Data,
-			Attempt:  1,
+			Attempt:  prior + 1,
+			Prior:    prior,
 		}
 		select { // blocking hands backpressure to the subscription's pending buffer
 		case c.in <- msg:

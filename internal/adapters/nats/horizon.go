@@ -16,6 +16,11 @@ import (
 // fall back to Nats-Msg-Id for messages relayed before it existed.
 const EventIDHeader = "Moviesdiary-Event-Id"
 
+// AttemptsHeader carries the attempts the event spent before the relay published this copy (its
+// outbox row's attempts), so a consumer counts a copy's deliveries after them and the delivery
+// limit holds across copies (docs/adr/0010-a-shutdown-hands-the-copy-back.md). Absent means none.
+const AttemptsHeader = "Moviesdiary-Attempts"
+
 // RowIDHeader carries the outbox row id of a foreign writer's row, which has no event id: the
 // consumer's handlers key such a row by it, so two rows with equal payloads stay two events,
 // and delivery log lines name the row by it.
@@ -90,4 +95,14 @@ func rowFields(m delivery.Message) []any {
 		return []any{"event_id", m.EventID, "row_id", m.RowID}
 	}
 	return []any{"event_id", m.EventID}
+}
+
+// priorAttempts is the attempts an event spent before this copy was published (AttemptsHeader),
+// 0 when absent or malformed.
+func priorAttempts(h interface{ Get(string) string }) int {
+	n, err := strconv.Atoi(h.Get(AttemptsHeader))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

@@ -174,6 +174,9 @@ func (r *publisher) message(m delivery.Message) (*natsgo.Msg, error) {
 	case m.RowID != 0: // a foreign writer's row has no id: no dedup, only its row to key it by
 		nm.Header.Set(RowIDHeader, strconv.FormatInt(m.RowID, 10))
 	}
+	if spent := m.Attempt - 1; spent > 0 {
+		nm.Header.Set(AttemptsHeader, strconv.Itoa(spent))
+	}
 	return nm, nil
 }
 

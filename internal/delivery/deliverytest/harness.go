@@ -27,9 +27,9 @@ type Features struct {
 	// gets it again: the SQLite queue's row; JetStream's terminated message and core NATS's
 	// dropped one, whose outbox rows the consumers dead-letter (Rows checks those).
 	DeadLetterStore bool
-	// CountsEveryDelivery: every delivery counts toward MaxAttempts, a defer and a shutdown's
-	// return included (JetStream's max_deliver), so the suite does not expect those to spend
-	// nothing.
+	// CountsEveryDelivery: every delivery counts toward MaxAttempts, a defer included
+	// (JetStream's max_deliver), so the suite does not expect a defer to spend nothing. A
+	// shutdown's return spends nothing on every source.
 	CountsEveryDelivery bool
 	// Repeats: the harness can put several copies of one event id in reach of one claim. The
 	// SQLite queue cannot: event_id is unique there.
