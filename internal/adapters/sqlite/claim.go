@@ -25,15 +25,16 @@ func (s *Store) Ledger() *sqlstore.Ledger { return s.NewLedger(claims{}) }
 type claims struct{}
 
 // ClaimRows claims with one UPDATE whose three branches each walk their index and stop at Max
-// rows, so a claim costs the same with a backlog of a million rows as with ten. Expired claims
+// rows, so a claim costs the same with a backlog of a million rows as with ten. An expired claim
+// or a re-relay on its last attempt is left to the dead-letter sweep. Expired claims
 // and re-relays are counted first (the writer is ours, so the counts are exact): SQLite's
 // RETURNING cannot name which branch a row came from.
 func (claims) ClaimRows(ctx context.Context, tx *sqlstore.Tx, c sqlstore.ClaimArgs) (sqlstore.Claimed, error) {
 	var out sqlstore.Claimed
 	if err := tx.QueryRowxContext(ctx, `SELECT
-			(SELECT count(*) FROM event_queue WHERE status = 'processing' AND claimed_at <= ?1),
-			(SELECT count(*) FROM event_queue WHERE status = 'relayed' AND next_attempt_at <= ?2)`,
-		c.Stale, c.Now).Scan(&out.Reclaimed, &out.Rerelayed); err != nil {
+			(SELECT count(*) FROM event_queue WHERE status = 'processing' AND claimed_at <= ?1 AND attempts + 1 < ?3),
+			(SELECT count(*) FROM event_queue WHERE status = 'relayed' AND next_attempt_at <= ?2 AND attempts + 1 < ?3)`,
+		c.Stale, c.Now, c.MaxAttempts).Scan(&out.Reclaimed, &out.Rerelayed); err != nil {
 		return out, err
 	}
 	rows, err := tx.QueryContext(ctx, `UPDATE event_queue SET status = 'processing', claimed_at = ?1,
@@ -48,16 +49,16 @@ func (claims) ClaimRows(ctx context.Context, tx *sqlstore.Tx, c sqlstore.ClaimAr
 				UNION ALL
 				SELECT id, due FROM (
 					SELECT id, claimed_at AS due FROM event_queue
-					WHERE status = 'processing' AND claimed_at <= ?2
+					WHERE status = 'processing' AND claimed_at <= ?2 AND attempts + 1 < ?6
 					ORDER BY claimed_at, id LIMIT CAST(?3 AS INTEGER))
 				UNION ALL
 				SELECT id, due FROM (
 					SELECT id, next_attempt_at AS due FROM event_queue
-					WHERE status = 'relayed' AND next_attempt_at <= ?1
+					WHERE status = 'relayed' AND next_attempt_at <= ?1 AND attempts + 1 < ?6
 					ORDER BY next_attempt_at, id LIMIT CAST(?3 AS INTEGER))
 			) ORDER BY due, id LIMIT CAST(?3 AS INTEGER))
 		RETURNING id, event_id, event_type, payload, attempts, relays`,
-		c.Now, c.Stale, c.Max, c.Abandoned, c.Lost)
+		c.Now, c.Stale, c.Max, c.Abandoned, c.Lost, c.MaxAttempts)
 	if err != nil {
 		return out, err
 	}

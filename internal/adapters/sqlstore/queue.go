@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -36,8 +37,11 @@ type Claimer interface {
 
 // ClaimArgs are a claim's inputs, in Unix milliseconds.
 type ClaimArgs struct {
-	Now, Stale      int64
-	Max             int
+	Now, Stale int64
+	Max        int
+	// MaxAttempts: an expired claim or a re-relay whose delivery was the row's last attempt
+	// (attempts + 1 ≥ MaxAttempts) is not claimed but left to the dead-letter sweep.
+	MaxAttempts     int
 	Abandoned, Lost string
 }
 
@@ -94,6 +98,11 @@ type Queue struct {
 	tokens sync.Mutex
 	mu     sync.Mutex
 	held   map[int64]*rowRef // claimed by this queue and not yet settled
+
+	// nextSweep is when (Unix ms) a claim next runs the dead-letter sweep (deadLetterAbandoned):
+	// every quarter of the claim lease, not at every claim, since its scan of the claims and
+	// relays grows with them (issue 34); the claim itself skips the rows the sweep is for.
+	nextSweep atomic.Int64
 }
 
 // NewQueue returns the outbox as a delivery source, claiming through claims and waiting on wake.
@@ -136,18 +145,24 @@ func (r rowRef) RowID() int64 { return r.id }
 func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
 	q.wake.Claiming()
 	now := sqlrow.Millis(q.s.now())
-	args := ClaimArgs{Now: now, Stale: now - q.lease.Milliseconds(), Max: max,
+	args := ClaimArgs{Now: now, Stale: now - q.lease.Milliseconds(), Max: max, MaxAttempts: q.maxAttempts,
 		Abandoned: q.life.AbandonedError(), Lost: outbox.LostError}
+	sweep := now >= q.nextSweep.Load()
 	var claimed Claimed
 	var dead []outbox.DeadRow
 	err := q.s.writeAlone(ctx, func(tx *Tx) error {
 		var err error
-		if dead, err = q.deadLetterAbandoned(ctx, tx, args); err != nil {
-			return err
+		if sweep {
+			if dead, err = q.deadLetterAbandoned(ctx, tx, args); err != nil {
+				return err
+			}
 		}
 		claimed, err = q.claims.ClaimRows(ctx, tx, args)
 		return err
 	})
+	if err == nil && sweep {
+		q.nextSweep.Store(now + q.lease.Milliseconds()/4)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}

@@ -123,12 +123,15 @@ func runClaimTransitions(t *testing.T, open func(t *testing.T, clock *Clock) Out
 	t.Cleanup(func() { q.Close() })
 	life := outbox.Lifecycle{MaxAttempts: max, ClaimLease: outbox.ClaimLeaseDefault}
 	ctx := context.Background()
-	ms := clock.Now().UnixMilli()
 	lease := outbox.ClaimLeaseDefault.Milliseconds()
-	later := ms + 3_600_000
 	for _, st := range outbox.Statuses {
 		for _, due := range []bool{true, false} {
 			for attempts := range max {
+				// The dead-letter sweep runs with a claim every quarter of the lease at most:
+				// each claim here comes that much later, so it sweeps.
+				clock.Advance(outbox.ClaimLeaseDefault / 4)
+				ms := clock.Now().UnixMilli()
+				later := ms + 3_600_000
 				name := fmt.Sprintf("Claim/%s/due=%t/attempts=%d", st, due, attempts)
 				id := enqueueOne(t, s)
 				before := outbox.Row{Status: st, Attempts: attempts, Relays: 1, NextAttemptAt: ms + 1, LastError: "earlier"}
@@ -166,6 +169,36 @@ func runClaimTransitions(t *testing.T, open func(t *testing.T, clock *Clock) Out
 			}
 		}
 	}
+	// Between two sweeps a claim leaves an abandoned row on its last attempt alone (it neither
+	// claims it nor spends an attempt); the next sweep dead-letters it (issue 34: the sweep is off
+	// the claim's hot path).
+	for _, st := range []outbox.Status{outbox.Processing, outbox.Relayed} {
+		clock.Advance(outbox.ClaimLeaseDefault / 4)
+		if _, err := q.Claim(ctx, 10); err != nil { // this one sweeps
+			t.Fatal(err)
+		}
+		ms := clock.Now().UnixMilli()
+		id := enqueueOne(t, s)
+		before := outbox.Row{Status: st, Attempts: max - 1, Relays: 1, NextAttemptAt: ms, LastError: "earlier"}
+		if st == outbox.Processing {
+			before.ClaimedAt = ms - lease
+		}
+		setRow(t, s, id, before)
+		if msgs, err := q.Claim(ctx, 10); err != nil || len(msgs) != 0 {
+			t.Fatalf("Sweep/%s: a claim between sweeps took %d messages (%v), want none", st, len(msgs), err)
+		}
+		if got := readRow(t, s, id); got != before {
+			t.Fatalf("Sweep/%s: a claim between sweeps left %+v, want the row untouched %+v", st, got, before)
+		}
+		clock.Advance(outbox.ClaimLeaseDefault / 4)
+		if _, err := q.Claim(ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		if got := readRow(t, s, id); got.Status != outbox.DeadLettered || got.Attempts != max {
+			t.Fatalf("Sweep/%s: after the next sweep %+v, want dead-lettered after %d attempts", st, got, max)
+		}
+		setRow(t, s, id, outbox.Row{Status: outbox.Done, NextAttemptAt: ms + 3_600_000})
+	}
 	for _, st := range outbox.Statuses {
 		for _, fresh := range []bool{true, false} {
 			name := fmt.Sprintf("Extend/%s/fresh=%t", st, fresh)
@@ -175,7 +208,7 @@ func runClaimTransitions(t *testing.T, open func(t *testing.T, clock *Clock) Out
 				t.Fatalf("%s: claim: %v, %d messages", name, err, len(msgs))
 			}
 			token := clock.Now().UnixMilli()
-			before := outbox.Row{Status: st, Relays: 1, ClaimedAt: token - 1_000, NextAttemptAt: later}
+			before := outbox.Row{Status: st, Relays: 1, ClaimedAt: token - 1_000, NextAttemptAt: token + 3_600_000}
 			if fresh {
 				before.ClaimedAt = token
 			}
@@ -188,7 +221,7 @@ func runClaimTransitions(t *testing.T, open func(t *testing.T, clock *Clock) Out
 			if got := readRow(t, s, id); got != want {
 				t.Errorf("%s: the store left %+v, the Lifecycle says %+v", name, got, want)
 			}
-			setRow(t, s, id, outbox.Row{Status: outbox.Done, NextAttemptAt: later})
+			setRow(t, s, id, outbox.Row{Status: outbox.Done, NextAttemptAt: token + 3_600_000})
 		}
 	}
 }
