@@ -322,7 +322,7 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	if !queue {
-		log.Info("movies-diary ran on NATS (no event_queue): no outbox rows to carry; its undelivered events are in its JetStream stream",
+		log.Info("movies-diary ran on NATS (no event_queue): no outbox rows to carry; its undelivered events are in its JetStream stream, which the worker takes under its consumer's name (keep NATS_CONSUMER_NAME as it was, by default worker)",
 			"path", s.path)
 	}
 	if ours, err := tableExists(ctx, db, migrationsTable); err != nil {
