@@ -28,7 +28,8 @@ type Federation interface {
 
 // FederationPruner deletes inbound activity ids past InboxDedupWindow and published
 // activities nothing needs past PublishedActivityRetention, so inbox_activities and
-// ap_activities stop growing forever.
+// ap_activities stop growing forever. The ids an adoption carried from movies-diary are kept:
+// they are a fixed set, and the original refused a replay of any of them.
 type FederationPruner struct {
 	job
 	store Federation

@@ -21,7 +21,9 @@ type WrapUps interface {
 	CleanupWrapUps(ctx context.Context, failedBefore, stuckBefore time.Time) (deleted, failed int64, err error)
 }
 
-// WrapUpReaper fails stuck wrap-ups and deletes old failed ones.
+// WrapUpReaper fails stuck wrap-ups and deletes old failed ones. A wrap-up carried from
+// movies-diary is as old as its adoption, not its creation, so the first run after the
+// adoption neither deletes the original's history nor fails what its requests still owe.
 type WrapUpReaper struct {
 	job
 	wrapups WrapUps

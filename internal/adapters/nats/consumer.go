@@ -122,7 +122,7 @@ func (c *Consumer) Claim(ctx context.Context, max int) ([]delivery.Message, erro
 			}
 		}
 	}
-	return c.stash.firstOfEach(msgs), nil
+	return c.stash.firstOfEach(c.settleOriginals(ctx, msgs)), nil
 }
 
 // Wait long-polls for one message (kept for the next Claim), up to WaitMax or until ctx ends.

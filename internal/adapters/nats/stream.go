@@ -133,10 +133,14 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, cfg SetupConfig
 		// after their horizon. Replaying the stream would run its whole history (legacy messages
 		// without an id included) through every handler. On a stream this call created,
 		// DeliverAll keeps what a relay already running published before the durable exists.
+		// The original movies-diary's undelivered messages are taken by its own durable, kept
+		// in place (settleOriginals), not by a new one.
 		if info, serr := js.Stream(ctx, cfg.Stream); !newStream && serr == nil && info.CachedInfo().State.Msgs > 0 {
 			want.DeliverPolicy = jetstream.DeliverNewPolicy
 			log.Warn("new consumer on a stream with messages: it starts after them; events they carry that are not handled yet are relayed again after their horizon",
-				"stream", cfg.Stream, "consumer", cfg.Consumer, "messages", info.CachedInfo().State.Msgs)
+				"stream", cfg.Stream, "consumer", cfg.Consumer, "messages", info.CachedInfo().State.Msgs,
+				"movies_diary", "messages the original movies-diary published (no event id) have no outbox row and are not relayed again: "+
+					"to take those its worker had not handled, use its consumer's name (NATS_CONSUMER_NAME; its default was worker)")
 		}
 		// CreateConsumer succeeds when a racing worker created the same config.
 		c, err = js.CreateConsumer(ctx, cfg.Stream, want)

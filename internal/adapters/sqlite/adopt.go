@@ -50,7 +50,8 @@ import (
 // After the commit golang-migrate applies every migration above adoptVersion as on any other
 // database, so later migrations never need to know about adoption. The legacy_* tables exist
 // only on adopted databases; a migration that takes rows from one (0185 legacy_webhook_tokens,
-// 0186 legacy_watch_events, 0187 legacy_import_profiles) creates it first with CREATE TABLE IF
+// 0186 legacy_watch_events, 0187 legacy_import_profiles, 0300 legacy_adopted_history, the list
+// of carried rows the worker's retention counts from the adoption) creates it first with CREATE TABLE IF
 // NOT EXISTS and the columns it reads, so it also runs where there is none, and drops it when
 // done. adoptVersion therefore stays where it is: raising it would run every migration up to
 // the new version inside the adoption (each one then has to cope with carried rows), and would
@@ -321,7 +322,7 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	if !queue {
-		log.Info("movies-diary ran on NATS (no event_queue): no outbox rows to carry; its undelivered events are in its JetStream stream",
+		log.Info("movies-diary ran on NATS (no event_queue): no outbox rows to carry; its undelivered events are in its JetStream stream, which the worker takes under its consumer's name (keep NATS_CONSUMER_NAME as it was, by default worker)",
 			"path", s.path)
 	}
 	if ours, err := tableExists(ctx, db, migrationsTable); err != nil {
@@ -669,6 +670,9 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, sha
 	if err != nil {
 		return rep, err
 	}
+	if err := listAdoptedHistory(ctx, tx, began); err != nil {
+		return rep, err
+	}
 	if rep.settled, err = settleLegacyEvents(ctx, tx); err != nil {
 		return rep, err
 	}
@@ -698,6 +702,29 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, sha
 	}
 	log.Debug("adopt: committed", "duration", time.Since(began).Round(time.Millisecond))
 	return rep, nil
+}
+
+// adoptedHistoryTable lists the carried rows the worker's retention jobs count from the
+// adoption (migration 0300 marks them adopted_at and drops the list): the inbound activity ids,
+// which the federation pruner then keeps for good, and the wrap-ups, whose day to be failed as
+// stuck and week to be deleted as failed the reaper counts from the adoption. Without it their
+// first run would delete every carried id past the 14-day dedup window and every carried Failed
+// wrap-up older than a week (among them those the adoption itself superseded), and fail a
+// carried Pending one at once, before the worker delivers the original's request for it.
+const adoptedHistoryTable = "legacy_adopted_history"
+
+// listAdoptedHistory writes adoptedHistoryTable, with at as the adoption's time.
+func listAdoptedHistory(ctx context.Context, tx *sqlx.Tx, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE `+adoptedHistoryTable+` (tbl TEXT NOT NULL, id TEXT NOT NULL,
+		adopted_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("list the carried history: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+adoptedHistoryTable+` (tbl, id, adopted_at)
+		SELECT 'inbox_activities', activity_id, ? FROM inbox_activities
+		UNION ALL SELECT 'wrapups', id, ? FROM wrapups`, at.UnixMilli(), at.UnixMilli()); err != nil {
+		return fmt.Errorf("list the carried history: %w", err)
+	}
+	return nil
 }
 
 // renameLegacy drops the derived and secret tables, renames every other original table (all

@@ -8,51 +8,30 @@ import (
 	"slices"
 
 	"github.com/jmoiron/sqlx"
+
+	"moviesdiary/internal/domain"
 )
 
-// The original's outbox rows still pending (or stranded in processing) when it stopped are
-// delivered by our worker, as the events they are. That is right only where our handlers do
-// what the original's worker owed: the engine settles an event no handler takes as done, and
-// some of the original's events were effected when they were written. So each of its event
-// types has a fate here, decided from its code paths (reference: its event catalogue):
-//
-//   - delivered: our handlers do what its worker would have (legacyDelivered);
-//   - settled as done, saying why: nothing is owed (legacySettled);
-//   - anything else (a type its last release did not write) is dead-lettered, saying why.
+// The original's outbox rows still pending (or stranded in processing) when it stopped each
+// get the fate of their event type (domain.LegacyEventFate: delivered, settled as done saying
+// why, or dead-lettered), here in SQL over the whole table.
 //
 // TestLegacyDeliveredTypesHaveHandlers checks every delivered type against our handlers' types.
 
 // legacyDelivered are the original's event types our worker handles as its worker did.
-// FollowAccepted is delivered only when outgoing (a remote actor accepted a local user's
-// follow: its outbox is imported); migration 0110 labels the carried rows.
-var legacyDelivered = []string{
-	"ReviewLogged", "ReviewUpdated", "ReviewDeleted", "MovieDiscovered", "MovieDeleted", "MovieEnrichmentRequested",
-	"PersonEnrichmentRequested", "ImageStored", "PosterSynced", "SearchReindexRequested", "WatchlistEntryAdded",
-	"WatchlistEntryRemoved", "GoalCreated", "GoalUpdated", "GoalDeleted", "UserUpdated", "UserDeleted", "UserAccountMoved",
-	"WrapUpRequested", "FederationDeliveryRequested", "BackfillFollower", "FollowAccepted",
-}
+// FollowAccepted is delivered only when outgoing; migration 0110 labels the carried rows.
+var legacyDelivered = domain.LegacyDeliveredTypes()
 
-// legacyEffected is why a pending social event of the original's is settled: its server sent
-// the activities (Follow, Undo, Accept, Reject, Block, Undo Block) when it wrote the event,
-// each as a FederationDeliveryRequested row of its own (delivered), and its worker had nothing
-// more to do; our handlers would send them a second time.
-const legacyEffected = "adopted from movies-diary: its server sent this event's activities when it wrote it " +
-	"(their deliveries are rows of their own); not repeated"
+// legacySettled are the original's event types settled as done when pending, with why
+// (FollowAccepted when incoming).
+var legacySettled = domain.LegacySettledTypes()
 
-// legacyUnconsumed is why an event nothing consumed, in the original or here, is settled.
-const legacyUnconsumed = "adopted from movies-diary: nothing consumes this event, there or here"
-
-// legacySettled are the original's event types settled as done when pending, with why. An
-// incoming FollowAccepted (a local user accepted a follower) is among them: the Accept went
-// out inline, and the follower's backfill is its own BackfillFollower row.
-var legacySettled = map[string]string{
-	"FollowRequested": legacyEffected, "FollowAccepted": legacyEffected, "FollowRejected": legacyEffected,
-	"Unfollowed": legacyEffected, "FollowerRemoved": legacyEffected, "ActorBlocked": legacyEffected,
-	"ActorUnblocked": legacyEffected, "WatchEventIngested": legacyUnconsumed, "WrapUpCompleted": legacyUnconsumed,
-}
-
-// legacyUnknown is the last_error of a dead-lettered row whose type the original did not write.
-const legacyUnknown = "adopted from movies-diary: not an event type of its last release, and nothing here handles it"
+// The reasons a settled or dead-lettered row's last_error gives.
+const (
+	legacyEffected   = domain.LegacyEffected
+	legacyUnconsumed = domain.LegacyUnconsumed
+	legacyUnknown    = domain.LegacyUnknown
+)
 
 // settledEvents counts the original's open rows an adoption settled, per event type and fate.
 type settledEvents struct {

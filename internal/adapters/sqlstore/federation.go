@@ -318,7 +318,8 @@ func (s *Store) ActivityIDs(ctx context.Context, typ string, objectIDs []string)
 }
 
 // PruneFederation deletes what federation no longer needs: the ids of inbound activities
-// received before now-inboxKeep (the dedup window), and the published activities older than
+// received before now-inboxKeep (the dedup window; the ids carried from movies-diary, adopted_at
+// set, are kept: the original refused a replay of any of them, and so do we), and the published activities older than
 // now-activityKeep that nothing dereferences any more: an Update superseded by a later activity
 // of its object, the Create and Update of an object since deleted, and Accept, Reject and Undo.
 // An object's latest activity, the Creates of live objects and every Follow and Block are kept
@@ -327,7 +328,7 @@ func (s *Store) ActivityIDs(ctx context.Context, typ string, objectIDs []string)
 // in insertion order).
 func (s *Store) PruneFederation(ctx context.Context, now time.Time, inboxKeep, activityKeep time.Duration) (inbox, activities int64, err error) {
 	err = s.writeAlone(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < ?`, sqlrow.Millis(now.Add(-inboxKeep)))
+		res, err := tx.ExecContext(ctx, `DELETE FROM inbox_activities WHERE received_at < ? AND adopted_at IS NULL`, sqlrow.Millis(now.Add(-inboxKeep)))
 		if err != nil {
 			return fmt.Errorf("prune inbox activities: %w", err)
 		}

@@ -241,16 +241,19 @@ func (s *Store) FailWrapUp(ctx context.Context, id uuid.UUID, msg string) error 
 
 // CleanupWrapUps deletes Failed wrap-ups created before failedBefore, and fails the Pending or
 // Generating ones created before stuckBefore (their event was dead-lettered or their generation
-// never finished), so the range can be requested again. It returns both counts.
+// never finished), so the range can be requested again. It returns both counts. A wrap-up
+// carried from movies-diary counts from its adoption (adopted_at) instead of its creation: the
+// first run after the adoption neither deletes its history nor fails what the original's
+// requests still owe.
 func (s *Store) CleanupWrapUps(ctx context.Context, failedBefore, stuckBefore time.Time) (deleted, failed int64, err error) {
 	err = s.write(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE status = 'Failed' AND created_at < ?`, sqlrow.FormatTime(failedBefore))
+		res, err := tx.ExecContext(ctx, `DELETE FROM wrapups WHERE status = 'Failed' AND COALESCE(adopted_at, created_at) < ?`, sqlrow.FormatTime(failedBefore))
 		if err != nil {
 			return err
 		}
 		deleted, _ = res.RowsAffected()
 		res, err = tx.ExecContext(ctx, `UPDATE wrapups SET status = 'Failed', error_message = 'generation did not finish'
-			WHERE status IN ('Pending', 'Generating') AND created_at < ?`, sqlrow.FormatTime(stuckBefore))
+			WHERE status IN ('Pending', 'Generating') AND COALESCE(adopted_at, created_at) < ?`, sqlrow.FormatTime(stuckBefore))
 		if err != nil {
 			return err
 		}
