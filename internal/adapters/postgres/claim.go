@@ -34,7 +34,11 @@ type claims struct{}
 // relayed rows past their re-relay horizon. The earliest $3 of them are claimed (the others'
 // locks go with the commit); an expired claim and a re-relay count the delivery that came to
 // nothing as an attempt, and one that would be the last ($6, the delivery limit) is left to the
-// dead-letter sweep. kind tells the branch for the log. (FOR UPDATE cannot stand in a
+// dead-letter sweep. The last two branches run only when the due pending rows do not fill the
+// batch, or when $7 (ClaimArgs.Overdue, the sweep's cadence) says so: their bitmap scans visit
+// every dead index entry the rows claimed before left in those statuses until vacuum, which in a
+// long drain made each claim slower than the last (issue 34). So a drain of a backlog takes an
+// expired claim again within 1¼ leases; a queue that keeps up, at the lease. kind tells the branch for the log. (FOR UPDATE cannot stand in a
 // UNION, hence a materialised CTE per branch.)
 const claimSQL = `WITH pending AS MATERIALIZED (
 		SELECT id, next_attempt_at AS due, 'pending' AS kind FROM event_queue
@@ -42,11 +46,11 @@ const claimSQL = `WITH pending AS MATERIALIZED (
 		ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED),
 	expired AS MATERIALIZED (
 		SELECT id, claimed_at AS due, 'processing' AS kind FROM event_queue
-		WHERE status = 'processing' AND claimed_at <= $2 AND attempts + 1 < $6
+		WHERE ($7 OR (SELECT count(*) FROM pending) < $3) AND status = 'processing' AND claimed_at <= $2 AND attempts + 1 < $6
 		ORDER BY claimed_at, id LIMIT $3 FOR UPDATE SKIP LOCKED),
 	relayed AS MATERIALIZED (
 		SELECT id, next_attempt_at AS due, 'relayed' AS kind FROM event_queue
-		WHERE status = 'relayed' AND next_attempt_at <= $1 AND attempts + 1 < $6
+		WHERE ($7 OR (SELECT count(*) FROM pending) < $3) AND status = 'relayed' AND next_attempt_at <= $1 AND attempts + 1 < $6
 		ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED),
 	picked AS (
 		SELECT id, kind FROM (SELECT * FROM pending UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM relayed) AS due
@@ -59,7 +63,7 @@ const claimSQL = `WITH pending AS MATERIALIZED (
 
 func (claims) ClaimRows(ctx context.Context, tx *sqlstore.Tx, c sqlstore.ClaimArgs) (sqlstore.Claimed, error) {
 	var out sqlstore.Claimed
-	rows, err := tx.QueryContext(ctx, claimSQL, c.Now, c.Stale, c.Max, c.Abandoned, c.Lost, c.MaxAttempts)
+	rows, err := tx.QueryContext(ctx, claimSQL, c.Now, c.Stale, c.Max, c.Abandoned, c.Lost, c.MaxAttempts, c.Overdue)
 	if err != nil {
 		return out, err
 	}

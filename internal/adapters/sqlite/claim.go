@@ -25,8 +25,10 @@ func (s *Store) Ledger() *sqlstore.Ledger { return s.NewLedger(claims{}) }
 type claims struct{}
 
 // ClaimRows claims with one UPDATE whose three branches each walk their index and stop at Max
-// rows, so a claim costs the same with a backlog of a million rows as with ten. An expired claim
-// or a re-relay on its last attempt is left to the dead-letter sweep. Expired claims
+// rows, so a claim costs the same with a backlog of a million rows as with ten (SQLite updates
+// rows in place and leaves no dead index entries, so it looks for overdue rows at every claim,
+// whatever ClaimArgs.Overdue says). An expired claim or a re-relay on its last attempt is left to
+// the dead-letter sweep. Expired claims
 // and re-relays are counted first (the writer is ours, so the counts are exact): SQLite's
 // RETURNING cannot name which branch a row came from.
 func (claims) ClaimRows(ctx context.Context, tx *sqlstore.Tx, c sqlstore.ClaimArgs) (sqlstore.Claimed, error) {

@@ -41,7 +41,13 @@ type ClaimArgs struct {
 	Max        int
 	// MaxAttempts: an expired claim or a re-relay whose delivery was the row's last attempt
 	// (attempts + 1 ≥ MaxAttempts) is not claimed but left to the dead-letter sweep.
-	MaxAttempts     int
+	MaxAttempts int
+	// Overdue: the claim must also look for expired claims and relayed rows past their horizon,
+	// even when due pending rows fill the batch. It is set at the sweep's cadence (a quarter of
+	// the claim lease): those rows come only from dead workers and lost messages, and
+	// PostgreSQL's scan for them walks the index entries every claimed row left behind until
+	// vacuum removes them, so its claimer skips it while pending rows fill its batches (issue 34).
+	Overdue         bool
 	Abandoned, Lost string
 }
 
@@ -99,9 +105,9 @@ type Queue struct {
 	mu     sync.Mutex
 	held   map[int64]*rowRef // claimed by this queue and not yet settled
 
-	// nextSweep is when (Unix ms) a claim next runs the dead-letter sweep (deadLetterAbandoned):
-	// every quarter of the claim lease, not at every claim, since its scan of the claims and
-	// relays grows with them (issue 34); the claim itself skips the rows the sweep is for.
+	// nextSweep is when (Unix ms) a claim next runs the dead-letter sweep (deadLetterAbandoned)
+	// and must look for overdue rows (ClaimArgs.Overdue): every quarter of the claim lease, not
+	// at every claim, since those scans grow with the rows claimed before them (issue 34).
 	nextSweep atomic.Int64
 }
 
@@ -145,9 +151,9 @@ func (r rowRef) RowID() int64 { return r.id }
 func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) {
 	q.wake.Claiming()
 	now := sqlrow.Millis(q.s.now())
-	args := ClaimArgs{Now: now, Stale: now - q.lease.Milliseconds(), Max: max, MaxAttempts: q.maxAttempts,
-		Abandoned: q.life.AbandonedError(), Lost: outbox.LostError}
 	sweep := now >= q.nextSweep.Load()
+	args := ClaimArgs{Now: now, Stale: now - q.lease.Milliseconds(), Max: max, MaxAttempts: q.maxAttempts, Overdue: sweep,
+		Abandoned: q.life.AbandonedError(), Lost: outbox.LostError}
 	var claimed Claimed
 	var dead []outbox.DeadRow
 	err := q.s.writeAlone(ctx, func(tx *Tx) error {
