@@ -69,6 +69,63 @@ func TestDelimitedText(t *testing.T) {
 	}
 }
 
+// TestAStrayQuoteTakesOnlyItsRow: a quote that opens a field and is never properly closed is
+// that row's error, with its line's cells; the rows after it are read as they are, each one.
+// encoding/csv with LazyQuotes read on across the newlines and merged them into one cell.
+func TestAStrayQuoteTakesOnlyItsRow(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in string
+		rows     []string
+	}{
+		{"an opening quote never closed", "Title,Year,Rating\nHeat,1995,4\n\"Ran,1985,5\nAlien,1979,4\nDune,2021,3\n",
+			[]string{"Heat|1995|4", "!line 3: a quoted field is not closed (a stray quote?)", "Alien|1979|4", "Dune|2021|3"}},
+		{"a quoted title with more after it", "Title,Year,Rating\n\"Heat\" (1995),1995,4\nRan,1985,5\n",
+			[]string{"!line 2: extraneous \" in a quoted field (column 1)", "Ran|1985|5"}},
+		{"the stray quote meets a real quoted field", "Title,Year,Comment\n\"Heat,1995,x\nRan,1985,ok\nAlien,1979,\"a,\nb\"\nDune,2021,\n",
+			[]string{"!line 2: a quoted field is not closed (a stray quote?)", "Ran|1985|ok", "Alien|1979|a,\nb", "Dune|2021"}},
+		{"lines of stray quotes", "a,b\n\"x\n\"y\n\"z\n1,2\n",
+			[]string{"!line 2: a quoted field is not closed (a stray quote?)", "!line 3: a quoted field is not closed (a stray quote?)",
+				"!line 4: a quoted field is not closed (a stray quote?)", "1|2"}},
+		{"a stray quote with a run of lines after it", "a,b\n1,2\n\"x,3\n4,5\n\"y,6\n7,8\n",
+			[]string{"1|2", "!line 3: a quoted field is not closed (a stray quote?)", "4|5",
+				"!line 5: a quoted field is not closed (a stray quote?)", "7|8"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, rows := read(t, []byte(c.in), "")
+			if !slices.Equal(rows, c.rows) {
+				t.Errorf("rows = %q, want %q", rows, c.rows)
+			}
+		})
+	}
+	// Nine lines are eight rows: the malformed one keeps its values beside its error.
+	in := "Title,Year,Rating\n" + "Heat,1995,4\n" + "\"Ran,1985,5\n" + strings.Repeat("Alien,1979,4\n", 6)
+	f, err := tabular.Open(strings.NewReader(in), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var n int
+	for {
+		cells, readErr, err := f.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 && (readErr == "" || strings.Join(cells, "|") != "Ran|1985|5") {
+			t.Errorf("row 2: %q %q, want its cells and its error", cells, readErr)
+		}
+		n++
+	}
+	if n != 8 {
+		t.Errorf("%d rows, want 8", n)
+	}
+}
+
 func TestJSONArray(t *testing.T) {
 	t.Parallel()
 	in := `[{"z":"Heat","a":1995,"n":null,"b":true,"o":{"x":1}}, {"a":2000,"extra":"x"}, 7, {"z":"Ran"}]`
