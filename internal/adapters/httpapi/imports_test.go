@@ -493,6 +493,12 @@ func TestImportRefusals(t *testing.T) {
 	if r := b.upload(alice, "empty.csv", nil, ""); r.status != 400 {
 		t.Errorf("empty file = %d %s", r.status, r.body)
 	}
+	// A file that is no table is refused as such, not read as a CSV with a column named "\x89PNG".
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\x00\x00\x01\x00\x08\x06")
+	if r := b.upload(alice, "poster.png", png, ""); r.status != 400 || !strings.Contains(string(r.body), "not a table") ||
+		!strings.Contains(string(r.body), "PNG image") {
+		t.Errorf("a PNG = %d %s", r.status, r.body)
+	}
 	// A confirm of 200,000 rows is larger than the API's 1 MiB body limit, and is accepted.
 	c := b.newSession(alice, "ratings.csv", letterboxdRatings, "")
 	many := make([]int, 200_000)

@@ -1,6 +1,7 @@
 package tabular_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"fmt"
@@ -123,6 +124,55 @@ func TestAStrayQuoteTakesOnlyItsRow(t *testing.T) {
 	}
 	if n != 8 {
 		t.Errorf("%d rows, want 8", n)
+	}
+}
+
+// TestFilesThatAreNotTables: an image, a document, an archive that is not a workbook or a
+// binary is refused as not a table, whatever format the client named; text in Latin-1 or
+// with a stray control character is still a table.
+func TestFilesThatAreNotTables(t *testing.T) {
+	t.Parallel()
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	w, _ := zw.Create("notes.txt")
+	_, _ = w.Write([]byte("Title,Year\nHeat,1995\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	random := make([]byte, 4096)
+	for i := range random {
+		random[i] = byte(i*7919 + i*i*31)
+	}
+	for name, c := range map[string]struct {
+		in     []byte
+		format string
+		says   string
+	}{
+		"PNG":                {[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"), "", "PNG image"},
+		"PNG named a CSV":    {[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"), "csv", "PNG image"},
+		"JPEG":               {[]byte("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00"), "", "JPEG image"},
+		"PDF":                {[]byte("%PDF-1.7\n%\xE2\xE3\xCF\xD3\n"), "json", "PDF document"},
+		"old Excel":          {[]byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\x00\x00"), "", ".xls"},
+		"gzip":               {[]byte("\x1F\x8B\x08\x00\x00\x00\x00\x00"), "", "gzip archive"},
+		"a zip of text":      {zipped.Bytes(), "", "zip archive without a workbook"},
+		"a zip named a CSV":  {zipped.Bytes(), "csv", "zip archive without a workbook"},
+		"a damaged zip":      {[]byte("PK\x03\x04garbage"), "", "damaged zip"},
+		"binary":             {random, "", "binary data"},
+		"binary named a TSV": {random, "tsv", "binary data"},
+	} {
+		_, err := tabular.Open(bytes.NewReader(c.in), c.format)
+		if !errors.Is(err, tabular.ErrNotATable) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want ErrNotATable saying %q", name, err, c.says)
+		}
+	}
+	for name, in := range map[string]string{
+		"Latin-1":             "Titel;Jahr\nDie Blechtrommel;1979\nM\xfcnchen;1972\n\xc4rger im Para\xdfies;1990\n",
+		"a control char":      "a,b\n\x00,\x01\n",
+		"a title starting BZ": "BZh,Year\nHeat,1995\n",
+	} {
+		if _, err := tabular.Open(strings.NewReader(in), ""); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 
