@@ -50,7 +50,9 @@ func TestImportAKnownExport(t *testing.T) {
 	sess := p.location()
 	p = mustStatus(t, ann.get(sess), http.StatusOK)
 	contains(t, p, "3 rows", "letterboxd_diary", "<code>Letterboxd URI</code>", "2 ready, 0 duplicates, 1 invalid",
-		"&lt;script&gt;alert(1)&lt;/script&gt;", "Import 2 rows", `name="federate"`)
+		"&lt;script&gt;alert(1)&lt;/script&gt;", "Import 2 rows", `name="federate"`,
+		// The invalid row shows its own values beside its errors.
+		`<td>invalid</td><td>Alien</td><td>1979</td><td>4</td><td>not a date</td><td class="errors">watched_at`)
 	lacks(t, p, "<script>alert(1)</script>")
 	mustStatus(t, b.register("bob").get(sess), http.StatusNotFound)
 

@@ -214,6 +214,27 @@ func (m mapper) row(cells []string) (Candidate, []string) {
 	return c, errs
 }
 
+// values returns the row's cells by the field they map onto, as the file has them: the first
+// non-empty one of a field mapped from several columns (tags: all, joined by ", ").
+func (m mapper) values(cells []string) map[string]string {
+	out := map[string]string{}
+	for _, col := range m.columns {
+		if col.index >= len(cells) {
+			continue
+		}
+		v := strings.TrimSpace(cells[col.index])
+		f := string(col.field)
+		switch {
+		case v == "":
+		case out[f] == "":
+			out[f] = v
+		case col.field == FieldTags:
+			out[f] += ", " + v
+		}
+	}
+	return out
+}
+
 // rating reads a rating ("4.5" or "4,5"), multiplies it by scale and rounds half away from zero
 // (math.Round): Letterboxd's half stars 0.5–5 at scale 1 become 1, 2, 3, 4, 5 for 0.5–1, 1.5–2,
 // 2.5–3, 3.5–4, 4.5–5; IMDb's 1–10 at scale 0.5 become 1 for 1–2, 2 for 3–4, … 5 for 9–10.
