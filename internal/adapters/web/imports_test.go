@@ -105,6 +105,14 @@ func TestImportMapsAFileOfItsOwn(t *testing.T) {
 	contains(t, p, "2 rows", `<label for="field-0">film</label>`, `<option value="title">`)
 	lacks(t, p, "recognised", "Import 1 rows")
 	mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "csrf": {"forged"}}), http.StatusForbidden)
+	// A bad scale or date format is the form's 400, naming it.
+	for _, c := range []struct{ scale, format, says string }{
+		{"ten", "", "rating scale &#34;ten&#34; is not a number"}, {"0", "", "rating_scale must be a positive number"},
+		{"1", "%Q", "%Q is not supported"},
+	} {
+		contains(t, mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "field-1": {"rating"}, "field-2": {"watched_at"},
+			"rating_scale": {c.scale}, "date_format": {c.format}}), http.StatusBadRequest), c.says)
+	}
 	p = mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "field-1": {"rating"}, "field-2": {"watched_at"}, "field-3": {"release_year"}}),
 		http.StatusSeeOther)
 	p = mustStatus(t, ann.get(p.location()), http.StatusOK)
