@@ -172,6 +172,27 @@ func TestImportLetterboxdDiary(t *testing.T) {
 	if r := b.scalar(`SELECT group_concat(rating, ',') FROM (SELECT rating FROM reviews ORDER BY watched_at)`); r != "5,5,1" {
 		t.Errorf("ratings = %s, want 5,5,1", r)
 	}
+	// Half stars are kept beside the 1–5 rating (4.5 and 5 stay apart), the Rewatch column is
+	// the rewatch flag: in the API's diary, as in the store.
+	var diary struct {
+		Items []struct {
+			Review struct {
+				Rating        int     `json:"rating"`
+				RatingPrecise float64 `json:"rating_precise"`
+				Rewatch       bool    `json:"rewatch"`
+				WatchedAt     string  `json:"watched_at"`
+			} `json:"review"`
+		} `json:"items"`
+	}
+	b.must(200, req{method: "GET", path: "/api/v1/diary?limit=10", token: alice.token}).json(t, &diary)
+	seen := map[string]string{}
+	for _, it := range diary.Items {
+		r := it.Review
+		seen[r.WatchedAt[:10]] = fmt.Sprintf("%d %v %v", r.Rating, r.RatingPrecise, r.Rewatch)
+	}
+	if want := map[string]string{"2024-03-01": "5 4.5 false", "2024-05-01": "5 5 true", "2024-06-10": "1 0.5 false"}; fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("diary = %v, want %v", seen, want)
+	}
 	// Every review's event committed with it, quiet: federation does not announce imports.
 	if types := b.eventTypes(since); strings.Count(strings.Join(types, ","), "ReviewLogged") != 3 {
 		t.Errorf("events = %v", types)

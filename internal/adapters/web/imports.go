@@ -38,7 +38,8 @@ func longRequest(next http.Handler) http.Handler {
 
 // importFields are the review fields a column may be mapped onto, in the form's order.
 var importFields = []importer.Field{importer.FieldTitle, importer.FieldYear, importer.FieldDirector,
-	importer.FieldRating, importer.FieldWatchedAt, importer.FieldComment, importer.FieldExternalID}
+	importer.FieldRating, importer.FieldWatchedAt, importer.FieldComment, importer.FieldExternalID, importer.FieldTags,
+	importer.FieldRewatch, importer.FieldWatchedTime, importer.FieldWatchMedium}
 
 // importPage is one upload: what was recognised, the mapping, the preview and the progress.
 type importPage struct {

@@ -72,7 +72,7 @@ func TestImportAKnownExport(t *testing.T) {
 	if cd := csv.header.Get("Content-Disposition"); !strings.Contains(cd, "attachment") {
 		t.Errorf("Content-Disposition %q", cd)
 	}
-	if !strings.HasPrefix(csv.body, "title,year,director,rating,comment,watched_at,external_metadata_id\n") ||
+	if !strings.HasPrefix(csv.body, "title,year,director,rating,comment,watched_at,external_metadata_id,rating_precise,rewatch,watch_medium,watched_time\n") ||
 		!strings.Contains(csv.body, "Heat,1995,") || !strings.Contains(csv.body, "<script>alert(1)</script>,1999,") {
 		t.Errorf("export:\n%s", csv.body)
 	}
@@ -122,4 +122,21 @@ func TestImportMapsAFileOfItsOwn(t *testing.T) {
 	if n := b.Int(`SELECT COUNT(*) FROM reviews`); n != 1 {
 		t.Errorf("%d reviews, want 1", n)
 	}
+}
+
+// TestHalfStarsAndRewatchShow: Letterboxd's 4.5 stars and its Rewatch column, imported, show
+// on the movie page as ★★★★½ and a rewatch tag, apart from a 5-star first viewing.
+func TestHalfStarsAndRewatchShow(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	diary := "Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date\n" +
+		"2024-01-02,Heat,1995,https://boxd.it/a,5,,,2024-01-01\n" +
+		"2024-02-02,Heat,1995,https://boxd.it/a,4.5,Yes,,2024-02-01\n"
+	sess := mustStatus(t, ann.upload("diary.csv", diary, ann.csrf()), http.StatusSeeOther).location()
+	contains(t, mustStatus(t, ann.get(sess), http.StatusOK), "2 ready", `4.5 <span class="tag">rewatch</span>`)
+	mustStatus(t, ann.post(sess+"/confirm", nil), http.StatusSeeOther)
+	p := mustStatus(t, ann.get("/movie/"+b.String(`SELECT id FROM movies WHERE title = 'Heat'`)), http.StatusOK)
+	contains(t, p, `aria-label="5 out of 5">★★★★★</span> <a`,
+		`aria-label="4.5 out of 5">★★★★½</span> <span class="tag">rewatch</span>`)
 }
