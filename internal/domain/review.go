@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"math"
 	"strings"
 	"time"
 
@@ -13,10 +14,15 @@ const MaxCommentBytes = 10000
 // Review is one viewing of a movie by a user: a rating, an optional comment, when and how it was
 // watched. A review with a RemoteActorURL came in over federation and cannot be edited here.
 type Review struct {
-	ID             uuid.UUID
-	UserID         uuid.UUID
-	MovieID        uuid.UUID
-	Rating         int
+	ID      uuid.UUID
+	UserID  uuid.UUID
+	MovieID uuid.UUID
+	Rating  int
+	// RatingPrecise is the rating at the precision it came with, when Rating rounds it: 4.5
+	// from Letterboxd's half stars is Rating 5, RatingPrecise 4.5. Nil when Rating says it all.
+	RatingPrecise *float64
+	// Rewatch marks a viewing of a film the user had seen before (Letterboxd's Rewatch).
+	Rewatch        bool
 	Comment        *string
 	WatchedAt      time.Time
 	WatchMedium    *WatchMedium
@@ -37,6 +43,9 @@ func (r *Review) Validate() error {
 	if err := ValidateRating(r.Rating); err != nil {
 		return err
 	}
+	if err := r.checkPrecise(); err != nil {
+		return err
+	}
 	c, err := NormalizeComment(r.Comment)
 	if err != nil {
 		return err
@@ -46,6 +55,38 @@ func (r *Review) Validate() error {
 		return Invalid("watched_at is required")
 	}
 	return nil
+}
+
+// PreciseRating returns the rating and, when it is not a whole number, the precise value it
+// was rounded from: v rounded half away from zero (0.5 → 1, 4.5 → 5) and v to two decimals.
+// v must be within 0.5..5 for the precise value to be kept.
+func PreciseRating(v float64) (int, *float64) {
+	r := int(math.Round(v))
+	p := math.Round(v*100) / 100
+	if p == float64(r) || p < 0.5 || p > MaxRating {
+		return r, nil
+	}
+	return r, &p
+}
+
+// checkPrecise rejects a precise rating outside 0.5..5 or one that does not round to Rating.
+func (r *Review) checkPrecise() error {
+	if r.RatingPrecise == nil {
+		return nil
+	}
+	p := *r.RatingPrecise
+	if math.IsNaN(p) || p < 0.5 || p > MaxRating || int(math.Round(p)) != r.Rating {
+		return Invalid("rating_precise %v must be within 0.5 and %d and round to the rating %d", p, MaxRating, r.Rating)
+	}
+	return nil
+}
+
+// DropStalePrecision forgets RatingPrecise once it no longer rounds to Rating: the rating was
+// edited since, and the new one is whole.
+func (r *Review) DropStalePrecision() {
+	if r.RatingPrecise != nil && int(math.Round(*r.RatingPrecise)) != r.Rating {
+		r.RatingPrecise = nil
+	}
 }
 
 // ValidateRating rejects a rating outside MinRating..MaxRating.

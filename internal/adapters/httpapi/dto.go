@@ -37,16 +37,28 @@ func toMovie(m domain.Movie) movieDTO {
 
 // reviewDTO is the original API's ReviewDto; watched_at is naive (naiveTime), as its client
 // parses it.
+//
+// rating stays the original's 1–5 integer for its clients; rating_precise (this server's) is the
+// rating at the precision it came with — 4.5 for Letterboxd's four and a half stars, whose
+// rating is 5 — and equals rating when that says it all. rewatch marks a viewing of a film seen
+// before.
 type reviewDTO struct {
-	ID          uuid.UUID           `json:"id"`
-	Rating      int                 `json:"rating" openapi:"minimum=1,maximum=5"`
-	Comment     *string             `json:"comment"`
-	WatchedAt   string              `json:"watched_at" openapi:"format=naive-date-time"`
-	WatchMedium *domain.WatchMedium `json:"watch_medium,omitempty"`
+	ID            uuid.UUID           `json:"id"`
+	Rating        int                 `json:"rating" openapi:"minimum=1,maximum=5"`
+	RatingPrecise float64             `json:"rating_precise" openapi:"minimum=0.5,maximum=5"`
+	Rewatch       bool                `json:"rewatch"`
+	Comment       *string             `json:"comment"`
+	WatchedAt     string              `json:"watched_at" openapi:"format=naive-date-time"`
+	WatchMedium   *domain.WatchMedium `json:"watch_medium,omitempty"`
 }
 
 func toReview(r domain.Review) reviewDTO {
-	return reviewDTO{ID: r.ID, Rating: r.Rating, Comment: r.Comment, WatchedAt: naiveTime(r.WatchedAt), WatchMedium: r.WatchMedium}
+	precise := float64(r.Rating)
+	if r.RatingPrecise != nil {
+		precise = *r.RatingPrecise
+	}
+	return reviewDTO{ID: r.ID, Rating: r.Rating, RatingPrecise: precise, Rewatch: r.Rewatch, Comment: r.Comment,
+		WatchedAt: naiveTime(r.WatchedAt), WatchMedium: r.WatchMedium}
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

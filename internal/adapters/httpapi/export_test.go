@@ -15,7 +15,7 @@ func TestDiaryExport(t *testing.T) {
 	b := setup(t)
 	alice, bob := b.register("alice"), b.register("bob")
 	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
-		"manual_title": `Tár, "the" film`, "manual_release_year": 2022, "manual_director": "Todd Field", "rating": 4,
+		"manual_title": `Tár, "the" film`, "manual_release_year": 2022, "manual_director": "Todd Field", "rating": 4, "watch_medium": "cinema",
 		"comment": "line one\nline two", "watched_at": "2024-03-15T21:00:00"}})
 	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
 		"manual_title": "Heat", "manual_release_year": 1995, "rating": 5, "watched_at": "2024-01-02"}})
@@ -23,9 +23,9 @@ func TestDiaryExport(t *testing.T) {
 	b.logReview(bob, "Ronin", 3, "2024-02-01") // someone else's
 
 	csv := b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=csv", token: alice.token})
-	want := "title,year,director,rating,comment,watched_at,external_metadata_id\n" +
-		"Heat,1995,,5,,2024-01-02,tt0113277\n" +
-		"\"Tár, \"\"the\"\" film\",2022,Todd Field,4,\"line one\nline two\",2024-03-15,\n"
+	want := exportHeader +
+		"Heat,1995,,5,,2024-01-02,tt0113277,5,false,,00:00:00\n" +
+		"\"Tár, \"\"the\"\" film\",2022,Todd Field,4,\"line one\nline two\",2024-03-15,,4,false,cinema,21:00:00\n"
 	if string(csv.body) != want {
 		t.Errorf("CSV export =\n%q\nwant\n%q", csv.body, want)
 	}
@@ -43,8 +43,10 @@ func TestDiaryExport(t *testing.T) {
 	js := b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=json", token: alice.token})
 	var entries []map[string]any
 	js.json(t, &entries)
-	wantJSON := `[{"title":"Heat","year":1995,"director":null,"rating":5,"comment":null,"watched_at":"2024-01-02","external_metadata_id":"tt0113277"}` + "\n" +
-		`,{"title":"Tár, \"the\" film","year":2022,"director":"Todd Field","rating":4,"comment":"line one\nline two","watched_at":"2024-03-15","external_metadata_id":null}` + "\n]\n"
+	wantJSON := `[{"title":"Heat","year":1995,"director":null,"rating":5,"comment":null,"watched_at":"2024-01-02","external_metadata_id":"tt0113277",` +
+		`"rating_precise":5,"rewatch":false,"watch_medium":null,"watched_time":"00:00:00"}` + "\n" +
+		`,{"title":"Tár, \"the\" film","year":2022,"director":"Todd Field","rating":4,"comment":"line one\nline two","watched_at":"2024-03-15","external_metadata_id":null,` +
+		`"rating_precise":4,"rewatch":false,"watch_medium":"cinema","watched_time":"21:00:00"}` + "\n]\n"
 	if string(js.body) != wantJSON {
 		t.Errorf("JSON export =\n%s\nwant\n%s", js.body, wantJSON)
 	}
@@ -67,7 +69,7 @@ func TestDiaryExport(t *testing.T) {
 	b.must(401, req{method: "GET", path: "/api/v1/diary/export", token: expiredToken(t, alice.id)}).errorMessage(t)
 }
 
-const exportHeader = "title,year,director,rating,comment,watched_at,external_metadata_id\n"
+const exportHeader = "title,year,director,rating,comment,watched_at,external_metadata_id,rating_precise,rewatch,watch_medium,watched_time\n"
 
 // TestDiaryExportAcrossBatches: a diary longer than a batch, with many viewings at the same
 // time, comes out whole, once each, in (watched_at, id) order.
@@ -114,5 +116,38 @@ func TestDiaryExportAcrossBatches(t *testing.T) {
 	csv := b.must(200, req{method: "GET", path: "/api/v1/diary/export", token: a.token}).body
 	if lines := strings.Count(string(csv), "\n"); lines != n+1 {
 		t.Errorf("CSV has %d lines, want %d", lines, n+1)
+	}
+}
+
+// TestDiaryExportReimports: the diary CSV is recognised on import (moviesdiary_diary, no
+// mapping step) and carries every field back: another account importing alice's export
+// exports the same file — half stars, rewatches, the watch medium and the time of day.
+func TestDiaryExportReimports(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := b.register("alice"), b.register("bob")
+	lb := b.newSession(alice, "diary.csv", letterboxdDiary, "")
+	b.confirm(alice, lb.SessionID, map[string]any{"confirmed_indices": []int{0, 1, 2}})
+	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
+		"manual_title": "Ronin", "manual_release_year": 1998, "manual_director": "John Frankenheimer", "rating": 4,
+		"comment": "car chases,\n\"the\" best", "watch_medium": "physical_media", "watched_at": "2024-08-03T22:15:30"}})
+	export := string(b.must(200, req{method: "GET", path: "/api/v1/diary/export", token: alice.token}).body)
+	if strings.Count(export, "\n") != 6 || !strings.Contains(export, ",4.5,false,,") || !strings.Contains(export, ",5,true,,") ||
+		!strings.Contains(export, ",physical_media,22:15:30") {
+		t.Fatalf("alice's export:\n%s", export)
+	}
+
+	c := b.newSession(bob, "diary.csv", export, "")
+	if c.Kind != "moviesdiary_diary" || !c.HasMapping || c.RowCount != 4 {
+		t.Fatalf("the export re-imported: %+v", c)
+	}
+	if got := statuses(b.preview(bob, c.SessionID)); got != "valid,valid,valid,valid" {
+		t.Fatalf("statuses = %s", got)
+	}
+	if got := b.confirm(bob, c.SessionID, map[string]any{"confirmed_indices": []int{0, 1, 2, 3}}); got.Imported != 4 {
+		t.Fatalf("confirm = %+v", got)
+	}
+	if again := string(b.must(200, req{method: "GET", path: "/api/v1/diary/export", token: bob.token}).body); again != export {
+		t.Errorf("bob's export of alice's:\n%s\nwant\n%s", again, export)
 	}
 }

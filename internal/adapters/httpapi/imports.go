@@ -121,16 +121,20 @@ type rowCountResponse struct {
 // importPreviewRowDTO is one preview row: valid and duplicate rows carry the fields, invalid
 // ones their errors. Values are strings, as in the original.
 type importPreviewRowDTO struct {
-	Status      string   `json:"status"`
-	Index       int      `json:"index"`
-	Title       *string  `json:"title,omitempty"`
-	ReleaseYear *string  `json:"release_year,omitempty"`
-	Director    *string  `json:"director,omitempty"`
-	Rating      *string  `json:"rating,omitempty"`
-	WatchedAt   *string  `json:"watched_at,omitempty"`
-	Comment     *string  `json:"comment,omitempty"`
-	ExternalID  *string  `json:"external_metadata_id,omitempty"`
-	Errors      []string `json:"errors,omitempty"`
+	Status      string  `json:"status"`
+	Index       int     `json:"index"`
+	Title       *string `json:"title,omitempty"`
+	ReleaseYear *string `json:"release_year,omitempty"`
+	Director    *string `json:"director,omitempty"`
+	Rating      *string `json:"rating,omitempty"`
+	// RatingPrecise is the rating before rounding when it is not whole ("4.5"); Rewatch is
+	// "true" for a rewatch. Both this server's.
+	RatingPrecise *string  `json:"rating_precise,omitempty"`
+	Rewatch       *string  `json:"rewatch,omitempty"`
+	WatchedAt     *string  `json:"watched_at,omitempty"`
+	Comment       *string  `json:"comment,omitempty"`
+	ExternalID    *string  `json:"external_metadata_id,omitempty"`
+	Errors        []string `json:"errors,omitempty"`
 }
 
 type importPreviewResponse struct {
@@ -371,6 +375,12 @@ func previewRow(pr importer.PreviewRow) importPreviewRowDTO {
 	}
 	if c.Rating > 0 {
 		d.Rating = str(strconv.Itoa(c.Rating))
+	}
+	if c.RatingPrecise != nil {
+		d.RatingPrecise = str(strconv.FormatFloat(*c.RatingPrecise, 'f', -1, 64))
+	}
+	if c.Rewatch {
+		d.Rewatch = str("true")
 	}
 	if !c.WatchedAt.IsZero() {
 		d.WatchedAt = str(c.WatchedAt.UTC().Format(naiveLayout))

@@ -172,6 +172,27 @@ func TestImportLetterboxdDiary(t *testing.T) {
 	if r := b.scalar(`SELECT group_concat(rating, ',') FROM (SELECT rating FROM reviews ORDER BY watched_at)`); r != "5,5,1" {
 		t.Errorf("ratings = %s, want 5,5,1", r)
 	}
+	// Half stars are kept beside the 1–5 rating (4.5 and 5 stay apart), the Rewatch column is
+	// the rewatch flag: in the API's diary, as in the store.
+	var diary struct {
+		Items []struct {
+			Review struct {
+				Rating        int     `json:"rating"`
+				RatingPrecise float64 `json:"rating_precise"`
+				Rewatch       bool    `json:"rewatch"`
+				WatchedAt     string  `json:"watched_at"`
+			} `json:"review"`
+		} `json:"items"`
+	}
+	b.must(200, req{method: "GET", path: "/api/v1/diary?limit=10", token: alice.token}).json(t, &diary)
+	seen := map[string]string{}
+	for _, it := range diary.Items {
+		r := it.Review
+		seen[r.WatchedAt[:10]] = fmt.Sprintf("%d %v %v", r.Rating, r.RatingPrecise, r.Rewatch)
+	}
+	if want := map[string]string{"2024-03-01": "5 4.5 false", "2024-05-01": "5 5 true", "2024-06-10": "1 0.5 false"}; fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("diary = %v, want %v", seen, want)
+	}
 	// Every review's event committed with it, quiet: federation does not announce imports.
 	if types := b.eventTypes(since); strings.Count(strings.Join(types, ","), "ReviewLogged") != 3 {
 		t.Errorf("events = %v", types)
@@ -492,6 +513,12 @@ func TestImportRefusals(t *testing.T) {
 	}
 	if r := b.upload(alice, "empty.csv", nil, ""); r.status != 400 {
 		t.Errorf("empty file = %d %s", r.status, r.body)
+	}
+	// A file that is no table is refused as such, not read as a CSV with a column named "\x89PNG".
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\x00\x00\x01\x00\x08\x06")
+	if r := b.upload(alice, "poster.png", png, ""); r.status != 400 || !strings.Contains(string(r.body), "not a table") ||
+		!strings.Contains(string(r.body), "PNG image") {
+		t.Errorf("a PNG = %d %s", r.status, r.body)
 	}
 	// A confirm of 200,000 rows is larger than the API's 1 MiB body limit, and is accepted.
 	c := b.newSession(alice, "ratings.csv", letterboxdRatings, "")

@@ -305,6 +305,8 @@ func applyTag(s map[string]any, tag string) (required bool) {
 		case "minimum", "maximum", "maxLength", "minLength":
 			if n, err := strconv.Atoi(v); err == nil {
 				s[k] = n
+			} else if f, err := strconv.ParseFloat(v, 64); err == nil {
+				s[k] = f // rating_precise's 0.5
 			}
 		case "format":
 			typ := s["type"]

@@ -53,29 +53,31 @@ func (r Movie) Movie() (domain.Movie, error) {
 }
 
 // ReviewColumns are the columns of Review, for a reviews table aliased r.
-const ReviewColumns = `r.id, r.user_id, r.movie_id, r.rating, r.comment, r.watched_at, r.watch_medium,
+const ReviewColumns = `r.id, r.user_id, r.movie_id, r.rating, r.rating_precise, r.rewatch, r.comment, r.watched_at, r.watch_medium,
 	r.remote_actor_url, r.created_at, r.updated_at, r.quiet`
 
 // Review is a reviews row.
 type Review struct {
-	ID             uuid.UUID        `db:"id"`
-	UserID         uuid.UUID        `db:"user_id"`
-	MovieID        uuid.UUID        `db:"movie_id"`
-	Rating         int              `db:"rating"`
-	Comment        sql.Null[string] `db:"comment"`
-	WatchedAt      string           `db:"watched_at"`
-	WatchMedium    sql.Null[string] `db:"watch_medium"`
-	RemoteActorURL sql.Null[string] `db:"remote_actor_url"`
-	CreatedAt      string           `db:"created_at"`
-	UpdatedAt      string           `db:"updated_at"`
-	Quiet          bool             `db:"quiet"`
+	ID             uuid.UUID         `db:"id"`
+	UserID         uuid.UUID         `db:"user_id"`
+	MovieID        uuid.UUID         `db:"movie_id"`
+	Rating         int               `db:"rating"`
+	RatingPrecise  sql.Null[float64] `db:"rating_precise"`
+	Rewatch        bool              `db:"rewatch"`
+	Comment        sql.Null[string]  `db:"comment"`
+	WatchedAt      string            `db:"watched_at"`
+	WatchMedium    sql.Null[string]  `db:"watch_medium"`
+	RemoteActorURL sql.Null[string]  `db:"remote_actor_url"`
+	CreatedAt      string            `db:"created_at"`
+	UpdatedAt      string            `db:"updated_at"`
+	Quiet          bool              `db:"quiet"`
 }
 
 // Review maps the row to its domain review.
 func (r Review) Review() (domain.Review, error) {
 	rv := domain.Review{
-		ID: r.ID, UserID: r.UserID, MovieID: r.MovieID, Rating: r.Rating, Comment: Ptr(r.Comment),
-		RemoteActorURL: Ptr(r.RemoteActorURL), Quiet: r.Quiet,
+		ID: r.ID, UserID: r.UserID, MovieID: r.MovieID, Rating: r.Rating, RatingPrecise: Ptr(r.RatingPrecise),
+		Rewatch: r.Rewatch, Comment: Ptr(r.Comment), RemoteActorURL: Ptr(r.RemoteActorURL), Quiet: r.Quiet,
 	}
 	if r.WatchMedium.Valid {
 		rv.WatchMedium = Ref(domain.WatchMedium(r.WatchMedium.V))

@@ -340,8 +340,8 @@ func (s *Store) prepareBatch(ctx context.Context, tx *Tx) (*batchStmts, error) {
 		to    **sql.Stmt
 		query string
 	}{
-		{&st.insert, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium, watched_at, created_at,
-			updated_at, quiet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&st.insert, `INSERT INTO reviews (id, user_id, movie_id, rating, rating_precise, rewatch, comment, watch_medium,
+			watched_at, created_at, updated_at, quiet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&st.reviewed, reviewedOnQuery},
 		{&st.unwatch, `DELETE FROM watchlist WHERE user_id = ? AND movie_id = ?`},
 		{&st.outcome, `UPDATE import_rows SET outcome = ?, error = ? WHERE session_id = ? AND idx = ? AND outcome IS NULL`},
@@ -380,7 +380,8 @@ func (st *batchStmts) importReview(ctx context.Context, tx *Tx, b importer.Batch
 	if dup {
 		return importer.OutcomeDuplicate, events, nil
 	}
-	_, err = st.insert.ExecContext(ctx, r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, sqlrow.NullString(r.Comment),
+	_, err = st.insert.ExecContext(ctx, r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating,
+		sqlrow.NullOf(r.RatingPrecise), r.Rewatch, sqlrow.NullString(r.Comment),
 		sqlrow.MediumValue(r.WatchMedium), sqlrow.FormatTime(r.WatchedAt), sqlrow.FormatTime(r.CreatedAt), sqlrow.FormatTime(r.UpdatedAt), b.Quiet)
 	if err != nil {
 		return "", nil, fmt.Errorf("insert review: %w", err)

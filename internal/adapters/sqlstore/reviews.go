@@ -133,9 +133,10 @@ func replay(ctx context.Context, tx *Tx, userID uuid.UUID, idem review.Idempoten
 
 // insertReview stores a local review.
 func insertReview(ctx context.Context, tx *Tx, r domain.Review) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, comment, watch_medium,
-		watched_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, sqlrow.NullString(r.Comment),
+	_, err := tx.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, rating_precise, rewatch, comment,
+		watch_medium, watched_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID.String(), r.UserID.String(), r.MovieID.String(), r.Rating, sqlrow.NullOf(r.RatingPrecise), r.Rewatch,
+		sqlrow.NullString(r.Comment),
 		sqlrow.MediumValue(r.WatchMedium), sqlrow.FormatTime(r.WatchedAt), sqlrow.FormatTime(r.CreatedAt), sqlrow.FormatTime(r.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("insert review: %w", err)
@@ -175,11 +176,13 @@ func (s *Store) updateReviewOnce(ctx context.Context, id uuid.UUID, update func(
 		if err := update(&r); err != nil {
 			return err
 		}
+		r.DropStalePrecision()
 		if err := s.lockFeedCounts(ctx, tx, r.ID, r.UserID); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE reviews SET rating = ?, comment = ?, watch_medium = ?, watched_at = ?,
-			updated_at = ? WHERE id = ?`, r.Rating, sqlrow.NullString(r.Comment), sqlrow.MediumValue(r.WatchMedium),
+		_, err = tx.ExecContext(ctx, `UPDATE reviews SET rating = ?, rating_precise = ?, rewatch = ?, comment = ?,
+			watch_medium = ?, watched_at = ?, updated_at = ? WHERE id = ?`, r.Rating, sqlrow.NullOf(r.RatingPrecise), r.Rewatch,
+			sqlrow.NullString(r.Comment), sqlrow.MediumValue(r.WatchMedium),
 			sqlrow.FormatTime(r.WatchedAt), sqlrow.FormatTime(r.UpdatedAt), id.String())
 		if err != nil {
 			return fmt.Errorf("update review: %w", err)

@@ -13,6 +13,7 @@ import (
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/importer"
+	"moviesdiary/internal/usecase/review"
 )
 
 // Imports is what RunImports needs of a store.
@@ -21,6 +22,7 @@ type Imports interface {
 	importer.Store
 	CreateUser(ctx context.Context, u domain.User) (domain.User, error)
 	MovieByExternalID(ctx context.Context, externalID string) (domain.Movie, error)
+	ReviewEntry(ctx context.Context, id uuid.UUID) (review.Entry, error)
 	DeleteExpiredImportSessions(ctx context.Context, now time.Time) (int64, error)
 	DeleteImportRows(ctx context.Context, sessionID uuid.UUID, limit int) (int64, error)
 }
@@ -167,10 +169,19 @@ func RunImports(t *testing.T, open func(t *testing.T, faults *Faults) Imports) {
 			t.Fatalf("interrupted sessions %+v", refs)
 		}
 
-		// Row 3 is the same movie on the same day as row 0: a duplicate within the batch.
+		// Row 3 is the same movie on the same day as row 0: a duplicate within the batch. Row 0
+		// is a rewatch rated 3.5 stars (Letterboxd's half stars): rating 4, kept at 3.5.
+		first := reviewItem(0, alice.ID, 1, 0)
+		first.Review.RatingPrecise, first.Review.Rewatch = ptr(3.5), true
 		b := importer.Batch{SessionID: is.ID, UserID: alice.ID, Target: importer.TargetDiary, Quiet: true, Now: t0,
-			Items: []importer.Item{reviewItem(0, alice.ID, 1, 0), {Index: 2, Err: "rating out of range"}, reviewItem(3, alice.ID, 1, 0)}}
+			Items: []importer.Item{first, {Index: 2, Err: "rating out of range"}, reviewItem(3, alice.ID, 1, 0)}}
 		must(t, s.WriteImportBatch(ctx, b))
+		e, err := s.ReviewEntry(ctx, first.Review.ID)
+		must(t, err)
+		if e.Review.Rating != 4 || e.Review.RatingPrecise == nil || *e.Review.RatingPrecise != 3.5 || !e.Review.Rewatch {
+			t.Fatalf("imported review: rating %d, precise %v, rewatch %v; want 4, 3.5, true", e.Review.Rating,
+				e.Review.RatingPrecise, e.Review.Rewatch)
+		}
 		// A new movie (MovieDiscovered, MovieEnrichmentRequested) and one ReviewLogged.
 		if n := events(t, s); n != 3 {
 			t.Fatalf("%d events after the batch, want 3", n)

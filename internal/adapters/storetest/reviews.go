@@ -94,6 +94,44 @@ func RunReviews(t *testing.T, open func(t *testing.T, faults *Faults) Reviews) {
 	ctx := context.Background()
 	keep := func(domain.Review) error { return nil }
 
+	t.Run("PreciseRatingAndRewatch", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, &Faults{})
+		alice := createUser(t, s, "alice")
+		half := newReview(alice.ID, 5, 1)
+		half.RatingPrecise, half.Rewatch = ptr(4.5), true
+		logReview(t, s, half, tmdbMovie(1))
+		whole := logReview(t, s, newReview(alice.ID, 5, 2), tmdbMovie(1)).Review
+		read := func(id uuid.UUID) domain.Review {
+			t.Helper()
+			e, err := s.ReviewEntry(ctx, id)
+			must(t, err)
+			return e.Review
+		}
+		if r := read(half.ID); r.Rating != 5 || r.RatingPrecise == nil || *r.RatingPrecise != 4.5 || !r.Rewatch {
+			t.Fatalf("4.5 stars, a rewatch: rating %d, precise %v, rewatch %v", r.Rating, r.RatingPrecise, r.Rewatch)
+		}
+		if r := read(whole.ID); r.RatingPrecise != nil || r.Rewatch {
+			t.Fatalf("5 stars: precise %v, rewatch %v; want none, false", r.RatingPrecise, r.Rewatch)
+		}
+		batch, _, err := s.DiaryExportBatch(ctx, alice.ID, nil, 10)
+		must(t, err)
+		if len(batch) != 2 || batch[0].Review.ID != half.ID || *batch[0].Review.RatingPrecise != 4.5 || !batch[0].Review.Rewatch {
+			t.Fatalf("export batch %+v", batch)
+		}
+		// An edit of the comment keeps them; a new rating drops the precise value it no longer rounds to.
+		_, err = s.UpdateReview(ctx, half.ID, func(r *domain.Review) error { r.Comment = ptr("again"); return nil })
+		must(t, err)
+		if r := read(half.ID); r.RatingPrecise == nil || *r.RatingPrecise != 4.5 || !r.Rewatch {
+			t.Fatalf("after a comment edit: precise %v, rewatch %v", r.RatingPrecise, r.Rewatch)
+		}
+		_, err = s.UpdateReview(ctx, half.ID, func(r *domain.Review) error { r.Rating = 3; return nil })
+		must(t, err)
+		if r := read(half.ID); r.Rating != 3 || r.RatingPrecise != nil || !r.Rewatch {
+			t.Fatalf("after a new rating: rating %d, precise %v, rewatch %v", r.Rating, r.RatingPrecise, r.Rewatch)
+		}
+	})
+
 	t.Run("LogReadAndEvents", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, &Faults{})
@@ -490,3 +528,6 @@ func RunReviews(t *testing.T, open func(t *testing.T, faults *Faults) Reviews) {
 		wantKind(t, s.Follow(ctx, alice.ID, domain.LocalIdentity(bob.ID)), domain.KindForbidden, "")
 	})
 }
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }

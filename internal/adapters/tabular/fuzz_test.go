@@ -43,6 +43,7 @@ func FuzzCSV(f *testing.F) {
 		"a,b\n1,2\n", "\uFEFFa;b\r\n1;\"x;y\"\r\n", "a\tb\n1\t2\n", "a,b\n\"line 1\nline 2\",\"say \"\"hi\"\"\"\n",
 		"a,b,c\n\n1\n,,\n4,5,6,7\n", "a,b\n5\" tall,2\n", " a ,,c\n1,2,3\n", "Title,Year,,,\nHeat,1995,,,\n",
 		"Date,Name,Year,Letterboxd URI,Rating\n2023-01-05,Heat,1995,https://boxd.it/2bHu,3.5\n", "a\x00,b\n\x00,\x01\n",
+		"Title,Year\n\"Ran,1985\nAlien,1979\n", "a,b\n\"x\n\"y\n\"z\n1,2\n", "a,b\n\"Heat\" (1995),1\n2,3\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -1,10 +1,7 @@
 package tabular
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 
 	"moviesdiary/internal/usecase/importer"
 )
@@ -95,30 +92,3 @@ func trimHeader(cells []string) []string {
 	}
 	return cells
 }
-
-// lineLimiter fails a read once more than MaxLineBytes pass without a newline.
-type lineLimiter struct {
-	r   *bufio.Reader
-	run int
-}
-
-func (l *lineLimiter) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for rest := p[:n]; ; {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			l.run += len(rest)
-		} else {
-			l.run += i
-		}
-		if l.run > MaxLineBytes {
-			return 0, limitError("a line is longer than %d bytes", MaxLineBytes)
-		}
-		if i < 0 {
-			return n, err
-		}
-		rest, l.run = rest[i+1:], 0
-	}
-}
-
-var _ io.Reader = (*lineLimiter)(nil)

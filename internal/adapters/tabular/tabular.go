@@ -48,6 +48,14 @@ func Open(r io.Reader, format string) (Rows, error) {
 		return nil, errors.New("the file is UTF-16; save it as UTF-8")
 	}
 	format = strings.ToLower(strings.TrimSpace(format))
+	switch {
+	case bytes.HasPrefix(head, zipMagic):
+		format = XLSX // whatever the client said: a zip is a workbook or nothing
+	case format != XLSX:
+		if err := notATable(head); err != nil {
+			return nil, err
+		}
+	}
 	switch format {
 	case CSV, TSV, JSON, XLSX:
 	default:
@@ -73,9 +81,12 @@ func Open(r io.Reader, format string) (Rows, error) {
 	return bound(rows)
 }
 
+// zipMagic starts a zip archive, as an XLSX workbook is.
+var zipMagic = []byte("PK\x03\x04")
+
 // detect names the format of a file from its first bytes.
 func detect(head []byte) string {
-	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+	if bytes.HasPrefix(head, zipMagic) {
 		return XLSX
 	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")

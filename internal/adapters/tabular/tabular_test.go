@@ -1,6 +1,7 @@
 package tabular_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"fmt"
@@ -66,6 +67,112 @@ func TestDelimitedText(t *testing.T) {
 				t.Errorf("got %s %q %q, want %s %q %q", format, header, rows, c.wantFormat, c.header, c.rows)
 			}
 		})
+	}
+}
+
+// TestAStrayQuoteTakesOnlyItsRow: a quote that opens a field and is never properly closed is
+// that row's error, with its line's cells; the rows after it are read as they are, each one.
+// encoding/csv with LazyQuotes read on across the newlines and merged them into one cell.
+func TestAStrayQuoteTakesOnlyItsRow(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in string
+		rows     []string
+	}{
+		{"an opening quote never closed", "Title,Year,Rating\nHeat,1995,4\n\"Ran,1985,5\nAlien,1979,4\nDune,2021,3\n",
+			[]string{"Heat|1995|4", "!line 3: a quoted field is not closed (a stray quote?)", "Alien|1979|4", "Dune|2021|3"}},
+		{"a quoted title with more after it", "Title,Year,Rating\n\"Heat\" (1995),1995,4\nRan,1985,5\n",
+			[]string{"!line 2: extraneous \" in a quoted field (column 1)", "Ran|1985|5"}},
+		{"the stray quote meets a real quoted field", "Title,Year,Comment\n\"Heat,1995,x\nRan,1985,ok\nAlien,1979,\"a,\nb\"\nDune,2021,\n",
+			[]string{"!line 2: a quoted field is not closed (a stray quote?)", "Ran|1985|ok", "Alien|1979|a,\nb", "Dune|2021"}},
+		{"lines of stray quotes", "a,b\n\"x\n\"y\n\"z\n1,2\n",
+			[]string{"!line 2: a quoted field is not closed (a stray quote?)", "!line 3: a quoted field is not closed (a stray quote?)",
+				"!line 4: a quoted field is not closed (a stray quote?)", "1|2"}},
+		{"a stray quote with a run of lines after it", "a,b\n1,2\n\"x,3\n4,5\n\"y,6\n7,8\n",
+			[]string{"1|2", "!line 3: a quoted field is not closed (a stray quote?)", "4|5",
+				"!line 5: a quoted field is not closed (a stray quote?)", "7|8"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, rows := read(t, []byte(c.in), "")
+			if !slices.Equal(rows, c.rows) {
+				t.Errorf("rows = %q, want %q", rows, c.rows)
+			}
+		})
+	}
+	// Nine lines are eight rows: the malformed one keeps its values beside its error.
+	in := "Title,Year,Rating\n" + "Heat,1995,4\n" + "\"Ran,1985,5\n" + strings.Repeat("Alien,1979,4\n", 6)
+	f, err := tabular.Open(strings.NewReader(in), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var n int
+	for {
+		cells, readErr, err := f.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 && (readErr == "" || strings.Join(cells, "|") != "Ran|1985|5") {
+			t.Errorf("row 2: %q %q, want its cells and its error", cells, readErr)
+		}
+		n++
+	}
+	if n != 8 {
+		t.Errorf("%d rows, want 8", n)
+	}
+}
+
+// TestFilesThatAreNotTables: an image, a document, an archive that is not a workbook or a
+// binary is refused as not a table, whatever format the client named; text in Latin-1 or
+// with a stray control character is still a table.
+func TestFilesThatAreNotTables(t *testing.T) {
+	t.Parallel()
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	w, _ := zw.Create("notes.txt")
+	_, _ = w.Write([]byte("Title,Year\nHeat,1995\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	random := make([]byte, 4096)
+	for i := range random {
+		random[i] = byte(i*7919 + i*i*31)
+	}
+	for name, c := range map[string]struct {
+		in     []byte
+		format string
+		says   string
+	}{
+		"PNG":                {[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"), "", "PNG image"},
+		"PNG named a CSV":    {[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"), "csv", "PNG image"},
+		"JPEG":               {[]byte("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00"), "", "JPEG image"},
+		"PDF":                {[]byte("%PDF-1.7\n%\xE2\xE3\xCF\xD3\n"), "json", "PDF document"},
+		"old Excel":          {[]byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\x00\x00"), "", ".xls"},
+		"gzip":               {[]byte("\x1F\x8B\x08\x00\x00\x00\x00\x00"), "", "gzip archive"},
+		"a zip of text":      {zipped.Bytes(), "", "zip archive without a workbook"},
+		"a zip named a CSV":  {zipped.Bytes(), "csv", "zip archive without a workbook"},
+		"a damaged zip":      {[]byte("PK\x03\x04garbage"), "", "damaged zip"},
+		"binary":             {random, "", "binary data"},
+		"binary named a TSV": {random, "tsv", "binary data"},
+	} {
+		_, err := tabular.Open(bytes.NewReader(c.in), c.format)
+		if !errors.Is(err, tabular.ErrNotATable) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want ErrNotATable saying %q", name, err, c.says)
+		}
+	}
+	for name, in := range map[string]string{
+		"Latin-1":             "Titel;Jahr\nDie Blechtrommel;1979\nM\xfcnchen;1972\n\xc4rger im Para\xdfies;1990\n",
+		"a control char":      "a,b\n\x00,\x01\n",
+		"a title starting BZ": "BZh,Year\nHeat,1995\n",
+	} {
+		if _, err := tabular.Open(strings.NewReader(in), ""); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 

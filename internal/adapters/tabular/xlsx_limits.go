@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -48,7 +49,10 @@ const (
 func checkWorkbook(content []byte) error {
 	zr, err := zip.NewReader(bytes.NewReader(content), int64(len(content)))
 	if err != nil {
-		return fmt.Errorf("XLSX: %w", err)
+		return fmt.Errorf("%w (it is a damaged zip archive: %v)", ErrNotATable, err)
+	}
+	if !slices.ContainsFunc(zr.File, func(f *zip.File) bool { return strings.HasPrefix(f.Name, "xl/") }) {
+		return fmt.Errorf("%w (it is a zip archive without a workbook)", ErrNotATable)
 	}
 	if len(zr.File) > MaxXLSXParts {
 		return limitError("the XLSX zip has %d entries, more than %d", len(zr.File), MaxXLSXParts)

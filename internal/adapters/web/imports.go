@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,7 +38,8 @@ func longRequest(next http.Handler) http.Handler {
 
 // importFields are the review fields a column may be mapped onto, in the form's order.
 var importFields = []importer.Field{importer.FieldTitle, importer.FieldYear, importer.FieldDirector,
-	importer.FieldRating, importer.FieldWatchedAt, importer.FieldComment, importer.FieldExternalID}
+	importer.FieldRating, importer.FieldWatchedAt, importer.FieldComment, importer.FieldExternalID, importer.FieldTags,
+	importer.FieldRewatch, importer.FieldWatchedTime, importer.FieldWatchMedium}
 
 // importPage is one upload: what was recognised, the mapping, the preview and the progress.
 type importPage struct {
@@ -51,6 +53,62 @@ type importPage struct {
 	Total   int
 	Shown   int
 	Preview bool // the session has a mapping, so the preview was read
+	// Scales are the rating scales the form offers, the mapping's own selected; DateFormat is
+	// the mapping's watched_at format ("" reads the default forms).
+	Scales      []scaleOption
+	DateFormat  string
+	DateFormats []dateFormat
+}
+
+// scaleOption is one rating scale of the mapping form: the multiplier that turns the file's
+// ratings into stars, as the API's rating_scale.
+type scaleOption struct {
+	Value, Label string
+	Selected     bool
+}
+
+// ratingScales are the scales the form offers; a mapping's other scale (set through the API or
+// a profile) is offered beside them.
+var ratingScales = []scaleOption{
+	{Value: "1", Label: "Stars, 0.5–5 or 1–5 (as they are)"},
+	{Value: "0.5", Label: "Ten points, 1–10 (halved: IMDb)"},
+	{Value: "0.05", Label: "Percent, 1–100"},
+}
+
+// dateFormat is a watched_at format the form suggests, with a date it reads.
+type dateFormat struct{ Format, Example string }
+
+// dateFormats are the watched_at formats the form suggests.
+var dateFormats = []dateFormat{
+	{"%d.%m.%Y", "05.01.2024"}, {"%d/%m/%Y", "05/01/2024"}, {"%m/%d/%Y", "01/05/2024"}, {"%d-%m-%Y", "05-01-2024"},
+	{"%Y-%m-%d %H:%M", "2024-01-05 20:30"},
+}
+
+// mappingOptions fills the form's scale and date format from the session's mappings: the
+// first rating column's scale and the first watched_at column's format.
+func (d *importPage) mappingOptions(ms []importer.Mapping) {
+	scale := "1"
+	for _, m := range ms {
+		if m.Field == importer.FieldRating && m.RatingScale != nil {
+			scale = strconv.FormatFloat(*m.RatingScale, 'g', -1, 64)
+			break
+		}
+	}
+	for _, m := range ms {
+		if m.Field == importer.FieldWatchedAt && m.DateFormat != "" {
+			d.DateFormat = m.DateFormat
+			break
+		}
+	}
+	found := false
+	for _, o := range ratingScales {
+		o.Selected = o.Value == scale
+		found = found || o.Selected
+		d.Scales = append(d.Scales, o)
+	}
+	if !found {
+		d.Scales = append(d.Scales, scaleOption{Value: scale, Label: "× " + scale + " (the saved mapping's)", Selected: true})
+	}
 }
 
 // uploadImport stores the chosen file as an import session and opens its page.
@@ -87,11 +145,14 @@ func (s *Server) renderImport(w http.ResponseWriter, r *http.Request, v visit, s
 	if err != nil {
 		return err
 	}
-	d := importPage{formState: f, Session: sess, Fields: importFields, Mapped: map[string]string{},
+	d := importPage{formState: f, Session: sess, Fields: importFields, Mapped: map[string]string{}, DateFormats: dateFormats,
 		Counts: map[string]int{}, Shown: importPreviewShown}
 	for _, m := range sess.Mappings {
-		d.Mapped[m.SourceColumn] = string(m.Field)
+		if d.Mapped[m.SourceColumn] == "" {
+			d.Mapped[m.SourceColumn] = string(m.Field)
+		}
 	}
+	d.mappingOptions(sess.Mappings)
 	if sess.Mappings != nil {
 		d.Preview = true
 		err := s.Imports.Preview(ctx, v.me.ID, id, func(pr importer.PreviewRow) error {
@@ -131,11 +192,32 @@ func (s *Server) mapImport(w http.ResponseWriter, r *http.Request, v visit) erro
 	if err != nil {
 		return err
 	}
+	var scale *float64
+	if raw := strings.TrimSpace(r.PostFormValue("rating_scale")); raw != "" {
+		f, err := strconv.ParseFloat(strings.Replace(raw, ",", ".", 1), 64)
+		if err != nil {
+			return s.refusedImport(w, r, v, domain.Invalid("The rating scale %q is not a number.", raw))
+		}
+		scale = &f
+	}
+	var dateFormat *string
+	if raw := strings.TrimSpace(r.PostFormValue("date_format")); raw != "" {
+		dateFormat = &raw
+	}
 	var ms []importer.MappingRequest
 	for i, c := range sess.Columns {
-		if f := r.PostFormValue(fmt.Sprintf("field-%d", i)); f != "" {
-			ms = append(ms, importer.MappingRequest{SourceColumn: c, Field: f})
+		f := r.PostFormValue(fmt.Sprintf("field-%d", i))
+		if f == "" {
+			continue
 		}
+		m := importer.MappingRequest{SourceColumn: c, Field: f}
+		switch importer.Field(f) {
+		case importer.FieldRating:
+			m.RatingScale = scale
+		case importer.FieldWatchedAt:
+			m.DateFormat = dateFormat
+		}
+		ms = append(ms, m)
 	}
 	if _, err := s.Imports.SetMapping(r.Context(), v.me.ID, id, ms); err != nil {
 		return s.refusedImport(w, r, v, err)

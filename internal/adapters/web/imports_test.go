@@ -50,7 +50,9 @@ func TestImportAKnownExport(t *testing.T) {
 	sess := p.location()
 	p = mustStatus(t, ann.get(sess), http.StatusOK)
 	contains(t, p, "3 rows", "letterboxd_diary", "<code>Letterboxd URI</code>", "2 ready, 0 duplicates, 1 invalid",
-		"&lt;script&gt;alert(1)&lt;/script&gt;", "Import 2 rows", `name="federate"`)
+		"&lt;script&gt;alert(1)&lt;/script&gt;", "Import 2 rows", `name="federate"`,
+		// The invalid row shows its own values beside its errors.
+		`<td>invalid</td><td>Alien</td><td>1979</td><td>4</td><td>not a date</td><td class="errors">watched_at`)
 	lacks(t, p, "<script>alert(1)</script>")
 	mustStatus(t, b.register("bob").get(sess), http.StatusNotFound)
 
@@ -70,7 +72,7 @@ func TestImportAKnownExport(t *testing.T) {
 	if cd := csv.header.Get("Content-Disposition"); !strings.Contains(cd, "attachment") {
 		t.Errorf("Content-Disposition %q", cd)
 	}
-	if !strings.HasPrefix(csv.body, "title,year,director,rating,comment,watched_at,external_metadata_id\n") ||
+	if !strings.HasPrefix(csv.body, "title,year,director,rating,comment,watched_at,external_metadata_id,rating_precise,rewatch,watch_medium,watched_time\n") ||
 		!strings.Contains(csv.body, "Heat,1995,") || !strings.Contains(csv.body, "<script>alert(1)</script>,1999,") {
 		t.Errorf("export:\n%s", csv.body)
 	}
@@ -103,6 +105,14 @@ func TestImportMapsAFileOfItsOwn(t *testing.T) {
 	contains(t, p, "2 rows", `<label for="field-0">film</label>`, `<option value="title">`)
 	lacks(t, p, "recognised", "Import 1 rows")
 	mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "csrf": {"forged"}}), http.StatusForbidden)
+	// A bad scale or date format is the form's 400, naming it.
+	for _, c := range []struct{ scale, format, says string }{
+		{"ten", "", "rating scale &#34;ten&#34; is not a number"}, {"0", "", "rating_scale must be a positive number"},
+		{"1", "%Q", "%Q is not supported"},
+	} {
+		contains(t, mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "field-1": {"rating"}, "field-2": {"watched_at"},
+			"rating_scale": {c.scale}, "date_format": {c.format}}), http.StatusBadRequest), c.says)
+	}
 	p = mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "field-1": {"rating"}, "field-2": {"watched_at"}, "field-3": {"release_year"}}),
 		http.StatusSeeOther)
 	p = mustStatus(t, ann.get(p.location()), http.StatusOK)
@@ -112,4 +122,21 @@ func TestImportMapsAFileOfItsOwn(t *testing.T) {
 	if n := b.Int(`SELECT COUNT(*) FROM reviews`); n != 1 {
 		t.Errorf("%d reviews, want 1", n)
 	}
+}
+
+// TestHalfStarsAndRewatchShow: Letterboxd's 4.5 stars and its Rewatch column, imported, show
+// on the movie page as ★★★★½ and a rewatch tag, apart from a 5-star first viewing.
+func TestHalfStarsAndRewatchShow(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	diary := "Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date\n" +
+		"2024-01-02,Heat,1995,https://boxd.it/a,5,,,2024-01-01\n" +
+		"2024-02-02,Heat,1995,https://boxd.it/a,4.5,Yes,,2024-02-01\n"
+	sess := mustStatus(t, ann.upload("diary.csv", diary, ann.csrf()), http.StatusSeeOther).location()
+	contains(t, mustStatus(t, ann.get(sess), http.StatusOK), "2 ready", `4.5 <span class="tag">rewatch</span>`)
+	mustStatus(t, ann.post(sess+"/confirm", nil), http.StatusSeeOther)
+	p := mustStatus(t, ann.get("/movie/"+b.String(`SELECT id FROM movies WHERE title = 'Heat'`)), http.StatusOK)
+	contains(t, p, `aria-label="5 out of 5">★★★★★</span> <a`,
+		`aria-label="4.5 out of 5">★★★★½</span> <span class="tag">rewatch</span>`)
 }

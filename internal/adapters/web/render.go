@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"math"
 	"net/http"
 	"net/url"
 	"path"
@@ -46,8 +47,10 @@ var funcs = template.FuncMap{
 		n = max(0, min(n, domain.MaxRating))
 		return strings.Repeat("★", n) + strings.Repeat("☆", domain.MaxRating-n)
 	},
-	"date":    func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-	"isodate": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"reviewStars":  reviewStars,
+	"reviewRating": reviewRating,
+	"date":         func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+	"isodate":      func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 	"str": func(p *string) string {
 		if p == nil {
 			return ""
@@ -341,4 +344,25 @@ func (s *Server) headers(next http.Handler) http.Handler {
 func statusOf(err error) int {
 	st, _ := endpoint.StatusOf(err)
 	return st
+}
+
+// reviewStars draws a review's rating at its precision: five stars, a half one (½) where the
+// precise rating has it (Letterboxd's 4.5 is ★★★★½, not ★★★★★).
+func reviewStars(r domain.Review) string {
+	if r.RatingPrecise == nil {
+		n := max(0, min(r.Rating, domain.MaxRating))
+		return strings.Repeat("★", n) + strings.Repeat("☆", domain.MaxRating-n)
+	}
+	halves := int(math.Round(*r.RatingPrecise * 2))
+	halves = max(0, min(halves, 2*domain.MaxRating))
+	full, half := halves/2, halves%2
+	return strings.Repeat("★", full) + strings.Repeat("½", half) + strings.Repeat("☆", domain.MaxRating-full-half)
+}
+
+// reviewRating is a review's rating as a number at its precision: "4.5", "5".
+func reviewRating(r domain.Review) string {
+	if r.RatingPrecise != nil {
+		return strconv.FormatFloat(*r.RatingPrecise, 'f', -1, 64)
+	}
+	return strconv.Itoa(r.Rating)
 }

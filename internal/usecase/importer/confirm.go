@@ -181,8 +181,8 @@ func (s *Service) item(ctx context.Context, res *resolver, m mapper, sess Sessio
 	if err != nil {
 		return it, err
 	}
-	rv := domain.Review{ID: rid, UserID: sess.UserID, Rating: c.Rating, Comment: optional(c.Comment), WatchedAt: c.WatchedAt,
-		CreatedAt: now, UpdatedAt: now}
+	rv := domain.Review{ID: rid, UserID: sess.UserID, Rating: c.Rating, RatingPrecise: c.RatingPrecise, Rewatch: c.Rewatch,
+		Comment: optional(c.Comment), WatchedAt: c.WatchedAt, WatchMedium: c.WatchMedium, CreatedAt: now, UpdatedAt: now}
 	if err := rv.Validate(); err != nil {
 		it.Err = err.Error()
 		return it, nil

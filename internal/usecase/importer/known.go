@@ -18,6 +18,9 @@ const (
 	KindLetterboxdWatched   Kind = "letterboxd_watched"
 	KindLetterboxdWatchlist Kind = "letterboxd_watchlist"
 	KindIMDbRatings         Kind = "imdb_ratings"
+	// KindDiaryExport is this server's own diary CSV (GET /api/v1/diary/export), read back
+	// with every field it has.
+	KindDiaryExport Kind = "moviesdiary_diary"
 )
 
 // Target is where a session's rows go.
@@ -52,6 +55,19 @@ func recognise(header []string, filename string) Recognised {
 	}
 	col := func(name string, f Field) Mapping { return Mapping{SourceColumn: name, Field: f} }
 	switch {
+	case has("title", "year", "director", "rating", "comment", "watched_at", "external_metadata_id"):
+		// The precise rating first: the first non-empty column of a field wins.
+		var ms []Mapping
+		for _, c := range []Mapping{col("title", FieldTitle), col("year", FieldYear), col("director", FieldDirector),
+			{SourceColumn: "rating_precise", Field: FieldRating, RatingScale: scale(1)},
+			{SourceColumn: "rating", Field: FieldRating, RatingScale: scale(1)}, col("comment", FieldComment),
+			col("watched_at", FieldWatchedAt), col("watched_time", FieldWatchedTime),
+			col("external_metadata_id", FieldExternalID), col("rewatch", FieldRewatch), col("watch_medium", FieldWatchMedium)} {
+			if has(c.SourceColumn) {
+				ms = append(ms, c)
+			}
+		}
+		return Recognised{Kind: KindDiaryExport, Target: TargetDiary, Mappings: ms}
 	case has("Const", "Your Rating", "Date Rated"):
 		ms := []Mapping{
 			col("Const", FieldExternalID),
@@ -71,9 +87,15 @@ func recognise(header []string, filename string) Recognised {
 		switch {
 		case has("Watched Date", "Review"):
 			ms := append(rated, col("Watched Date", FieldWatchedAt), col("Date", FieldWatchedAt), col("Review", FieldComment))
+			if has("Rewatch") {
+				ms = append(ms, col("Rewatch", FieldRewatch))
+			}
 			return Recognised{Kind: KindLetterboxdReviews, Target: TargetDiary, Mappings: withTags(ms, has("Tags"))}
 		case has("Watched Date", "Rating"):
 			ms := append(rated, col("Watched Date", FieldWatchedAt), col("Date", FieldWatchedAt))
+			if has("Rewatch") {
+				ms = append(ms, col("Rewatch", FieldRewatch))
+			}
 			return Recognised{Kind: KindLetterboxdDiary, Target: TargetDiary, Mappings: withTags(ms, has("Tags"))}
 		case has("Rating", "Date"):
 			return Recognised{Kind: KindLetterboxdRatings, Target: TargetDiary, Mappings: append(rated, col("Date", FieldWatchedAt))}

@@ -28,12 +28,21 @@ const (
 	FieldTags Field = "tags"
 	// FieldTitleType is IMDb's "Title Type": a series, an episode or a game is not a movie.
 	FieldTitleType Field = "title_type"
+	// FieldRewatch marks a rewatch: yes, true, 1 or x (Letterboxd writes "Yes"); empty, no,
+	// false or 0 is not.
+	FieldRewatch Field = "rewatch"
+	// FieldWatchedTime is the time of day (HH:MM[:SS], UTC) of watched_at's date: the diary
+	// export's watched_time.
+	FieldWatchedTime Field = "watched_time"
+	// FieldWatchMedium is how the film was watched: cinema, streaming, tv, physical_media,
+	// download, media_server or other.
+	FieldWatchMedium Field = "watch_medium"
 )
 
 func (f Field) known() bool {
 	switch f {
 	case FieldTitle, FieldYear, FieldDirector, FieldRating, FieldWatchedAt, FieldComment, FieldExternalID,
-		FieldTags, FieldTitleType:
+		FieldTags, FieldTitleType, FieldRewatch, FieldWatchedTime, FieldWatchMedium:
 		return true
 	}
 	return false
@@ -50,13 +59,17 @@ type Mapping struct {
 
 // Candidate is a row read through a mapping.
 type Candidate struct {
-	Title      string
-	Year       *int
-	Director   string
-	Rating     int
-	WatchedAt  time.Time
-	Comment    string
-	ExternalID string
+	Title    string
+	Year     *int
+	Director string
+	Rating   int
+	// RatingPrecise is the rating before rounding when it is not whole (4.5 stars).
+	RatingPrecise *float64
+	Rewatch       bool
+	WatchMedium   *domain.WatchMedium
+	WatchedAt     time.Time
+	Comment       string
+	ExternalID    string
 }
 
 // mapper applies mappings to the rows of a file with a given header.
@@ -121,10 +134,11 @@ func indexOf(header []string, name string) int {
 // take them all). The errors say what is missing or unreadable; none means the row is valid.
 func (m mapper) row(cells []string) (Candidate, []string) {
 	var (
-		c    Candidate
-		errs []string
-		tags []string
-		has  = map[Field]bool{}
+		c         Candidate
+		errs      []string
+		tags      []string
+		timeOfDay time.Duration
+		has       = map[Field]bool{}
 	)
 	for _, col := range m.columns {
 		if col.index >= len(cells) {
@@ -148,12 +162,12 @@ func (m mapper) row(cells []string) (Candidate, []string) {
 		case FieldDirector:
 			c.Director = v
 		case FieldRating:
-			r, err := rating(v, col.scale)
+			r, precise, err := rating(v, col.scale)
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
 			}
-			c.Rating = r
+			c.Rating, c.RatingPrecise = r, precise
 		case FieldWatchedAt:
 			t, err := parseDate(v, col.layout)
 			if err != nil {
@@ -176,6 +190,28 @@ func (m mapper) row(cells []string) (Candidate, []string) {
 					tags = append(tags, t)
 				}
 			}
+		case FieldWatchedTime:
+			t, err := parseTimeOfDay(v)
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			timeOfDay = t
+		case FieldWatchMedium:
+			var wm domain.WatchMedium
+			if err := wm.UnmarshalText([]byte(strings.ToLower(v))); err != nil {
+				errs = append(errs, fmt.Sprintf("watch_medium %q is not one of cinema, streaming, tv, physical_media, download, media_server, other", v))
+				continue
+			}
+			c.WatchMedium = &wm
+		case FieldRewatch:
+			switch strings.ToLower(v) {
+			case "yes", "y", "true", "1", "x", "ja", "oui", "sí", "si":
+				c.Rewatch = true
+			case "no", "n", "false", "0", "nein", "non":
+			default:
+				errs = append(errs, fmt.Sprintf("rewatch %q is not yes or no", v))
+			}
 		case FieldTitleType:
 			if t := strings.ToLower(v); strings.Contains(t, "series") || strings.Contains(t, "episode") ||
 				strings.Contains(t, "game") {
@@ -185,6 +221,9 @@ func (m mapper) row(cells []string) (Candidate, []string) {
 	}
 	if len(tags) > 0 {
 		c.Comment = strings.TrimSpace(c.Comment + "\n\n" + strings.Join(tags, " "))
+	}
+	if timeOfDay > 0 && !c.WatchedAt.IsZero() {
+		c.WatchedAt = c.WatchedAt.Truncate(24 * time.Hour).Add(timeOfDay)
 	}
 	for _, f := range []struct {
 		name, v string
@@ -214,19 +253,53 @@ func (m mapper) row(cells []string) (Candidate, []string) {
 	return c, errs
 }
 
+// values returns the row's cells by the field they map onto, as the file has them: the first
+// non-empty one of a field mapped from several columns (tags: all, joined by ", ").
+func (m mapper) values(cells []string) map[string]string {
+	out := map[string]string{}
+	for _, col := range m.columns {
+		if col.index >= len(cells) {
+			continue
+		}
+		v := strings.TrimSpace(cells[col.index])
+		f := string(col.field)
+		switch {
+		case v == "":
+		case out[f] == "":
+			out[f] = v
+		case col.field == FieldTags:
+			out[f] += ", " + v
+		}
+	}
+	return out
+}
+
 // rating reads a rating ("4.5" or "4,5"), multiplies it by scale and rounds half away from zero
 // (math.Round): Letterboxd's half stars 0.5–5 at scale 1 become 1, 2, 3, 4, 5 for 0.5–1, 1.5–2,
-// 2.5–3, 3.5–4, 4.5–5; IMDb's 1–10 at scale 0.5 become 1 for 1–2, 2 for 3–4, … 5 for 9–10.
-func rating(v string, scale float64) (int, error) {
+// 2.5–3, 3.5–4, 4.5–5; IMDb's 1–10 at scale 0.5 become 1 for 1–2, 2 for 3–4, … 5 for 9–10. The
+// value before rounding is kept beside it when it is not whole (domain.PreciseRating): 4.5
+// stars stay 4.5, IMDb's 7 is 3.5.
+func rating(v string, scale float64) (int, *float64, error) {
 	f, err := strconv.ParseFloat(strings.Replace(v, ",", ".", 1), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("rating %q is not a number", v)
+		return 0, nil, fmt.Errorf("rating %q is not a number", v)
 	}
-	r := math.Round(f * scale)
+	r, precise := domain.PreciseRating(f * scale)
 	if r < domain.MinRating || r > domain.MaxRating {
-		return 0, fmt.Errorf("rating %q is %v on the 1–5 scale, outside 1–5", v, r)
+		return 0, nil, fmt.Errorf("rating %q is %v on the 1–5 scale, outside 1–5", v, math.Round(f*scale))
 	}
-	return int(r), nil
+	return r, precise, nil
+}
+
+// parseTimeOfDay reads HH:MM or HH:MM:SS.
+func parseTimeOfDay(v string) (time.Duration, error) {
+	for _, l := range []string{"15:04:05", "15:04"} {
+		if t, err := time.Parse(l, v); err == nil {
+			return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute +
+				time.Duration(t.Second())*time.Second, nil
+		}
+	}
+	return 0, fmt.Errorf("watched_time %q is not a time of day (HH:MM[:SS])", v)
 }
 
 // defaultDateLayouts are the watched_at forms read without a date_format: the API's own

@@ -7,26 +7,56 @@ import (
 )
 
 // TestRatingConversion pins the documented rule: multiply by the scale, round half away from
-// zero, then 1–5 or an error.
+// zero, then 1–5 or an error; a value that is not whole is kept beside it (precise, 0 = none),
+// so 4.5 and 5 stars stay apart.
 func TestRatingConversion(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		in    string
-		scale float64
-		want  int
-		err   bool
+		in      string
+		scale   float64
+		want    int
+		precise float64
+		err     bool
 	}{
-		{"0.5", 1, 1, false}, {"1", 1, 1, false}, {"1.5", 1, 2, false}, {"2.5", 1, 3, false}, {"3.5", 1, 4, false},
-		{"4.5", 1, 5, false}, {"5", 1, 5, false}, {"4,5", 1, 5, false},
-		{"1", 0.5, 1, false}, {"2", 0.5, 1, false}, {"3", 0.5, 2, false}, {"4", 0.5, 2, false}, {"5", 0.5, 3, false},
-		{"6", 0.5, 3, false}, {"7", 0.5, 4, false}, {"8", 0.5, 4, false}, {"9", 0.5, 5, false}, {"10", 0.5, 5, false},
-		{"80", 0.05, 4, false},
-		{"0", 1, 0, true}, {"0.4", 1, 0, true}, {"6", 1, 0, true}, {"ten", 1, 0, true}, {"NaN", 1, 0, true}, {"", 1, 0, true},
+		{"0.5", 1, 1, 0.5, false}, {"1", 1, 1, 0, false}, {"1.5", 1, 2, 1.5, false}, {"2.5", 1, 3, 2.5, false},
+		{"3.5", 1, 4, 3.5, false}, {"4.5", 1, 5, 4.5, false}, {"5", 1, 5, 0, false}, {"4,5", 1, 5, 4.5, false},
+		{"1", 0.5, 1, 0.5, false}, {"2", 0.5, 1, 0, false}, {"3", 0.5, 2, 1.5, false}, {"4", 0.5, 2, 0, false},
+		{"5", 0.5, 3, 2.5, false}, {"6", 0.5, 3, 0, false}, {"7", 0.5, 4, 3.5, false}, {"8", 0.5, 4, 0, false},
+		{"9", 0.5, 5, 4.5, false}, {"10", 0.5, 5, 0, false},
+		{"80", 0.05, 4, 0, false}, {"73", 0.05, 4, 3.65, false},
+		{"0", 1, 0, 0, true}, {"0.4", 1, 0, 0, true}, {"6", 1, 0, 0, true}, {"ten", 1, 0, 0, true}, {"NaN", 1, 0, 0, true},
+		{"", 1, 0, 0, true},
 	}
 	for _, c := range cases {
-		got, err := rating(c.in, c.scale)
-		if (err != nil) != c.err || got != c.want {
-			t.Errorf("rating(%q, %v) = %d, %v; want %d, error %v", c.in, c.scale, got, err, c.want, c.err)
+		got, precise, err := rating(c.in, c.scale)
+		p := 0.0
+		if precise != nil {
+			p = *precise
+		}
+		if (err != nil) != c.err || got != c.want || p != c.precise {
+			t.Errorf("rating(%q, %v) = %d, %v, %v; want %d, %v, error %v", c.in, c.scale, got, p, err, c.want, c.precise, c.err)
+		}
+	}
+}
+
+// TestRewatchColumn: Letterboxd's Rewatch is recognised and read as a flag; a value that is
+// neither yes nor no is the row's error.
+func TestRewatchColumn(t *testing.T) {
+	t.Parallel()
+	header := strings.Split("Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date", ",")
+	known := recognise(header, "diary.csv")
+	m, err := compile(header, known.Mappings, known.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rewatch string
+		want    bool
+		err     bool
+	}{{"Yes", true, false}, {"", false, false}, {"No", false, false}, {"maybe", false, true}} {
+		got, errs := m.row([]string{"2024-03-02", "Heat", "1995", "https://boxd.it/2bHu", "4.5", c.rewatch, "", "2024-03-01"})
+		if got.Rewatch != c.want || (len(errs) > 0) != c.err || got.RatingPrecise == nil || *got.RatingPrecise != 4.5 {
+			t.Errorf("Rewatch %q: rewatch %v, precise %v, errors %v", c.rewatch, got.Rewatch, got.RatingPrecise, errs)
 		}
 	}
 }
@@ -89,6 +119,8 @@ func TestRecognise(t *testing.T) {
 		{"Const,Your Rating,Date Rated,Title,URL,Title Type,IMDb Rating,Runtime (mins),Year,Genres,Num Votes,Release Date,Directors", "x.csv", KindIMDbRatings, TargetDiary},
 		{"const,your rating,date rated,title", "x.csv", KindIMDbRatings, TargetDiary},
 		{"title,year,rating", "diary.csv", KindCustom, TargetDiary},
+		{"title,year,director,rating,comment,watched_at,external_metadata_id", "diary.csv", KindDiaryExport, TargetDiary},
+		{"title,year,director,rating,comment,watched_at,external_metadata_id,rating_precise,rewatch,watch_medium,watched_time", "x.csv", KindDiaryExport, TargetDiary},
 	}
 	for _, c := range cases {
 		got := recognise(strings.Split(c.header, ","), c.file)

@@ -25,6 +25,9 @@ type PreviewRow struct {
 	Status    string
 	Candidate Candidate
 	Errors    []string
+	// Values are the row's own cells by the name of the field each is mapped onto (the first non-empty one), as the
+	// file has them: what an invalid row shows beside its errors.
+	Values map[string]string // by field name
 }
 
 // pageSize is how many stored rows one read returns while streaming a session.
@@ -71,7 +74,7 @@ func (s *Service) Preview(ctx context.Context, userID, id uuid.UUID, emit func(P
 }
 
 func (s *Service) previewRow(ctx context.Context, sess Session, m mapper, r Row, seen map[string]bool) (PreviewRow, error) {
-	pr := PreviewRow{Index: r.Index}
+	pr := PreviewRow{Index: r.Index, Values: m.values(r.Cells)}
 	if r.ReadErr != "" {
 		pr.Status, pr.Errors = StatusInvalid, []string{r.ReadErr}
 		return pr, nil
