@@ -61,8 +61,20 @@ const claimSQL = `WITH pending AS MATERIALIZED (
 	FROM picked WHERE e.id = picked.id
 	RETURNING e.id, e.event_id, e.event_type, e.payload, e.attempts, e.relays, picked.kind`
 
+// asyncCommit makes the claim's transaction commit without waiting for its WAL flush. A claim
+// only says who works on a row: if a crash loses it, the row is pending again (or its ledger
+// claim absent) and is delivered again, which the record allows (at least once, idempotent
+// handlers); and it cannot be lost behind an effect that depends on it, since PostgreSQL writes
+// WAL in order and any later durable commit — a handler's write, the settle — flushes it too.
+// Durable, each claim cycle waited for two WAL flushes (the rows', the ledger's) before a handler
+// could start (issue 34).
+const asyncCommit = `SET LOCAL synchronous_commit TO OFF`
+
 func (claims) ClaimRows(ctx context.Context, tx *sqlstore.Tx, c sqlstore.ClaimArgs) (sqlstore.Claimed, error) {
 	var out sqlstore.Claimed
+	if _, err := tx.ExecContext(ctx, asyncCommit); err != nil {
+		return out, err
+	}
 	rows, err := tx.QueryContext(ctx, claimSQL, c.Now, c.Stale, c.Max, c.Abandoned, c.Lost, c.MaxAttempts, c.Overdue)
 	if err != nil {
 		return out, err
@@ -101,6 +113,9 @@ func (claims) ClaimLedger(ctx context.Context, tx *sqlstore.Tx, keys []delivery.
 		return cmp.Or(cmp.Compare(a.EventID, b.EventID), cmp.Compare(a.Handler, b.Handler))
 	})
 	todo = slices.Compact(todo)
+	if _, err := tx.ExecContext(ctx, asyncCommit); err != nil {
+		return nil, nil, err
+	}
 	acquired := make(map[delivery.Key]int, len(todo))
 	standing := map[delivery.Key]outbox.Entry{}
 	for round := 0; len(todo) > 0; round++ {
