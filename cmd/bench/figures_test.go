@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,23 @@ func TestFiguresHavePostgresRows(t *testing.T) {
 	for _, k := range []string{"drain", "write", "latency_p50_ms"} {
 		if _, ok := got[k]; ok {
 			t.Errorf("figures %s: SQLite's %s written though no SQLite scenario ran", b, k)
+		}
+	}
+}
+
+// TestFiguresKeysMatchPeers checks that every key cmd/bench writes with -figures is one the
+// River benchmark (bench/peers/river/ours.go) reads, so neither side renames one alone.
+func TestFiguresKeysMatchPeers(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(peersDir, "ours.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqliteKeys := []string{"drain", "latency_p50_ms", "latency_p99_ms", "idle_p50_ms", "idle_p99_ms", "write"}
+	for _, k := range sqliteKeys {
+		for _, key := range []string{k, pgFigure(k)} {
+			if !strings.Contains(string(src), `"`+key+`"`) {
+				t.Errorf("bench/peers/river/ours.go does not read the figure %q cmd/bench writes", key)
+			}
 		}
 	}
 }
