@@ -72,16 +72,26 @@ test-fast: lint
 bench: build
 	$(GO) run $(TAGS) ./cmd/bench $(BENCH_FLAGS)
 
-# moviesdiary and River (v0.51.2 on riversqlite, its own module under bench/peers/river) in the
-# same run, same SQLite settings: backlog drain, commit→work at 1,000/s and idle, and the write
-# path; prints both figures and their ratio. BENCH_PEERS_EVENTS sizes both backlogs.
+# moviesdiary and River v0.51.2 (its own module under bench/peers/river) in the same run: on
+# SQLite (riversqlite, same SQLite settings) and on PostgreSQL (riverpgxv5; moviesdiary's pg-*
+# rows and River each on a throwaway cluster started the same way, PostgreSQL's durable defaults,
+# synchronous_commit=on): backlog drain, commit→work at 1,000/s and idle, and the write path;
+# prints both figures and their ratio. BENCH_PEERS_EVENTS sizes the backlogs;
+# BENCH_PEERS_STORES=sqlite or =postgres runs one of the two comparisons.
 BENCH_PEERS_EVENTS ?= 20000
+BENCH_PEERS_STORES ?= sqlite,postgres
+bench_peers_only_sqlite = db,latency,idle,write
+bench_peers_only_postgres = pg-db,pg-latency,pg-idle,pg-write
+bench_peers_comma := ,
+bench_peers_empty :=
+bench_peers_space := $(bench_peers_empty) $(bench_peers_empty)
+bench_peers_only = $(subst $(bench_peers_space),$(bench_peers_comma),$(strip $(foreach s,$(subst $(bench_peers_comma), ,$(BENCH_PEERS_STORES)),$(bench_peers_only_$(s)))))
 bench-peers:
 	$(GO) build $(TAGS) -o bin/bench ./cmd/bench
-	./bin/bench -only db,latency,idle,write -synchronous normal -events $(BENCH_PEERS_EVENTS) \
-		-figures bin/bench-ours.json
+	./bin/bench -only $(bench_peers_only) -synchronous normal -pg-synchronous-commit on \
+		-events $(BENCH_PEERS_EVENTS) -figures bin/bench-ours.json
 	cd bench/peers/river && $(GO) build -o ../../../bin/river-bench .
-	./bin/river-bench -jobs $(BENCH_PEERS_EVENTS) -ours bin/bench-ours.json
+	./bin/river-bench -stores $(BENCH_PEERS_STORES) -jobs $(BENCH_PEERS_EVENTS) -ours bin/bench-ours.json
 
 # Kills, pauses and outages against the real binaries on both backends, then the invariant
 # checks; CHAOS_FLAGS="-seed N -duration 60s -backend db -v" to vary it. CHAOS_FLAGS="-store

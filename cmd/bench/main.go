@@ -316,7 +316,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 	}
 	if o.pg != nil && (o.wants("pg-db") || o.wants("pg-latency") || o.wants("pg-idle")) {
-		if err := postgresScenarios(ctx, dir, o, log, sqliteRun{drains: drains, figures: figures}, add); err != nil {
+		if err := postgresScenarios(ctx, dir, o, log, sqliteRun{drains: drains, figures: figures}, figures, add); err != nil {
 			return fmt.Errorf("postgres: %w", err)
 		}
 	}
@@ -326,6 +326,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.wants("write") {
 		modes = sqliteWriteModes(dir, o.syncs, log)
 	}
+	// pgFirst is the index of PostgreSQL's first mode among modes, rates too.
+	pgFirst := len(modes)
 	if o.pg != nil && o.wants("pg-write") {
 		modes = append(modes, pgWriteModes(o, log)...)
 	}
@@ -339,6 +341,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		if o.wants("write") {
 			figures["write"] = rates[0]
+		}
+		if i := slices.Index(o.pgCommits, figureCommit); o.pg != nil && o.wants("pg-write") && i >= 0 {
+			figures[pgFigure("write")] = rates[pgFirst+i]
 		}
 	}
 

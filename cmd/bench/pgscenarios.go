@@ -35,6 +35,13 @@ type sqliteRun struct {
 	figures map[string]float64 // latency_p50_ms, idle_p99_ms…, as written for bench-peers
 }
 
+// figureCommit is the synchronous_commit setting whose PostgreSQL figures -figures writes, for
+// bench-peers to compare with River on PostgreSQL, which runs at PostgreSQL's default.
+const figureCommit = "on"
+
+// pgFigure is the -figures key of a PostgreSQL figure: SQLite's key with a pg_ prefix.
+func pgFigure(key string) string { return "pg_" + key }
+
 // vsSQLite is "; ×r SQLite's synchronous=s" for each SQLite rate measured (nothing if none was).
 func vsSQLite(rate float64, sqliteRates map[sqlite.Synchronous]float64, syncs []sqlite.Synchronous) string {
 	var parts []string
@@ -50,8 +57,9 @@ func vsSQLite(rate float64, sqliteRates map[sqlite.Synchronous]float64, syncs []
 }
 
 // postgresScenarios runs pg-db, pg-latency and pg-idle, those asked for, on o.pg with each
-// synchronous_commit setting and adds their rows.
-func postgresScenarios(ctx context.Context, dir string, o options, log *slog.Logger, base sqliteRun, add func(scenario, format string, args ...any)) error {
+// synchronous_commit setting and adds their rows; the figures with synchronous_commit=on go into
+// figures under pgFigure keys (pg_drain, pg_latency_p50_ms…).
+func postgresScenarios(ctx context.Context, dir string, o options, log *slog.Logger, base sqliteRun, figures map[string]float64, add func(scenario, format string, args ...any)) error {
 	tag := func(c string) string { return ", synchronous_commit=" + c }
 	if o.wants("pg-db") {
 		for _, c := range o.pgCommits {
@@ -63,6 +71,9 @@ func postgresScenarios(ctx context.Context, dir string, o options, log *slog.Log
 			}
 			n := float64(o.events)
 			rate := n / r.Elapsed.Seconds()
+			if c == figureCommit {
+				figures[pgFigure("drain")] = rate
+			}
 			add(fmt.Sprintf("pg: drain %d-event backlog%s", o.events, tag(c)),
 				"%.0f events/s (%s; worker process %.0f µs CPU/event, PostgreSQL %.0f µs CPU/event)%s",
 				rate, r.Elapsed.Round(time.Millisecond), float64(r.CPU.Microseconds())/n, float64(r.serverCPU.Microseconds())/n,
@@ -96,6 +107,9 @@ func postgresScenarios(ctx context.Context, dir string, o options, log *slog.Log
 				return fmt.Errorf("%s (synchronous_commit=%s): %w", l.scenario, c, err)
 			}
 			p50, p99 := quantileMS(s.latencies, 0.5), quantileMS(s.latencies, 0.99)
+			if c == figureCommit {
+				figures[pgFigure(l.key+"_p50_ms")], figures[pgFigure(l.key+"_p99_ms")] = p50, p99
+			}
 			ratio := ""
 			if b50, b99 := base.figures[l.key+"_p50_ms"], base.figures[l.key+"_p99_ms"]; b50 > 0 && b99 > 0 {
 				ratio = fmt.Sprintf("; p50 %.2f×, p99 %.2f× SQLite's", p50/b50, p99/b99)

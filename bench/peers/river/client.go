@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/riverdriver"
 )
 
 // maxWorkers is River's concurrency, moviesdiary's EVENT_QUEUE_CONCURRENCY default.
@@ -72,15 +71,15 @@ func noop[T river.JobArgs](s *starts) river.Worker[T] {
 	})
 }
 
-// newClient is a River client on db working the three kinds with maxWorkers workers and
+// newClient is a River client on driver working the three kinds with maxWorkers workers and
 // fetching as eagerly as River allows; it is not started.
-func newClient(db *sql.DB) (*river.Client[*sql.Tx], *starts, error) {
+func newClient[TTx any](driver riverdriver.Driver[TTx]) (*river.Client[TTx], *starts, error) {
 	s := &starts{at: map[int64]time.Time{}}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, noop[reviewLogged](s))
 	river.AddWorker(workers, noop[movieWatched](s))
 	river.AddWorker(workers, noop[followAdded](s))
-	c, err := river.NewClient(riversqlite.New(db), &river.Config{
+	c, err := river.NewClient(driver, &river.Config{
 		FetchCooldown:     river.FetchCooldownMin,
 		FetchPollInterval: river.FetchPollIntervalMin,
 		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -11,13 +11,13 @@ import (
 // commitToWork offers n jobs at rate per second from producers goroutines, one job per
 // transaction, to a started client on a fresh database, and returns each job's time from its
 // commit returning to its Work starting (as moviesdiary's bench measures commit→handler).
-func commitToWork(ctx context.Context, dir, name string, rate, n, producers int) ([]time.Duration, error) {
-	db, err := openDB(ctx, dir, name)
+func commitToWork[TTx any](ctx context.Context, b backend[TTx], name string, rate, n, producers int) ([]time.Duration, error) {
+	db, err := b.open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	c, started, err := newClient(db)
+	defer db.close()
+	c, started, err := newClient(db.driver)
 	if err != nil {
 		return nil, err
 	}
@@ -43,18 +43,18 @@ func commitToWork(ctx context.Context, dir, name string, rate, n, producers int)
 				if w := time.Until(begin.Add(time.Duration(i) * interval)); w > 0 {
 					time.Sleep(w) // paces the offered load
 				}
-				tx, err := db.BeginTx(ctx, nil)
+				tx, err := db.begin(ctx)
 				if err != nil {
 					errs <- err
 					return
 				}
 				res, err := c.InsertTx(ctx, tx, jobArgs(i), nil)
 				if err != nil {
-					tx.Rollback()
+					db.rollback(ctx, tx)
 					errs <- fmt.Errorf("insert: %w", err)
 					return
 				}
-				if err := tx.Commit(); err != nil {
+				if err := db.commit(ctx, tx); err != nil {
 					errs <- err
 					return
 				}

@@ -13,13 +13,13 @@ const drainBatch = 1000
 
 // drain inserts a backlog of n jobs (the three kinds in turn) before the client starts, then
 // starts it and times until every job is completed: jobs/s.
-func drain(ctx context.Context, dir string, n int) (float64, error) {
-	db, err := openDB(ctx, dir, "drain")
+func drain[TTx any](ctx context.Context, b backend[TTx], n int) (float64, error) {
+	db, err := b.open(ctx, "drain")
 	if err != nil {
 		return 0, err
 	}
-	defer db.Close()
-	c, _, err := newClient(db)
+	defer db.close()
+	c, _, err := newClient(db.driver)
 	if err != nil {
 		return 0, err
 	}
@@ -28,15 +28,15 @@ func drain(ctx context.Context, dir string, n int) (float64, error) {
 		for j := i; j < min(n, i+drainBatch); j++ {
 			params = append(params, river.InsertManyParams{Args: jobArgs(j)})
 		}
-		tx, err := db.BeginTx(ctx, nil)
+		tx, err := db.begin(ctx)
 		if err != nil {
 			return 0, err
 		}
 		if _, err := c.InsertManyTx(ctx, tx, params); err != nil {
-			tx.Rollback()
+			db.rollback(ctx, tx)
 			return 0, fmt.Errorf("insert backlog: %w", err)
 		}
-		if err := tx.Commit(); err != nil {
+		if err := db.commit(ctx, tx); err != nil {
 			return 0, err
 		}
 	}

@@ -5,15 +5,33 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
+	"strings"
 )
 
-// oursKeys are the figures cmd/bench -figures writes that this benchmark compares with.
-var oursKeys = []string{"drain", "latency_p50_ms", "latency_p99_ms", "idle_p50_ms", "idle_p99_ms", "write"}
+// oursKeys are the figures cmd/bench -figures writes that this benchmark compares with, by
+// store: SQLite's from its db, latency, idle and write scenarios, PostgreSQL's (synchronous_commit
+// on) from pg-db, pg-latency, pg-idle and pg-write.
+var oursKeys = map[string][]string{
+	"sqlite":   {"drain", "latency_p50_ms", "latency_p99_ms", "idle_p50_ms", "idle_p99_ms", "write"},
+	"postgres": {"pg_drain", "pg_latency_p50_ms", "pg_latency_p99_ms", "pg_idle_p50_ms", "pg_idle_p99_ms", "pg_write"},
+}
 
-// readOurs reads moviesdiary's figures from path (cmd/bench -figures), and says which run to
-// repeat when the file is missing, malformed or lacks a figure.
-func readOurs(path string) (map[string]float64, error) {
-	const hint = "run cmd/bench -only db,latency,idle,write -figures FILE first (make bench-peers does)"
+// oursScenarios are the cmd/bench scenarios that write a store's figures.
+var oursScenarios = map[string]string{
+	"sqlite":   "db,latency,idle,write",
+	"postgres": "pg-db,pg-latency,pg-idle,pg-write -pg-synchronous-commit on",
+}
+
+// readOurs reads moviesdiary's figures for stores from path (cmd/bench -figures), and says which
+// run to repeat when the file is missing, malformed or lacks a figure.
+func readOurs(path string, stores []string) (map[string]float64, error) {
+	var want []string
+	for _, s := range stores {
+		want = append(want, oursScenarios[s])
+	}
+	// stores come in parseStores' order, SQLite first, so the flags after PostgreSQL's come last.
+	hint := "run cmd/bench -only " + strings.Join(want, ",") + " -figures FILE first (make bench-peers does)"
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("moviesdiary's figures: %w; %s", err, hint)
@@ -22,7 +40,7 @@ func readOurs(path string) (map[string]float64, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("moviesdiary's figures in %s: not a JSON object of numbers: %w", path, err)
 	}
-	for _, k := range oursKeys {
+	for _, k := range slices.Concat(oursKeysOf(stores)...) {
 		v, ok := f[k]
 		if !ok {
 			return nil, fmt.Errorf("moviesdiary's figures in %s: no %q; %s", path, k, hint)
@@ -32,4 +50,13 @@ func readOurs(path string) (map[string]float64, error) {
 		}
 	}
 	return f, nil
+}
+
+// oursKeysOf are the keys of each of stores.
+func oursKeysOf(stores []string) [][]string {
+	var out [][]string
+	for _, s := range stores {
+		out = append(out, oursKeys[s])
+	}
+	return out
 }

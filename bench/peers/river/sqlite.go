@@ -48,3 +48,35 @@ func openDB(ctx context.Context, dir, name string) (*sql.DB, error) {
 	}
 	return db, nil
 }
+
+// sqliteBackend is River on riversqlite, a file per store in dir; commit→work is offered by two
+// producers, as cmd/bench's latency scenario.
+func sqliteBackend(dir string) backend[*sql.Tx] {
+	return backend[*sql.Tx]{producers: 2, open: func(ctx context.Context, name string) (*store[*sql.Tx], error) {
+		db, err := openDB(ctx, dir, name)
+		if err != nil {
+			return nil, err
+		}
+		return &store[*sql.Tx]{
+			driver:   riversqlite.New(db),
+			begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
+			commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
+			rollback: func(_ context.Context, tx *sql.Tx) { tx.Rollback() },
+			createReviews: func(ctx context.Context) error {
+				_, err := db.ExecContext(ctx, `CREATE TABLE review (
+					id INTEGER PRIMARY KEY,
+					user_id INTEGER NOT NULL,
+					movie_id INTEGER NOT NULL,
+					rating INTEGER NOT NULL,
+					body TEXT NOT NULL)`)
+				return err
+			},
+			insertReview: func(ctx context.Context, tx *sql.Tx, user, movie, rating int, body string) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO review (user_id, movie_id, rating, body) VALUES (?, ?, ?, ?)`,
+					user, movie, rating, body)
+				return err
+			},
+			close: func() { db.Close() },
+		}, nil
+	}}
+}

@@ -14,21 +14,16 @@ const writers = 16
 // writePath runs writers goroutines for d, each committing transactions of one review row in
 // the benchmark's own table and one InsertTx, on a fresh database (the client is not started,
 // as moviesdiary's write path runs without a worker): commits/s.
-func writePath(ctx context.Context, dir string, d time.Duration) (float64, error) {
-	db, err := openDB(ctx, dir, "write")
+func writePath[TTx any](ctx context.Context, b backend[TTx], d time.Duration) (float64, error) {
+	db, err := b.open(ctx, "write")
 	if err != nil {
 		return 0, err
 	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, `CREATE TABLE review (
-		id INTEGER PRIMARY KEY,
-		user_id INTEGER NOT NULL,
-		movie_id INTEGER NOT NULL,
-		rating INTEGER NOT NULL,
-		body TEXT NOT NULL)`); err != nil {
+	defer db.close()
+	if err := db.createReviews(ctx); err != nil {
 		return 0, err
 	}
-	c, _, err := newClient(db)
+	c, _, err := newClient(db.driver)
 	if err != nil {
 		return 0, err
 	}
@@ -42,23 +37,22 @@ func writePath(ctx context.Context, dir string, d time.Duration) (float64, error
 		go func() {
 			defer wg.Done()
 			for i := 0; time.Now().Before(stop); i++ {
-				tx, err := db.BeginTx(ctx, nil)
+				tx, err := db.begin(ctx)
 				if err != nil {
 					errs <- err
 					return
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO review (user_id, movie_id, rating, body) VALUES (?, ?, ?, ?)`,
-					w, i, 1+i%10, "A quiet film that stays with you."); err != nil {
-					tx.Rollback()
+				if err := db.insertReview(ctx, tx, w, i, 1+i%10, "A quiet film that stays with you."); err != nil {
+					db.rollback(ctx, tx)
 					errs <- err
 					return
 				}
 				if _, err := c.InsertTx(ctx, tx, jobArgs(i), nil); err != nil {
-					tx.Rollback()
+					db.rollback(ctx, tx)
 					errs <- fmt.Errorf("insert job: %w", err)
 					return
 				}
-				if err := tx.Commit(); err != nil {
+				if err := db.commit(ctx, tx); err != nil {
 					errs <- err
 					return
 				}
