@@ -197,6 +197,7 @@ var notices = map[string]string{
 	"token-deleted": "Webhook token deleted.", "watch-confirmed": "Watch logged as a review.",
 	"watch-dismissed": "Watch dismissed.", "mapped": "Columns saved.",
 	"imported": "Import done.",
+	"pending":  "Account created. An admin must approve it before you can log in.",
 }
 
 func noticeText(key string) string { return notices[key] }
