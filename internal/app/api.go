@@ -124,11 +124,13 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 	if o.Metrics != nil {
 		observe = o.Metrics.ObserveRequest
 	}
+	authn := auth.NewAuthenticator(signer.Verify, store, 0, nil)
 	return httpapi.New(httpapi.Deps{
 		Observe: observe, Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
-		Authenticate: auth.NewAuthenticator(signer.Verify, store, 0, nil).Authenticate, TrustedProxies: o.TrustedProxies,
+		Authenticate: authn.Authenticate, TrustedProxies: o.TrustedProxies,
 		Auth: auth.New(store, signer, auth.Config{
 			Registration: registration(o), FirstUserAdmin: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
+			Forget: authn.Forget,
 		}),
 		Reviews:   review.NewService(store, store, resolver),
 		Export:    review.NewExporter(store),

@@ -110,3 +110,18 @@ type Invite struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
+
+// LoginSession is one live log-in of a user: a refresh token family, as its owner sees it.
+type LoginSession struct {
+	// ID names the session (a hash of its family, never a token).
+	ID        string
+	StartedAt time.Time // StartedAt is the log-in.
+	LastUsed  time.Time // LastUsed is the latest refresh (the log-in when none).
+	ExpiresAt time.Time
+}
+
+// reservedUsernames are names no account may take: the instance actor's and the routes' own.
+var reservedUsernames = map[string]bool{"instance.actor": true, "instance_actor": true, "instance-actor": true}
+
+// ReservedUsername reports whether name belongs to the instance (its actor) and no account.
+func ReservedUsername(name string) bool { return reservedUsernames[strings.ToLower(name)] }

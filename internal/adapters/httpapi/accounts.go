@@ -11,12 +11,12 @@ import (
 // accountRoutes are the routes of this file and its siblings.
 func (s *Server) accountRoutes() []route {
 	const post = http.MethodPost
-	return []route{
-		{method: post, pattern: "/api/v1/admin/invites", summary: "Make a one-time invite link (admin)", access: accessAdmin,
+	return append(s.selfRoutes(),
+		route{method: post, pattern: "/api/v1/admin/invites", summary: "Make a one-time invite link (admin)", access: accessAdmin,
 			handle: s.createInvite, response: inviteResponse{}, status: 201, errors: []int{401, 403}},
-		{method: post, pattern: "/api/v1/admin/users/{id}/approve", summary: "Approve an account waiting for approval (admin)",
+		route{method: post, pattern: "/api/v1/admin/users/{id}/approve", summary: "Approve an account waiting for approval (admin)",
 			access: accessAdmin, handle: s.approveUser, status: 204, errors: []int{400, 401, 403, 404}},
-	}
+	)
 }
 
 type inviteResponse struct {

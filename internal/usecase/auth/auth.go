@@ -44,6 +44,8 @@ type Accounts interface {
 	CountAdmins(ctx context.Context) (int, error)
 	// ApproveUser lets a pending account log in.
 	ApproveUser(ctx context.Context, id uuid.UUID) error
+	// The self-service changes (self.go).
+	SelfService
 	// UserByEmail returns the user with that e-mail (case-insensitive), or a KindNotFound error.
 	UserByEmail(ctx context.Context, email string) (domain.User, error)
 	// UserByID returns the user, or a KindNotFound error.
@@ -74,6 +76,9 @@ type Config struct {
 	FirstUserAdmin bool
 	// InviteTTL is how long an invite link works; default InviteTTLDefault.
 	InviteTTL time.Duration
+	// Forget, when set, is told of a deleted account, so the Authenticator stops trusting its
+	// tokens at once (Authenticator.Forget).
+	Forget func(uuid.UUID)
 	// RefreshTTL is a refresh token's life; default RefreshTTLDefault.
 	RefreshTTL time.Duration
 	// Hasher hashes passwords; default DefaultHasher (argon2id).
@@ -152,6 +157,9 @@ func (s *Service) Register(ctx context.Context, email, username, password, invit
 	}
 	if username, err = domain.NormalizeUsername(username); err != nil {
 		return domain.User{}, err
+	}
+	if domain.ReservedUsername(username) {
+		return domain.User{}, domain.Invalid("Username already taken")
 	}
 	if err := domain.ValidatePassword(password); err != nil {
 		return domain.User{}, err
