@@ -23,19 +23,20 @@ import (
 // change is one transaction, as the API's are.
 func adminCommand(ctx context.Context, cfg config.Config, args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) < 2 || args[0] != "users" {
-		return fmt.Errorf("%w: admin users list | reset-password USER | set-role USER admin|standard | delete-user USER --yes", errUsage)
+		return fmt.Errorf("%w: admin users list | create EMAIL USERNAME [--admin] | approve USER | invite [--admin] | reset-password USER | set-role USER admin|standard | delete-user USER --yes", errUsage)
 	}
 	sub, rest := args[1], args[2:]
 	fs := flag.NewFlagSet("admin users "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "machine-readable output (list)")
-	fromStdin := fs.Bool("password-stdin", false, "reset-password: read the new password from the first line of stdin")
+	fromStdin := fs.Bool("password-stdin", false, "reset-password, create: read the password from the first line of stdin")
+	makeAdmin := fs.Bool("admin", false, "create: make an admin; invite: a link that makes one")
 	yes := fs.Bool("yes", false, "delete-user: really delete")
 	positional, err := parseInterleaved(fs, rest)
 	if err != nil {
 		return err
 	}
-	want := map[string]int{"list": 0, "reset-password": 1, "set-role": 2, "delete-user": 1}
+	want := map[string]int{"list": 0, "reset-password": 1, "set-role": 2, "delete-user": 1, "create": 2, "approve": 1, "invite": 0}
 	n, ok := want[sub]
 	switch {
 	case !ok:
@@ -62,16 +63,43 @@ func adminCommand(ctx context.Context, cfg config.Config, args []string, stdin i
 			return err
 		}
 		return printUsers(stdout, users, *asJSON)
+	case "create":
+		password, generated, err := newPassword(stdin, *fromStdin)
+		if err != nil {
+			return err
+		}
+		role := domain.RoleStandard
+		if *makeAdmin {
+			role = domain.RoleAdmin
+		}
+		u, err := admin.Create(ctx, positional[0], positional[1], password, role)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "created %s as %s\n", name(u), u.Role)
+		if generated {
+			fmt.Fprintf(stdout, "password: %s\n", password)
+		}
+		return nil
+	case "approve":
+		u, err := admin.Approve(ctx, positional[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s may log in now\n", name(u))
+		return nil
+	case "invite":
+		svc := auth.New(store, nil, auth.Config{})
+		token, expires, err := svc.NewInvite(ctx, nil, *makeAdmin)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\n(works once, until %s)\n", auth.InviteURL(cfg.BaseURL, token), expires.UTC().Format(time.RFC3339))
+		return nil
 	case "reset-password":
-		password, generated := "", false
-		if *fromStdin {
-			line, err := bufio.NewReader(stdin).ReadString('\n')
-			if err != nil && line == "" {
-				return fmt.Errorf("read the password from stdin: %w", err)
-			}
-			password = strings.TrimRight(line, "\r\n")
-		} else {
-			password, generated = rand.Text(), true
+		password, generated, err := newPassword(stdin, *fromStdin)
+		if err != nil {
+			return err
 		}
 		u, err := admin.ResetPassword(ctx, positional[0], password)
 		if err != nil {
@@ -99,6 +127,18 @@ func adminCommand(ctx context.Context, cfg config.Config, args []string, stdin i
 	}
 }
 
+// newPassword reads a password from the first line of stdin, or generates one (generated true).
+func newPassword(stdin io.Reader, fromStdin bool) (password string, generated bool, err error) {
+	if !fromStdin {
+		return rand.Text(), true, nil
+	}
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return "", false, fmt.Errorf("read the password from stdin: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), false, nil
+}
+
 func name(u domain.User) string { return fmt.Sprintf("%s (%s, %s)", u.Username, u.Email, u.ID) }
 
 func printUsers(w io.Writer, users []domain.User, asJSON bool) error {
@@ -108,11 +148,12 @@ func printUsers(w io.Writer, users []domain.User, asJSON bool) error {
 			Username  string    `json:"username"`
 			Email     string    `json:"email"`
 			Role      string    `json:"role"`
+			Pending   bool      `json:"pending"`
 			CreatedAt time.Time `json:"created_at"`
 		}
 		out := make([]row, len(users))
 		for i, u := range users {
-			out[i] = row{u.ID.String(), u.Username, u.Email, string(u.Role), u.CreatedAt.UTC()}
+			out[i] = row{u.ID.String(), u.Username, u.Email, string(u.Role), u.Pending, u.CreatedAt.UTC()}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -121,7 +162,11 @@ func printUsers(w io.Writer, users []domain.User, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUSERNAME\tEMAIL\tROLE\tCREATED")
 	for _, u := range users {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.ID, u.Username, u.Email, u.Role, u.CreatedAt.UTC().Format(time.RFC3339))
+		role := string(u.Role)
+		if u.Pending {
+			role += " (awaiting approval)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.ID, u.Username, u.Email, role, u.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	return tw.Flush()
 }

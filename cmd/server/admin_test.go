@@ -35,8 +35,9 @@ func adminFixture(t *testing.T) (store *sqlite.Store, alice, bob domain.User) {
 	hash, _ := auth.DefaultHasher.Hash("old password")
 	for _, u := range []*domain.User{&alice, &bob} {
 		name := map[*domain.User]string{&alice: "alice", &bob: "bob"}[u]
+		role := map[*domain.User]domain.Role{&alice: domain.RoleAdmin, &bob: domain.RoleStandard}[u]
 		*u, err = store.CreateUser(ctx, domain.User{ID: uuid.New(), Username: name, Email: name + "@example.org",
-			PasswordHash: hash, Role: domain.RoleStandard, CreatedAt: time.Now()})
+			PasswordHash: hash, Role: role, CreatedAt: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,3 +199,40 @@ func TestAdminNeedsAnExistingDatabase(t *testing.T) {
 }
 
 func domainNotFound(err error) bool { return err != nil && domain.KindOf(err) == domain.KindNotFound }
+
+// TestAdminUsersCreateAndLastAdmin: the operator makes the first admin from the CLI, and the
+// last admin can be neither demoted nor deleted, even on a one-user instance.
+func TestAdminUsersCreateAndLastAdmin(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("DATA_DIR", dir)
+	t.Setenv("BASE_URL", "https://diary.example")
+	store, err := sqlite.OpenMigrated(context.Background(), filepath.Join(dir, "moviesdiary.db"), testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	code, out, stderr := runCLI(t, "a long root password\n", "admin", "users", "create", "root@example.org", "root", "--admin", "--password-stdin")
+	if code != 0 || !strings.Contains(out, "as admin") {
+		t.Fatalf("create --admin: exit %d %q %q", code, out, stderr)
+	}
+	u, err := store.UserByUsername(context.Background(), "root")
+	if err != nil || u.Role != domain.RoleAdmin || u.Pending || !auth.DefaultHasher.Verify("a long root password", u.PasswordHash) {
+		t.Fatalf("created %+v, %v", u, err)
+	}
+	if code, _, stderr := runCLI(t, "", "admin", "users", "set-role", "root", "standard"); code != 1 || !strings.Contains(stderr, "only admin") {
+		t.Fatalf("demoting the only user, the last admin: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "admin", "users", "delete-user", "root", "--yes"); code != 1 || !strings.Contains(stderr, "only admin") {
+		t.Fatalf("deleting the last admin: exit %d %q", code, stderr)
+	}
+	if u, err := store.UserByID(context.Background(), u.ID); err != nil || u.Role != domain.RoleAdmin {
+		t.Fatalf("after the refusals: %+v, %v", u, err)
+	}
+	code, out, _ = runCLI(t, "", "admin", "users", "invite")
+	if code != 0 || !strings.Contains(out, "https://diary.example/register?invite=") {
+		t.Fatalf("invite: exit %d %q", code, out)
+	}
+	if code, out, _ := runCLI(t, "", "admin", "users", "create", "pat@example.org", "pat"); code != 0 || !strings.Contains(out, "password: ") {
+		t.Fatalf("create with a generated password: exit %d %q", code, out)
+	}
+}

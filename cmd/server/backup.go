@@ -140,7 +140,7 @@ func restoreCommand(ctx context.Context, cfg config.Config, args []string, stdou
 	if err := sqlite.CheckUnused(ctx, path); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	tmp := path + ".restoring"
@@ -221,7 +221,7 @@ func copyTree(src, dst string) (int, error) {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(target, 0o700)
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -256,7 +256,7 @@ func copyFile(src, dst string, perm os.FileMode) (bool, error) {
 		return false, err
 	}
 	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return false, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")

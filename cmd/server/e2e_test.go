@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"moviesdiary/internal/delivery/deliverytest"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"moviesdiary/internal/delivery/deliverytest"
+
 	_ "github.com/mattn/go-sqlite3"
 )
 
@@ -29,7 +30,7 @@ func TestEndToEnd(t *testing.T) {
 	bin := buildBinaries(t)
 	data := t.TempDir()
 	port := freePort(t)
-	env := append(os.Environ(), "DATA_DIR="+data, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "LOG_LEVEL=debug",
+	env := append(os.Environ(), "DATA_DIR="+data, "REGISTRATION_MODE=open", "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "LOG_LEVEL=debug",
 		"EVENT_BUS_BACKEND=db", "WORKER_METRICS_ADDR=", "SERVER_METRICS_ADDR=", "BASE_URL=http://127.0.0.1:"+strconv.Itoa(port))
 	start(t, filepath.Join(bin, "server"), env, io.Discard)
 	workerLog := &lines{}

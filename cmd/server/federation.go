@@ -6,6 +6,7 @@ import (
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
+	"moviesdiary/internal/domain"
 )
 
 // newFederation builds the ActivityPub side of the server: its routes (WebFinger, NodeInfo,
@@ -18,7 +19,7 @@ func newFederation(cfg config.Config, store activitypub.Store, log *slog.Logger)
 		BaseURL:           cfg.BaseURL,
 		Client:            activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: cfg.FederationAllowPrivate}),
 		Logger:            log,
-		AllowRegistration: cfg.AllowRegistration,
+		AllowRegistration: cfg.Registration() == domain.RegistrationOpen,
 		SecureMode:        cfg.FederationSecureMode,
 		InboxRate:         cfg.FederationInboxRate,
 		InboxBurst:        cfg.FederationInboxBurst,

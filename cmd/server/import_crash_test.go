@@ -35,7 +35,7 @@ func TestImportSurvivesAServerKill(t *testing.T) {
 	data := t.TempDir()
 	port := freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	env := append(os.Environ(), "DATA_DIR="+data, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "LOG_LEVEL=error",
+	env := append(os.Environ(), "DATA_DIR="+data, "REGISTRATION_MODE=open", "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "LOG_LEVEL=error",
 		"BASE_URL="+base)
 	server := filepath.Join(bin, "server")
 	up := func() *exec.Cmd {

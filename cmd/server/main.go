@@ -26,6 +26,7 @@ import (
 	"moviesdiary/internal/buildinfo"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/maintenance"
+	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/movie"
 )
 
@@ -74,10 +75,10 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 	}
 	return app.NewSite(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
-		TrustedProxies:    trusted,
-		TokenTTL:          time.Duration(cfg.JWTTTLSeconds) * time.Second,
-		RefreshTTL:        time.Duration(cfg.RefreshTTLSeconds) * time.Second,
-		AllowRegistration: cfg.AllowRegistration, AuthRateLimit: cfg.RateLimit, Metadata: metadata,
+		TrustedProxies: trusted,
+		TokenTTL:       time.Duration(cfg.JWTTTLSeconds) * time.Second,
+		RefreshTTL:     time.Duration(cfg.RefreshTTLSeconds) * time.Second,
+		Registration:   cfg.Registration(), AuthRateLimit: cfg.RateLimit, Metadata: metadata,
 		MetadataImageURL: cdn,
 		Images:           images,
 		Metrics:          serverMetrics,
@@ -147,6 +148,16 @@ func run(ctx context.Context, cfg config.Config, log *slog.Logger, now func() ti
 	api, err := newAPI(ctx, cfg, db, images, log, ready, serverMetrics)
 	if err != nil {
 		return err
+	}
+	// No registration makes a stranger the admin: while there is none, each start logs a
+	// one-time link that creates one (or the operator runs `server admin users create --admin`).
+	link, err := api.API.Auth.SetupLink(ctx, cfg.BaseURL)
+	if err != nil {
+		return fmt.Errorf("setup link: %w", err)
+	}
+	if link != "" {
+		log.Warn("no admin yet: open this one-time link to create the admin account (or run `server admin users create --admin`)",
+			"setup_link", link, "expires_in", auth.InviteTTLDefault.String())
 	}
 
 	ln, err := net.Listen("tcp", cfg.Addr())

@@ -27,7 +27,7 @@ func TestSeveralHostsOnPostgres(t *testing.T) {
 	url := postgrestest.URL(t)
 	bin := buildBinaries(t)
 	host := func(port int) []string {
-		return append(os.Environ(), "DATABASE_URL="+url, "DATA_DIR="+t.TempDir(), "HOST=127.0.0.1",
+		return append(os.Environ(), "DATABASE_URL="+url, "DATA_DIR="+t.TempDir(), "REGISTRATION_MODE=open", "HOST=127.0.0.1",
 			"PORT="+strconv.Itoa(port), "LOG_LEVEL=debug", "EVENT_BUS_BACKEND=db", "WORKER_METRICS_ADDR=",
 			"SERVER_METRICS_ADDR=", "BASE_URL=http://md.example.test", "DATABASE_MAX_CONNS=4", "JWT_SECRET=")
 	}

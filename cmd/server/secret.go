@@ -32,7 +32,7 @@ func jwtSecret(configured, dataDir string) ([]byte, bool, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, fmt.Errorf("read JWT secret: %w", err)
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, false, fmt.Errorf("create data directory: %w", err)
 	}
 	raw := make([]byte, 32)

@@ -11,6 +11,7 @@ import (
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/config"
 	"moviesdiary/internal/delivery"
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/federation"
 )
 
@@ -26,7 +27,7 @@ func federationHandlers(_ context.Context, cfg config.Config, store store, log *
 		BaseURL:           cfg.BaseURL,
 		Client:            activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: cfg.FederationAllowPrivate}),
 		Logger:            log,
-		AllowRegistration: cfg.AllowRegistration,
+		AllowRegistration: cfg.Registration() == domain.RegistrationOpen,
 		Deliveries:        store,
 		Wake:              func() { lane.Wake() },
 	})

@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/adapters/tabular"
 	"moviesdiary/internal/adapters/token"
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/endpoint"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
@@ -40,9 +42,14 @@ type Options struct {
 	Ready   httpapi.Readiness // default: the store answers a read and can take writes
 	BaseURL string
 	// Secret signs access tokens (at least token.MinSecretLen bytes).
-	Secret            []byte
-	TokenTTL          time.Duration
-	RefreshTTL        time.Duration
+	Secret     []byte
+	TokenTTL   time.Duration
+	RefreshTTL time.Duration
+	// Registration is who may register (REGISTRATION_MODE); empty: nobody (closed).
+	Registration domain.RegistrationMode
+	// AllowRegistration is the original's open registration where the first account becomes
+	// the admin (tests, benchmarks); it overrides Registration. cmd/server never sets it: the
+	// first admin there comes from the setup link or the CLI.
 	AllowRegistration bool
 	AuthRateLimit     int
 	// TrustedProxies may name the client in X-Forwarded-For (TRUSTED_PROXIES); nil for none.
@@ -117,11 +124,13 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 	if o.Metrics != nil {
 		observe = o.Metrics.ObserveRequest
 	}
+	authn := auth.NewAuthenticator(signer.Verify, store, 0, nil)
 	return httpapi.New(httpapi.Deps{
 		Observe: observe, Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
-		Authenticate: auth.NewAuthenticator(signer.Verify, store, 0, nil).Authenticate, TrustedProxies: o.TrustedProxies,
+		Authenticate: authn.Authenticate, TrustedProxies: o.TrustedProxies,
 		Auth: auth.New(store, signer, auth.Config{
-			AllowRegistration: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
+			Registration: registration(o), FirstUserAdmin: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
+			Forget: authn.Forget,
 		}),
 		Reviews:   review.NewService(store, store, resolver),
 		Export:    review.NewExporter(store),
@@ -145,6 +154,14 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 		Integrations: integration.NewService(store, resolver, nil),
 		Imports:      importer.NewService(store, openTabular, resolver, o.Log),
 	}), nil
+}
+
+// registration is the mode the options ask for.
+func registration(o Options) domain.RegistrationMode {
+	if o.AllowRegistration {
+		return domain.RegistrationOpen
+	}
+	return cmp.Or(o.Registration, domain.RegistrationClosed)
 }
 
 // openTabular reads an import upload with the tabular parser.

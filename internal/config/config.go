@@ -61,11 +61,14 @@ type Config struct {
 	NATSStreamReplicas int `envconfig:"NATS_STREAM_REPLICAS" default:"1"`
 
 	// Server: accounts and tokens.
-	AllowRegistration bool   `envconfig:"ALLOW_REGISTRATION" default:"true"`
-	JWTSecret         string `envconfig:"JWT_SECRET"` // empty: generated once, kept in DATA_DIR/jwt_secret
-	JWTTTLSeconds     int    `envconfig:"JWT_TTL_SECONDS" default:"900"`
-	RefreshTTLSeconds int    `envconfig:"REFRESH_TTL_SECONDS" default:"2592000"`
-	RateLimit         int    `envconfig:"RATE_LIMIT" default:"60"` // auth requests per minute per IP
+	// RegistrationModeName is REGISTRATION_MODE (accounts.go); AllowRegistration the older
+	// ALLOW_REGISTRATION, read only when REGISTRATION_MODE is unset.
+	RegistrationModeName string `envconfig:"REGISTRATION_MODE"`
+	AllowRegistration    string `envconfig:"ALLOW_REGISTRATION"`
+	JWTSecret            string `envconfig:"JWT_SECRET"` // empty: generated once, kept in DATA_DIR/jwt_secret
+	JWTTTLSeconds        int    `envconfig:"JWT_TTL_SECONDS" default:"900"`
+	RefreshTTLSeconds    int    `envconfig:"REFRESH_TTL_SECONDS" default:"2592000"`
+	RateLimit            int    `envconfig:"RATE_LIMIT" default:"60"` // auth requests per minute per IP
 
 	// Movie metadata (TMDb) for the server's movie resolution; no key: movies resolve from the
 	// database and the manual fields only.
@@ -149,6 +152,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("SHUTDOWN_GRACE: %s must not be negative", c.ShutdownGrace)
 	case c.LogFormat != "json" && c.LogFormat != "text":
 		return fmt.Errorf("LOG_FORMAT: %q is not a log format (json or text)", c.LogFormat)
+	case c.registrationErr() != nil:
+		return c.registrationErr()
 	case c.JWTSecret != "" && len(c.JWTSecret) < 16:
 		return fmt.Errorf("JWT_SECRET: must be at least 16 bytes (or unset to generate one)")
 	case c.JWTTTLSeconds < 1:

@@ -36,12 +36,17 @@ type registerRequest struct {
 	Email    *string `json:"email" openapi:"required,nonnull"`
 	Username *string `json:"username" openapi:"required,nonnull,minLength=2,maxLength=30"`
 	Password *string `json:"password" openapi:"required,nonnull,minLength=8"`
+	// Invite is an invite link's token (its invite query parameter); it lets the caller register
+	// whatever the registration mode.
+	Invite *string `json:"invite,omitempty"`
 }
 
 type registerResponse struct {
 	UserID   uuid.UUID `json:"user_id"`
 	Username string    `json:"username"`
 	Role     string    `json:"role"`
+	// Pending is true when the account waits for an admin's approval (REGISTRATION_MODE=approval).
+	Pending bool `json:"pending"`
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
@@ -57,11 +62,15 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) error {
 	case req.Password == nil:
 		return required("password")
 	}
-	u, err := s.Auth.Register(r.Context(), *req.Email, *req.Username, *req.Password)
+	invite := ""
+	if req.Invite != nil {
+		invite = *req.Invite
+	}
+	u, err := s.Auth.Register(r.Context(), *req.Email, *req.Username, *req.Password, invite)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, registerResponse{UserID: u.ID, Username: u.Username, Role: string(u.Role)})
+	writeJSON(w, http.StatusCreated, registerResponse{UserID: u.ID, Username: u.Username, Role: string(u.Role), Pending: u.Pending})
 	return nil
 }
 

@@ -62,12 +62,14 @@ type options struct {
 	metadata         movie.Metadata
 	authRateLimit    int
 	disallowRegister bool
-	baseURL          string
-	trustedProxies   []netip.Prefix
-	corsOrigins      []string
-	webClientDir     string
-	logOut           io.Writer // logOut receives the server's log lines as JSON (default: discarded)
-	ready            httpapi.Readiness
+	// registration, when set, is the registration mode (no first-user admin).
+	registration   domain.RegistrationMode
+	baseURL        string
+	trustedProxies []netip.Prefix
+	corsOrigins    []string
+	webClientDir   string
+	logOut         io.Writer // logOut receives the server's log lines as JSON (default: discarded)
+	ready          httpapi.Readiness
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -102,8 +104,8 @@ func setup(t testing.TB, opts ...options) *bundle {
 	}
 	t.Cleanup(func() { images.Close() })
 	b.images = images
-	api, err := app.NewAPI(store, app.Options{Images: images,
-		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister,
+	api, err := app.NewAPI(store, app.Options{Images: images, Registration: o.registration,
+		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister && o.registration == "",
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: b.metrics,
 		TrustedProxies: o.trustedProxies,
 		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir, Ready: o.ready,

@@ -53,7 +53,7 @@ func (s *Server) routes() []route {
 			response: map[string]string{}, status: 200, errors: []int{503}},
 		{method: get, pattern: "/openapi.json", summary: "This document", handle: s.openAPI, response: map[string]any{}, status: 200},
 
-		{method: post, pattern: "/api/v1/auth/register", summary: "Register (the first user becomes the admin)", limited: true,
+		{method: post, pattern: "/api/v1/auth/register", summary: "Register (REGISTRATION_MODE: open, approval, invite or closed; an invite token registers in every mode)", limited: true,
 			handle: s.register, request: registerRequest{}, response: registerResponse{}, status: 201, errors: []int{400, 401, 415, 422, 429}},
 		{method: post, pattern: "/api/v1/auth/login", summary: "Log in", limited: true, handle: s.login,
 			request: loginRequest{}, response: loginResponse{}, status: 200, errors: []int{400, 401, 415, 422, 429}},
@@ -149,6 +149,7 @@ func (s *Server) routes() []route {
 			handle: s.putSettings, request: settingsDTO{}, status: 204, errors: []int{401, 415, 422}},
 	}
 	rs = append(rs, s.profileRoutes()...)
+	rs = append(rs, s.accountRoutes()...)
 	rs = append(rs, s.webRoutes()...)
 	rs = append(rs, s.integrationRoutes()...)
 	if s.Imports != nil {

@@ -129,7 +129,7 @@ func retryable(err error) bool {
 
 // lockFile takes an exclusive advisory lock on path, polling until ctx or a timeout ends.
 func lockFile(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}

@@ -155,9 +155,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, errors.New("sqlite: empty database path")
 	}
 	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// 0700 and 0600: the database holds password hashes and keys, for this user's eyes only.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
 	}
 	// The writer waits for the write lock in shieldConn.BeginTx, not in SQLite's busy handler.
 	writerDSN := noBusyHandler(dsn(path, "immediate"))
@@ -190,6 +194,23 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		*o.measure = s.writeAlone
 	}
 	return s, nil
+}
+
+// createPrivate creates the database file, empty and 0600, when it does not exist: SQLite would
+// create it with the umask's mode (0644 as a rule), readable by every local user; its -wal and
+// -shm files take the database file's mode.
+func createPrivate(path string) error {
+	if strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database: %w", err)
+	}
+	return f.Close()
 }
 
 // readConns sizes the read pool to the machine: two connections per CPU (at least four). A read

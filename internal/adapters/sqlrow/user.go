@@ -10,7 +10,7 @@ import (
 )
 
 // UserColumns are the columns of User.
-const UserColumns = `id, username, email, password_hash, is_admin, created_at, ` + ProfileColumns
+const UserColumns = `id, username, email, password_hash, is_admin, approved, created_at, ` + ProfileColumns
 
 // User is a users row.
 type User struct {
@@ -19,6 +19,7 @@ type User struct {
 	Email        string    `db:"email"`
 	PasswordHash string    `db:"password_hash"`
 	IsAdmin      bool      `db:"is_admin"`
+	Approved     bool      `db:"approved"`
 	CreatedAt    string    `db:"created_at"`
 	Profile
 }
@@ -26,7 +27,7 @@ type User struct {
 // User maps the row to its domain value.
 func (r User) User() domain.User {
 	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard,
-		Profile: r.Profile.Profile()}
+		Pending: !r.Approved, Profile: r.Profile.Profile()}
 	if r.IsAdmin {
 		u.Role = domain.RoleAdmin
 	}

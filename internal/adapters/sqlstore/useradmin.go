@@ -25,9 +25,15 @@ func (s *Store) ListUsers(ctx context.Context) ([]domain.User, error) {
 	return users, nil
 }
 
-// SetUserRole makes a user an admin or a standard user.
+// SetUserRole makes a user an admin or a standard user. The last admin cannot be demoted
+// (KindConflict).
 func (s *Store) SetUserRole(ctx context.Context, id uuid.UUID, role domain.Role) error {
 	return s.write(ctx, func(tx *Tx) error {
+		if role != domain.RoleAdmin {
+			if err := s.keepAnAdmin(ctx, tx, id); err != nil {
+				return err
+			}
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE users SET is_admin = ? WHERE id = ?`, role == domain.RoleAdmin, id.String())
 		if err != nil {
 			return fmt.Errorf("set role: %w", err)
@@ -59,9 +65,17 @@ func (s *Store) SetPassword(ctx context.Context, id uuid.UUID, hash string) erro
 // takes its reviews, watchlist, sessions, settings, blocks and wrap-ups with it (foreign keys and
 // the reviews trigger), and the user's own follows and local relations go here. What the
 // actor's Delete still needs stays: the accepted remote followers (the fan-out's inboxes) and
-// the actor key (the deliveries are signed with it).
+// the actor key (the deliveries are signed with it). The username is reserved for good: remote
+// servers still know the handle, which must never name another account. The last admin cannot
+// be deleted (KindConflict).
 func (s *Store) DeleteUser(ctx context.Context, id uuid.UUID) error {
 	return s.writeWithEvents(ctx, "delete user", func(tx *Tx) ([]domain.Event, error) {
+		if err := s.keepAnAdmin(ctx, tx, id); err != nil {
+			return nil, err
+		}
+		if err := reserveUsername(ctx, tx, id, s.now()); err != nil {
+			return nil, err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id.String())
 		if err != nil {
 			return nil, err

@@ -16,11 +16,28 @@ import (
 )
 
 // CreateUser stores a new user with their actor key pair (made before the transaction: it takes
-// tens of milliseconds). The first user of the instance becomes the admin. Where writers run
+// tens of milliseconds). A user without a role (Role "") becomes the admin when they are the
+// first user of the instance, else a standard user; a set role is kept. Where writers run
 // concurrently (PostgreSQL's READ COMMITTED) two registrations could both count no user, so the
-// transaction first locks users against other writers (reads go on): registrations on every host take their turn, which is cheap for
-// something this rare, and the second one counts the first.
+// transaction first locks users against other writers (reads go on): registrations on every host
+// take their turn, which is cheap for something this rare, and the second one counts the first.
+// A taken or reserved username, or a taken e-mail, is a KindInvalid error.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, error) {
+	return s.createUser(ctx, u, "", time.Time{})
+}
+
+// CreateInvitedUser stores a new user as CreateUser does, spending the invite whose token hashes
+// to inviteHash in the same transaction: an unknown, used or expired invite (at now) is a
+// KindForbidden error and creates nothing, and an admin invite (the setup link) makes the user an
+// admin.
+func (s *Store) CreateInvitedUser(ctx context.Context, u domain.User, inviteHash string, now time.Time) (domain.User, error) {
+	return s.createUser(ctx, u, inviteHash, now)
+}
+
+// errBadInvite answers an invite link that is unknown, used or expired.
+var errBadInvite = domain.Forbidden("This invite link is invalid, used or expired")
+
+func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string, now time.Time) (domain.User, error) {
 	priv, pub, err := sqlrow.NewActorKey()
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
@@ -29,23 +46,38 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		if err := s.lock(ctx, tx, "users", `LOCK TABLE users IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
-		var n int
-		if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users`); err != nil {
+		if inviteHash != "" {
+			var admin bool
+			err := tx.GetContext(ctx, &admin, `UPDATE invites SET used_by = ?, used_at = ?
+				WHERE token_hash = ? AND used_by IS NULL AND expires_at > ? RETURNING admin`,
+				u.ID.String(), sqlrow.Millis(now), inviteHash, sqlrow.Millis(now))
+			if errors.Is(err, sql.ErrNoRows) {
+				return errBadInvite
+			}
+			if err != nil {
+				return err
+			}
+			if admin {
+				u.Role = domain.RoleAdmin
+			}
+		}
+		if u.Role == "" {
+			var n int
+			if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users`); err != nil {
+				return err
+			}
+			u.Role = domain.RoleStandard
+			if n == 0 {
+				u.Role = domain.RoleAdmin
+			}
+		}
+		if err := usernameFree(ctx, tx, u.Username); err != nil {
 			return err
 		}
-		if n == 0 {
-			u.Role = domain.RoleAdmin
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
-			u.Role == domain.RoleAdmin, sqlrow.FormatTime(u.CreatedAt))
-		constraint, unique := s.d.UniqueViolation(err)
-		switch {
-		case unique && strings.Contains(constraint, "email"):
-			return domain.Invalid("Email already registered")
-		case unique:
-			return domain.Invalid("Username already taken")
-		case err != nil:
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, approved, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
+			u.Role == domain.RoleAdmin, !u.Pending, sqlrow.FormatTime(u.CreatedAt))
+		if err := s.userConflict(err); err != nil {
 			return err
 		}
 		return insertActorKey(ctx, tx, u.ID, priv, pub, sqlrow.Millis(s.now()))
@@ -54,6 +86,34 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}
 	return u, nil
+}
+
+// userConflict translates a users write's unique violation into the caller's error.
+func (s *Store) userConflict(err error) error {
+	constraint, unique := s.d.UniqueViolation(err)
+	switch {
+	case unique && strings.Contains(constraint, "email"):
+		return domain.Invalid("Email already registered")
+	case unique:
+		return errUsernameTaken
+	}
+	return err
+}
+
+// errUsernameTaken answers a username another account has or had.
+var errUsernameTaken = domain.Invalid("Username already taken")
+
+// usernameFree fails with errUsernameTaken when name is reserved: an old handle of a renamed
+// account or the name of a deleted one.
+func usernameFree(ctx context.Context, tx *Tx, name string) error {
+	var n int
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM reserved_usernames WHERE username = ?`, name); err != nil {
+		return err
+	}
+	if n > 0 {
+		return errUsernameTaken
+	}
+	return nil
 }
 
 // UserByEmail returns the user with that e-mail, ignoring case (the column is citext).

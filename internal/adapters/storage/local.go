@@ -24,7 +24,7 @@ func OpenLocal(dir string) (*Local, error) {
 	if dir == "" {
 		return nil, errors.New("storage: empty directory")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("storage: create %s: %w", dir, err)
 	}
 	root, err := os.OpenRoot(dir)
@@ -69,14 +69,14 @@ func (l *Local) Put(ctx context.Context, key string, data []byte) error {
 	}
 	dir := path.Dir(key)
 	if dir != "." {
-		if err := l.root.MkdirAll(dir, 0o755); err != nil {
+		if err := l.root.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("storage: put %s: %w", key, err)
 		}
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path.Join(dir, ".tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := l.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := l.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("storage: put %s: %w", key, err)
 	}

@@ -109,3 +109,19 @@ func TestConcurrentPutsOfOneKey(t *testing.T) {
 		t.Errorf("%d entries, want 1", len(entries))
 	}
 }
+
+// TestLocalIsPrivate: stored images and their directories are the server's alone (0600, 0700).
+func TestLocalIsPrivate(t *testing.T) {
+	l, dir := open(t)
+	if err := l.Put(context.Background(), "posters/a/b.webp", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, filepath.Join(dir, "posters"), filepath.Join(dir, "posters", "a")} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v (%v), want 0700", p, fi.Mode().Perm(), err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "posters", "a", "b.webp")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("image mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+}

@@ -7,6 +7,7 @@ import "testing"
 type Store interface {
 	Users
 	UserAdmin
+	Accounts
 	Reviews
 	Movies
 	Goals
@@ -29,6 +30,9 @@ func RunStore[S Store](t *testing.T, open func(*testing.T, *Faults) S) {
 	})
 	t.Run("UserAdmin", func(t *testing.T) {
 		RunUserAdmin(t, func(t *testing.T, f *Faults) UserAdmin { return open(t, f) })
+	})
+	t.Run("Accounts", func(t *testing.T) {
+		RunAccounts(t, func(t *testing.T, f *Faults) Accounts { return open(t, f) })
 	})
 	t.Run("Reviews", func(t *testing.T) {
 		RunReviews(t, func(t *testing.T, f *Faults) Reviews { return open(t, f) })

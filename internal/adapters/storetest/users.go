@@ -39,10 +39,11 @@ type Users interface {
 // t0 is the suite's clock reading: stores keep milliseconds.
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// newUser is a user named name with e-mail name@example.org, created at t0.
+// newUser is a user named name with e-mail name@example.org, created at t0, without a role: the
+// store makes the first one the admin.
 func newUser(name string) domain.User {
 	return domain.User{ID: uuid.New(), Username: name, Email: name + "@example.org", PasswordHash: "hash-" + name,
-		Role: domain.RoleStandard, CreatedAt: t0}
+		CreatedAt: t0}
 }
 
 // createUser stores a new user named name.

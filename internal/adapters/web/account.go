@@ -91,7 +91,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, v visit) error {
 }
 
 func (s *Server) registerForm(w http.ResponseWriter, r *http.Request, v visit) error {
-	return s.render(w, r, v, http.StatusOK, "register", "Create an account", formState{})
+	return s.render(w, r, v, http.StatusOK, "register", "Create an account",
+		formState{Values: map[string]string{"invite": r.URL.Query().Get("invite")}})
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -105,14 +106,18 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, v visit) error
 			return err
 		}
 		return s.render(w, r, v, st, "register", "Create an account",
-			formState{Err: authMessage(err), Values: formValues(r, "email", "username")})
+			formState{Err: authMessage(err), Values: formValues(r, "email", "username", "invite")})
 	}
 	if password != r.PostFormValue("password2") {
 		return s.render(w, r, v, http.StatusUnprocessableEntity, "register", "Create an account",
-			formState{Err: "The two passwords differ.", Values: formValues(r, "email", "username")})
+			formState{Err: "The two passwords differ.", Values: formValues(r, "email", "username", "invite")})
 	}
-	if _, err := s.Auth.Register(r.Context(), email, r.PostFormValue("username"), password); err != nil {
+	u, err := s.Auth.Register(r.Context(), email, r.PostFormValue("username"), password, r.PostFormValue("invite"))
+	if err != nil {
 		return refuse(err)
+	}
+	if u.Pending {
+		return redirect(w, r, "/login?done=pending")
 	}
 	sess, err := s.Auth.Login(r.Context(), email, password)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"moviesdiary/internal/adapters/activitypub"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/app/mediatest"
+	"moviesdiary/internal/domain"
 	"moviesdiary/internal/usecase/auth"
 )
 
@@ -39,6 +40,8 @@ type options struct {
 	rootToClient  bool
 	noFederation  bool
 	authRateLimit int
+	// registration, when set, is the registration mode (no first-user admin).
+	registration domain.RegistrationMode
 	// tmdb configures the fake TMDb (Env.TMDb) as the metadata provider, CDN included.
 	tmdb bool
 }
@@ -53,8 +56,9 @@ func setup(t testing.TB, opts ...options) *bundle {
 		o.baseURL = "http://diary.test"
 	}
 	env := mediatest.New(t)
-	ao := app.Options{Log: env.Log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: true,
-		Hasher: fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit}
+	ao := app.Options{Log: env.Log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: o.registration == "",
+		Registration: o.registration,
+		Hasher:       fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit}
 	if o.tmdb {
 		ao.Metadata, ao.MetadataImageURL = env.TMDb.Client(), env.TMDb.ImageURL()
 	}

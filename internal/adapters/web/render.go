@@ -197,6 +197,10 @@ var notices = map[string]string{
 	"token-deleted": "Webhook token deleted.", "watch-confirmed": "Watch logged as a review.",
 	"watch-dismissed": "Watch dismissed.", "mapped": "Columns saved.",
 	"imported": "Import done.",
+	"pending":  "Account created. An admin must approve it before you can log in.",
+	"password": "Password changed. Your other sessions are signed out.", "email": "E-mail changed.",
+	"username": "Username changed.", "session-ended": "Session signed out.",
+	"account-deleted": "Your account is deleted.",
 }
 
 func noticeText(key string) string { return notices[key] }

@@ -55,6 +55,13 @@ func (s *Server) routes(r chi.Router) {
 	r.Get("/u/{id}/wrapup/{year}", s.page(anyone, s.sharedWrapUp))
 	r.Get("/wrapup/{year}", s.page(anyone, s.sharedWrapUp))
 
+	r.Get("/account", s.page(member, s.account))
+	r.Post("/account/password", s.page(member, s.changePassword))
+	r.Post("/account/email", s.page(member, s.changeEmail))
+	r.Post("/account/username", s.page(member, s.changeUsername))
+	r.Post("/account/sessions/{id}/end", s.page(member, s.endLoginSession))
+	r.Post("/account/delete", s.page(member, s.deleteAccount))
+
 	r.Get("/settings", s.page(member, s.settings))
 	r.Post("/settings/profile", s.page(member, s.saveProfile))
 	r.Post("/settings/fields", s.page(member, s.saveFields))

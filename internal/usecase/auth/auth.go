@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,11 +22,30 @@ import (
 // RefreshTTLDefault is how long a refresh token lives (30 days).
 const RefreshTTLDefault = 30 * 24 * time.Hour
 
+// RegistrationDefault is the registration mode when none is set: anyone may ask, an admin
+// approves.
+const RegistrationDefault = domain.RegistrationApproval
+
+// InviteTTLDefault is how long an invite link (and the setup link) works: 7 days.
+const InviteTTLDefault = 7 * 24 * time.Hour
+
 // Accounts is the storage the account use cases need.
 type Accounts interface {
-	// CreateUser stores a new user; the first user of the instance gets RoleAdmin. A taken e-mail
-	// or username is a KindInvalid error.
+	// CreateUser stores a new user; a user without a role gets RoleAdmin when they are the
+	// instance's first, else RoleStandard. A taken e-mail or a taken or reserved username is a
+	// KindInvalid error.
 	CreateUser(ctx context.Context, u domain.User) (domain.User, error)
+	// CreateInvitedUser is CreateUser spending the invite of inviteHash in the same
+	// transaction: an unknown, used or expired one is KindForbidden, an admin one makes an admin.
+	CreateInvitedUser(ctx context.Context, u domain.User, inviteHash string, now time.Time) (domain.User, error)
+	// CreateInvite stores an invite link's hash.
+	CreateInvite(ctx context.Context, inv domain.Invite) error
+	// CountAdmins is the number of admins.
+	CountAdmins(ctx context.Context) (int, error)
+	// ApproveUser lets a pending account log in.
+	ApproveUser(ctx context.Context, id uuid.UUID) error
+	// The self-service changes (self.go).
+	SelfService
 	// UserByEmail returns the user with that e-mail (case-insensitive), or a KindNotFound error.
 	UserByEmail(ctx context.Context, email string) (domain.User, error)
 	// UserByID returns the user, or a KindNotFound error.
@@ -48,8 +68,17 @@ type Tokens interface {
 
 // Config is the service's settings; zero fields take defaults.
 type Config struct {
-	// AllowRegistration lets anyone register (ALLOW_REGISTRATION).
-	AllowRegistration bool
+	// Registration is who may register (REGISTRATION_MODE); default RegistrationDefault.
+	Registration domain.RegistrationMode
+	// FirstUserAdmin makes the first account registered the admin, as the original did. Off in
+	// production: the first admin comes from the one-time setup link (SetupLink) or the CLI, so
+	// a stranger who registers first on a public host owns nothing. Tests and benchmarks set it.
+	FirstUserAdmin bool
+	// InviteTTL is how long an invite link works; default InviteTTLDefault.
+	InviteTTL time.Duration
+	// Forget, when set, is told of a deleted account, so the Authenticator stops trusting its
+	// tokens at once (Authenticator.Forget).
+	Forget func(uuid.UUID)
 	// RefreshTTL is a refresh token's life; default RefreshTTLDefault.
 	RefreshTTL time.Duration
 	// Hasher hashes passwords; default DefaultHasher (argon2id).
@@ -76,6 +105,8 @@ type Service struct {
 // New builds the service.
 func New(accounts Accounts, tokens Tokens, cfg Config) *Service {
 	cfg.RefreshTTL = cmp.Or(cfg.RefreshTTL, RefreshTTLDefault)
+	cfg.Registration = cmp.Or(cfg.Registration, RegistrationDefault)
+	cfg.InviteTTL = cmp.Or(cfg.InviteTTL, InviteTTLDefault)
 	if cfg.Hasher == (Hasher{}) {
 		cfg.Hasher = DefaultHasher
 	}
@@ -99,9 +130,25 @@ type Session struct {
 	User         domain.User
 }
 
-// Register creates an account. Registration does not log in.
-func (s *Service) Register(ctx context.Context, email, username, password string) (domain.User, error) {
-	if !s.cfg.AllowRegistration {
+// Registration is the mode registrations follow.
+func (s *Service) Registration() domain.RegistrationMode { return s.cfg.Registration }
+
+// Register creates an account. Registration does not log in. With an invite token (from an
+// invite link an admin made, or the setup link) the account is made whatever the mode; without one, the mode decides: open makes the account, approval makes it pending (it
+// cannot log in until an admin approves it), invite and closed refuse.
+func (s *Service) Register(ctx context.Context, email, username, password, invite string) (domain.User, error) {
+	u := domain.User{Role: domain.RoleStandard}
+	switch {
+	case invite != "":
+	case s.cfg.Registration == domain.RegistrationOpen:
+		if s.cfg.FirstUserAdmin {
+			u.Role = "" // the store makes the first user the admin
+		}
+	case s.cfg.Registration == domain.RegistrationApproval:
+		u.Pending = true
+	case s.cfg.Registration == domain.RegistrationInvite:
+		return domain.User{}, domain.Errorf(domain.KindUnauthorized, "Registration needs an invite link")
+	default:
 		return domain.User{}, domain.Errorf(domain.KindUnauthorized, "Registration is disabled")
 	}
 	email, err := domain.NormalizeEmail(email)
@@ -110,6 +157,9 @@ func (s *Service) Register(ctx context.Context, email, username, password string
 	}
 	if username, err = domain.NormalizeUsername(username); err != nil {
 		return domain.User{}, err
+	}
+	if domain.ReservedUsername(username) {
+		return domain.User{}, domain.Invalid("Username already taken")
 	}
 	if err := domain.ValidatePassword(password); err != nil {
 		return domain.User{}, err
@@ -125,11 +175,84 @@ func (s *Service) Register(ctx context.Context, email, username, password string
 	if err != nil {
 		return domain.User{}, fmt.Errorf("user id: %w", err)
 	}
-	return s.accounts.CreateUser(ctx, domain.User{
-		ID: id, Username: username, Email: email, PasswordHash: hash, Role: domain.RoleStandard,
-		CreatedAt: s.cfg.Now().UTC(),
-	})
+	now := s.cfg.Now().UTC()
+	u.ID, u.Username, u.Email, u.PasswordHash, u.CreatedAt = id, username, email, hash, now
+	if invite != "" {
+		return s.accounts.CreateInvitedUser(ctx, u, HashToken(invite), now)
+	}
+	return s.accounts.CreateUser(ctx, u)
 }
+
+// NewInvite makes an invite link's token, valid for the configured InviteTTL: admin's make
+// admins (the setup link). by is the admin who asked, nil for the instance itself.
+func (s *Service) NewInvite(ctx context.Context, by *uuid.UUID, admin bool) (token string, expires time.Time, err error) {
+	token, hash, err := newRefreshToken()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	now := s.cfg.Now()
+	expires = now.Add(s.cfg.InviteTTL)
+	if err := s.accounts.CreateInvite(ctx, domain.Invite{TokenHash: hash, CreatedBy: by, Admin: admin,
+		CreatedAt: now, ExpiresAt: expires}); err != nil {
+		return "", time.Time{}, err
+	}
+	return token, expires, nil
+}
+
+// SetupLink is the one-time link that creates the instance's first admin, made when the instance
+// has no admin: "" when it has one. Each call makes a new link (every server process prints its
+// own at start); each works once, for InviteTTL.
+func (s *Service) SetupLink(ctx context.Context, baseURL string) (string, error) {
+	n, err := s.accounts.CountAdmins(ctx)
+	if err != nil || n > 0 {
+		return "", err
+	}
+	token, _, err := s.NewInvite(ctx, nil, true)
+	if err != nil {
+		return "", err
+	}
+	return InviteURL(baseURL, token), nil
+}
+
+// InviteURL is the registration page's address with an invite token.
+func InviteURL(baseURL, token string) string {
+	return strings.TrimRight(baseURL, "/") + "/register?invite=" + token
+}
+
+// requireAdmin fails unless caller is an admin.
+func (s *Service) requireAdmin(ctx context.Context, caller uuid.UUID) error {
+	u, err := s.accounts.UserByID(ctx, caller)
+	if err != nil {
+		return err
+	}
+	if u.Role != domain.RoleAdmin {
+		return domain.Forbidden("Forbidden: admin access required")
+	}
+	return nil
+}
+
+// Approve lets a pending account log in, for an admin caller.
+func (s *Service) Approve(ctx context.Context, caller, id uuid.UUID) error {
+	if err := s.requireAdmin(ctx, caller); err != nil {
+		return err
+	}
+	return s.accounts.ApproveUser(ctx, id)
+}
+
+// CreateInvite makes an invite link for an admin caller.
+func (s *Service) CreateInvite(ctx context.Context, caller uuid.UUID, baseURL string) (string, time.Time, error) {
+	if err := s.requireAdmin(ctx, caller); err != nil {
+		return "", time.Time{}, err
+	}
+	token, exp, err := s.NewInvite(ctx, &caller, false)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return InviteURL(baseURL, token), exp, nil
+}
+
+// errPending refuses the log-in of an account an admin has not approved yet.
+var errPending = domain.Forbidden("Your account is waiting for an admin's approval")
 
 // errBadCredentials is the one answer to every failed login, so it reveals nothing.
 var errBadCredentials = domain.Errorf(domain.KindUnauthorized, "Invalid credentials")
@@ -160,6 +283,9 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 		return Session{}, errBadCredentials
 	}
 	s.throttle.succeeded(email)
+	if u.Pending {
+		return Session{}, errPending
+	}
 	now := s.cfg.Now()
 	refresh, hash, err := newRefreshToken()
 	if err != nil {

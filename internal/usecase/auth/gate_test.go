@@ -58,18 +58,18 @@ func TestConcurrentLoginsShareBoundedHashingSlots(t *testing.T) {
 // registration are refused as unavailable with a Retry-After (the HTTP layer's 503), never
 // queued without end.
 func TestHashingBusyIsUnavailable(t *testing.T) {
-	s := New(cheapAccounts{}, nil, Config{AllowRegistration: true, Hasher: cheap,
+	s := New(cheapAccounts{}, nil, Config{Registration: domain.RegistrationOpen, Hasher: cheap,
 		HashConcurrency: 1, HashWait: 10 * time.Millisecond})
 	s.gate.slots <- struct{}{} // a hash that does not end
 	var un *domain.UnavailableError
 	if _, err := s.Login(context.Background(), "a@example.test", "guess"); !errors.As(err, &un) || un.RetryAfterSeconds() < 1 {
 		t.Errorf("login with every slot taken: %v, want unavailable with a Retry-After", err)
 	}
-	if _, err := s.Register(context.Background(), "b@example.test", "bee", "a long password"); !errors.As(err, &un) {
+	if _, err := s.Register(context.Background(), "b@example.test", "bee", "a long password", ""); !errors.As(err, &un) {
 		t.Errorf("registration with every slot taken: %v, want unavailable", err)
 	}
 	<-s.gate.slots
-	if _, err := s.Register(context.Background(), "b@example.test", "bee", "a long password"); err != nil {
+	if _, err := s.Register(context.Background(), "b@example.test", "bee", "a long password", ""); err != nil {
 		t.Errorf("registration once the slot is free: %v", err)
 	}
 }

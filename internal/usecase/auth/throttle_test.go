@@ -28,10 +28,10 @@ func TestLoginThrottlePerAccount(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	s := auth.New(store, signer, auth.Config{AllowRegistration: true, Hasher: auth.Hasher{Memory: 64, Time: 1, Threads: 1}, Now: clock})
+	s := auth.New(store, signer, auth.Config{Registration: domain.RegistrationOpen, Hasher: auth.Hasher{Memory: 64, Time: 1, Threads: 1}, Now: clock})
 	ctx := context.Background()
 	for _, name := range []string{"alice", "bob"} {
-		if _, err := s.Register(ctx, name+"@example.test", name, "password-"+name); err != nil {
+		if _, err := s.Register(ctx, name+"@example.test", name, "password-"+name, ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package user
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -20,6 +21,10 @@ type AdminStore interface {
 	SetPassword(ctx context.Context, id uuid.UUID, hash string) error
 	// DeleteUser deletes the account with UserDeleted in the same transaction.
 	DeleteUser(ctx context.Context, id uuid.UUID) error
+	// CreateUser stores a new account with its role.
+	CreateUser(ctx context.Context, u domain.User) (domain.User, error)
+	// ApproveUser lets a pending account log in.
+	ApproveUser(ctx context.Context, id uuid.UUID) error
 }
 
 // PasswordHasher hashes a new password (auth.DefaultHasher).
@@ -71,8 +76,9 @@ func (a *Admin) ResetPassword(ctx context.Context, ref, password string) (domain
 	return u, a.store.SetPassword(ctx, u.ID, hash)
 }
 
-// SetRole makes the user an admin or a standard user. The last admin cannot be demoted: the
-// instance would have nobody to run its admin routes.
+// SetRole makes the user an admin or a standard user. The last admin cannot be demoted (the
+// store refuses it atomically, KindConflict): the instance would have nobody to run its admin
+// routes.
 func (a *Admin) SetRole(ctx context.Context, ref string, role domain.Role) (domain.User, error) {
 	if role != domain.RoleAdmin && role != domain.RoleStandard {
 		return domain.User{}, domain.Invalid("role must be admin or standard")
@@ -81,45 +87,52 @@ func (a *Admin) SetRole(ctx context.Context, ref string, role domain.Role) (doma
 	if err != nil {
 		return domain.User{}, err
 	}
-	if u.Role == domain.RoleAdmin && role != domain.RoleAdmin {
-		if err := a.notLastAdmin(ctx, u); err != nil {
-			return domain.User{}, err
-		}
-	}
 	u.Role = role
 	return u, a.store.SetUserRole(ctx, u.ID, role)
 }
 
 // Delete deletes the user's account and everything theirs; UserDeleted, committed with it, makes
-// the worker send the actor's Delete to their remote followers. The last admin is refused while
-// other users remain.
+// the worker send the actor's Delete to their remote followers. The last admin is refused
+// (KindConflict).
 func (a *Admin) Delete(ctx context.Context, ref string) (domain.User, error) {
 	u, err := a.Find(ctx, ref)
 	if err != nil {
 		return domain.User{}, err
 	}
-	if u.Role == domain.RoleAdmin {
-		if err := a.notLastAdmin(ctx, u); err != nil {
-			return domain.User{}, err
-		}
-	}
 	return u, a.store.DeleteUser(ctx, u.ID)
 }
 
-// notLastAdmin fails when u is the only admin and another user exists.
-func (a *Admin) notLastAdmin(ctx context.Context, u domain.User) error {
-	users, err := a.store.ListUsers(ctx)
+// Create makes an account (approved) with the role given: how an operator makes the first admin
+// without the setup link.
+func (a *Admin) Create(ctx context.Context, email, username, password string, role domain.Role) (domain.User, error) {
+	email, err := domain.NormalizeEmail(email)
 	if err != nil {
-		return err
+		return domain.User{}, err
 	}
-	admins := 0
-	for _, x := range users {
-		if x.Role == domain.RoleAdmin {
-			admins++
-		}
+	if username, err = domain.NormalizeUsername(username); err != nil {
+		return domain.User{}, err
 	}
-	if admins <= 1 && len(users) > 1 {
-		return domain.Errorf(domain.KindConflict, "%s is the only admin: make another user admin first", u.Username)
+	if err := domain.ValidatePassword(password); err != nil {
+		return domain.User{}, err
 	}
-	return nil
+	hash, err := a.hasher.Hash(password)
+	if err != nil {
+		return domain.User{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return domain.User{}, err
+	}
+	return a.store.CreateUser(ctx, domain.User{ID: id, Username: username, Email: email, PasswordHash: hash,
+		Role: role, CreatedAt: time.Now().UTC()})
+}
+
+// Approve lets an account that waits for approval log in.
+func (a *Admin) Approve(ctx context.Context, ref string) (domain.User, error) {
+	u, err := a.Find(ctx, ref)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u.Pending = false
+	return u, a.store.ApproveUser(ctx, u.ID)
 }

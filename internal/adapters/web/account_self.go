@@ -1,0 +1,84 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"moviesdiary/internal/domain"
+)
+
+// accountPage is the viewer's own account: password, e-mail, username, sessions, deletion.
+type accountPage struct {
+	formState
+	Sessions []domain.LoginSession
+	// Export offers the diary download before the deletion.
+	Export bool
+}
+
+func (s *Server) account(w http.ResponseWriter, r *http.Request, v visit) error {
+	return s.renderAccount(w, r, v, http.StatusOK, formState{})
+}
+
+func (s *Server) renderAccount(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+	list, err := s.Auth.Sessions(r.Context(), v.me.ID)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, v, status, "account", "Account", accountPage{formState: f, Sessions: list, Export: s.Export != nil})
+}
+
+// refusedAccount re-renders the account page with err's message (the wait of a throttled one
+// included), or returns a failure of ours.
+func (s *Server) refusedAccount(w http.ResponseWriter, r *http.Request, v visit, err error) error {
+	st := authStatus(w, err)
+	if st == 0 {
+		return err
+	}
+	return s.renderAccount(w, r, v, st, formState{Err: authMessage(err)})
+}
+
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, v visit) error {
+	next := r.PostFormValue("new_password")
+	if next != r.PostFormValue("new_password2") {
+		return s.renderAccount(w, r, v, http.StatusUnprocessableEntity, formState{Err: "The two new passwords differ."})
+	}
+	sess, err := s.Auth.ChangePassword(r.Context(), v.me.ID, r.PostFormValue("current_password"), next)
+	if err != nil {
+		return s.refusedAccount(w, r, v, err)
+	}
+	s.beginSession(w, sess)
+	return redirect(w, r, "/account?done=password")
+}
+
+func (s *Server) changeEmail(w http.ResponseWriter, r *http.Request, v visit) error {
+	if err := s.Auth.ChangeEmail(r.Context(), v.me.ID, r.PostFormValue("current_password"), r.PostFormValue("email")); err != nil {
+		return s.refusedAccount(w, r, v, err)
+	}
+	return redirect(w, r, "/account?done=email")
+}
+
+func (s *Server) changeUsername(w http.ResponseWriter, r *http.Request, v visit) error {
+	if _, err := s.Auth.ChangeUsername(r.Context(), v.me.ID, r.PostFormValue("username")); err != nil {
+		return s.refusedAccount(w, r, v, err)
+	}
+	return redirect(w, r, "/account?done=username")
+}
+
+func (s *Server) endLoginSession(w http.ResponseWriter, r *http.Request, v visit) error {
+	if err := s.Auth.EndSession(r.Context(), v.me.ID, chi.URLParam(r, "id")); err != nil {
+		return s.refusedAccount(w, r, v, err)
+	}
+	return redirect(w, r, "/account?done=session-ended")
+}
+
+func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, v visit) error {
+	if r.PostFormValue("confirm") != "on" {
+		return s.renderAccount(w, r, v, http.StatusUnprocessableEntity, formState{Err: "Tick the box to confirm."})
+	}
+	if err := s.Auth.DeleteAccount(r.Context(), v.me.ID, r.PostFormValue("current_password")); err != nil {
+		return s.refusedAccount(w, r, v, err)
+	}
+	s.endSession(w)
+	return redirect(w, r, "/?done=account-deleted")
+}
