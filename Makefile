@@ -51,7 +51,7 @@ fuzz:
 
 # The suite for a machine with only Go and a C compiler: the same checks as make test (vet,
 # gofmt, -race, since the race detector needs nothing more than cgo does), but a test whose
-# external tool is missing (Chromium, promtool, docker-compose, PostgreSQL, git, or the S3
+# external tool is missing (Chromium, promtool, docker-compose, PostgreSQL, git, systemd-analyze, or the S3
 # gateway when offline) is skipped instead of failed (internal/testtool), and the run ends with
 # one line per missing tool: the tests it did not run, where, and how to get it.
 # MOVIESDIARY_TEST_WITHOUT=postgresql,s3-gateway leaves installed tools out too.
