@@ -306,10 +306,11 @@ func serveCSS(w http.ResponseWriter, r *http.Request) {
 // hstsMaxAge matches the API's: two years.
 const hstsMaxAge = "max-age=63072000; includeSubDomains"
 
-// contentPolicy allows only our stylesheet, our images and remote https posters, no script at
+// contentPolicy allows only our stylesheet, our images and remote https posters, our web
+// manifest, no script at
 // all, and forms posting only to us: hostile text that slipped through escaping still could not
 // run or send anything anywhere.
-const contentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' https:; form-action 'self'; " +
+const contentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' https:; manifest-src 'self'; form-action 'self'; " +
 	"frame-ancestors 'none'; base-uri 'none'"
 
 // contentPolicyFor is contentPolicy with the provider's image CDN allowed too when it is not

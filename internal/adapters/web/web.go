@@ -130,7 +130,11 @@ func (s *Server) Handler(next http.Handler) http.Handler {
 	r.MethodNotAllowed(unmatched.ServeHTTP)
 	// Every request the pages answer themselves is logged and counted by its route pattern,
 	// like the API's; the ones handed to next are next's to log.
-	r.With(middleware.RequestID, s.accessLog).Get("/static/style.css", serveCSS)
+	assets := r.With(middleware.RequestID, s.accessLog)
+	assets.Get("/static/style.css", serveCSS)
+	assets.Method(http.MethodGet, "/static/icon.svg", iconAsset)
+	assets.Method(http.MethodGet, "/favicon.ico", iconAsset)
+	assets.Method(http.MethodGet, "/manifest.webmanifest", manifestAsset)
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.RequestID, s.accessLog, s.recoverer, s.headers)
 		s.routes(r)
