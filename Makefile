@@ -12,10 +12,11 @@ LDFLAGS := -X moviesdiary/internal/buildinfo.version=$(VERSION)
 # Static binaries for the container image: cgo SQLite linked statically, the pure-Go resolver
 # and user lookup, the time zone database embedded, no dlopen anywhere (SQLite extension
 # loading compiled out; WebP through its WebAssembly build only, never a system libwebp).
-STATIC_TAGS := -tags 'sqlite_fts5 sqlite_omit_load_extension netgo osusergo timetzdata nodynamic'
+STATIC_TAG_LIST := sqlite_fts5 sqlite_omit_load_extension netgo osusergo timetzdata nodynamic
+STATIC_TAGS := -tags '$(STATIC_TAG_LIST)'
 STATIC_LDFLAGS := -s -w -linkmode external -extldflags -static $(LDFLAGS)
 
-.PHONY: build run test fuzz test-fast bench bench-peers chaos lint static image image-scratch
+.PHONY: build run test fuzz test-fast bench bench-peers chaos lint static release image image-scratch
 
 build:
 	$(GO) build $(TAGS) -ldflags "$(LDFLAGS)" -o bin/server ./cmd/server
@@ -51,7 +52,7 @@ fuzz:
 
 # The suite for a machine with only Go and a C compiler: the same checks as make test (vet,
 # gofmt, -race, since the race detector needs nothing more than cgo does), but a test whose
-# external tool is missing (Chromium, promtool, docker-compose, PostgreSQL, git, or the S3
+# external tool is missing (Chromium, promtool, docker-compose, PostgreSQL, git, systemd-analyze, or the S3
 # gateway when offline) is skipped instead of failed (internal/testtool), and the run ends with
 # one line per missing tool: the tests it did not run, where, and how to get it.
 # MOVIESDIARY_TEST_WITHOUT=postgresql,s3-gateway leaves installed tools out too.
@@ -108,6 +109,18 @@ lint:
 
 static:
 	$(GO) build $(STATIC_TAGS) -trimpath -ldflags "$(STATIC_LDFLAGS)" -o bin/static/ ./cmd/server ./cmd/worker
+
+# A release (tag vX.Y.Z first; anything else builds a snapshot with the [Unreleased] notes):
+# static binaries for each of RELEASE_PLATFORMS packed with the systemd units, SHA256SUMS and
+# the version's CHANGELOG section, in $(DIST)/$(VERSION)/ (scripts/release.sh). cgo needs a C
+# compiler per target: arm64 on an amd64 host needs aarch64-linux-gnu-gcc (Debian's
+# gcc-aarch64-linux-gnu, or CC_linux_arm64=…); without it that platform is reported NOT built
+# and the target fails after building the others.
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64
+DIST ?= dist
+release:
+	GO="$(GO)" VERSION="$(VERSION)" DIST="$(DIST)" RELEASE_PLATFORMS="$(RELEASE_PLATFORMS)" \
+		STATIC_TAG_LIST="$(STATIC_TAG_LIST)" STATIC_LDFLAGS="$(STATIC_LDFLAGS)" ./scripts/release.sh
 
 # The production image (distroless/static base, built inside Docker).
 image:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"moviesdiary/internal/buildinfo"
@@ -24,6 +25,7 @@ commands:
   backup DIR                   a consistent copy of the database, the images and the JWT secret, while the server runs
   restore DIR                  put a backup in place (server and workers stopped)
   migrate-store --to URL [--dry-run]  copy this SQLite instance into an empty PostgreSQL database (server and workers stopped)
+  config                       print the effective settings, secrets masked (also --print-config); touches nothing
   version                      print the version (also --version)
   help                         this text (also -h, --help)
 
@@ -52,6 +54,11 @@ func parseArgs(args []string) (command, error) {
 			return command{}, fmt.Errorf("%w: version takes no arguments", errUsage)
 		}
 		return command{name: "version"}, nil
+	case "config", "--print-config", "-print-config":
+		if len(args) > 1 {
+			return command{}, fmt.Errorf("%w: config takes no arguments; it prints what the environment configures", errUsage)
+		}
+		return command{name: "config"}, nil
 	case "serve":
 		if len(args) > 1 {
 			return command{}, fmt.Errorf("%w: serve takes no arguments; configure the server through the environment", errUsage)
@@ -85,8 +92,17 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	switch cmd.name {
+	case "config":
+		// The suspects go to stderr, apart from the settings, so the output stays NAME=value lines.
+		config.WarnSuspects(ctx, cfg.NewLogger(stderr), os.Environ())
+		if err := cfg.Print(stdout); err != nil {
+			fmt.Fprintln(stderr, "server config:", err)
+			return 1
+		}
+		return 0
 	case "serve":
 		log := cfg.NewLogger(stderr).With("service", "server")
+		config.WarnSuspects(ctx, log, os.Environ())
 		// The process's one clock: every part that reads the time gets it from here.
 		if err := run(ctx, cfg, log, time.Now, nil); err != nil {
 			log.Error("server stopped with an error", "error", err)

@@ -120,3 +120,47 @@ func TestReadyURL(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigPrintsTheEffectiveSettings: `server config` (and --print-config) prints every
+// setting with the value in effect and its secrets masked, warns on stderr about a misspelt
+// variable, and touches nothing.
+func TestConfigPrintsTheEffectiveSettings(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	secret := filepath.Join(t.TempDir(), "jwt")
+	if err := os.WriteFile(secret, []byte("a-jwt-secret-read-from-its-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("JWT_SECRET_FILE", secret)
+	t.Setenv("TMDB_API_KEY", "tmdb-key-inline")
+	t.Setenv("PORT", "8080")
+	t.Setenv("PROT", "8081")
+	for _, args := range [][]string{{"config"}, {"--print-config"}} {
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("server %v: exit %d, stderr %s", args, code, stderr)
+		}
+		for _, want := range []string{"\nPORT=8080\n", "\nJWT_SECRET_FILE=" + secret + "\nJWT_SECRET=********\n", "\nTMDB_API_KEY=********\n", "\nDATA_DIR=./data\n"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("server %v lacks %q:\n%s", args, want, stdout)
+			}
+		}
+		if strings.Contains(stdout, "a-jwt-secret") || strings.Contains(stdout, "tmdb-key-inline") {
+			t.Errorf("server %v shows a secret:\n%s", args, stdout)
+		}
+		if !strings.Contains(stderr, "PROT") || !strings.Contains(stderr, "did you mean PORT?") {
+			t.Errorf("server %v: stderr %q does not warn about PROT", args, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "config", "extra"); code != 2 || !strings.Contains(stderr, "config takes no arguments") {
+		t.Errorf("server config extra: exit %d, stderr %q; want a usage error", code, stderr)
+	}
+	t.Setenv("TMDB_API_KEY_FILE", secret)
+	if code, _, stderr := runCLI(t, "", "config"); code != 2 || !strings.Contains(stderr, "TMDB_API_KEY_FILE: TMDB_API_KEY is set as well") {
+		t.Errorf("both forms set: exit %d, stderr %q; want a configuration error", code, stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Fatalf("server config wrote %v into the working directory", entries)
+	}
+}

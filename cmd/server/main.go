@@ -47,7 +47,7 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 		}
 	}
 	if generated {
-		log.Info("generated a JWT secret; it is kept with the data (JWT_SECRET overrides it)", "where", db.where)
+		log.Info("generated a JWT secret and kept it for the next starts (JWT_SECRET or JWT_SECRET_FILE overrides it)", "where", db.secretWhere)
 	}
 	store := db.Store
 	var (

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"moviesdiary/internal/adapters/postgres"
@@ -25,6 +26,9 @@ type database struct {
 	// secret is the JWT secret when JWT_SECRET is unset: SQLite's is kept in DATA_DIR, and
 	// PostgreSQL's in the database, so servers on several hosts share it.
 	secret func(ctx context.Context) (value []byte, generated bool, err error)
+	// secretWhere names where secret keeps it, for the log: the file in DATA_DIR, or the
+	// PostgreSQL database.
+	secretWhere string
 }
 
 // openDatabase opens and migrates the store DATABASE_URL names: PostgreSQL for a postgres:// or
@@ -42,6 +46,7 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, now 
 			return nil, err
 		}
 		return &database{Store: store, where: cfg.RedactedDatabaseURL(), latest: latest,
+			secretWhere: "the database " + cfg.RedactedDatabaseURL(),
 			secret: func(ctx context.Context) ([]byte, bool, error) {
 				v, created, err := store.Secret(ctx, "jwt", newSecret)
 				return []byte(v), created, err
@@ -60,7 +65,7 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, now 
 		store.Close()
 		return nil, err
 	}
-	return &database{Store: store, where: path, latest: latest,
+	return &database{Store: store, where: path, latest: latest, secretWhere: filepath.Join(cfg.DataDir, secretFile),
 		secret: func(context.Context) ([]byte, bool, error) { return jwtSecret("", cfg.DataDir) }}, nil
 }
 

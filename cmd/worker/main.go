@@ -31,6 +31,7 @@ commands:
   federation ...   the delivery lane's remote servers (hosts, retry-now, forget); "worker federation help"
   movies ...       one film, one movie: list unresolved movies and possible duplicates, merge or
                    resolve movies by hand; "worker movies help"
+  config           print the effective settings, secrets masked (also --print-config); touches nothing
   version          print the version (also --version)
   help             this text (also -h, --help)`
 
@@ -51,6 +52,11 @@ func main() {
 			fmt.Println(buildinfo.String("worker"))
 			os.Exit(0)
 		case "events", "federation", "movies":
+		case "config", "--print-config", "-print-config":
+			if len(args) > 1 {
+				fmt.Fprintf(os.Stderr, "worker: config takes no arguments\n\n%s\n", usage)
+				os.Exit(2)
+			}
 		default:
 			fmt.Fprintf(os.Stderr, "worker: unknown command or flag %q\n\n%s\n", args[0], usage)
 			os.Exit(2)
@@ -64,6 +70,14 @@ func main() {
 	log := cfg.NewLogger(os.Stderr).With("service", "worker")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	config.WarnSuspects(ctx, log, os.Environ())
+	if len(args) > 0 && (args[0] == "config" || args[0] == "--print-config" || args[0] == "-print-config") {
+		if err := cfg.Print(os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "worker config:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(args) > 0 { // events, federation, movies
 		var code int
 		switch args[0] {

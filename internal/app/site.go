@@ -26,7 +26,7 @@ func NewSite(store Store, o Options) (*Site, error) {
 	}
 	d := api.Deps
 	ui, err := web.New(web.Deps{
-		Log: d.Log, BaseURL: o.BaseURL, RefreshTTL: o.RefreshTTL, Authenticate: d.Authenticate,
+		Log: d.Log, Observe: d.Observe, BaseURL: o.BaseURL, RefreshTTL: o.RefreshTTL, Authenticate: d.Authenticate,
 		AuthRateLimit: o.AuthRateLimit, TrustedProxies: o.TrustedProxies,
 		Auth: d.Auth, Reviews: d.Reviews, Movies: d.Movies, Watchlist: d.Watchlist, Social: d.Social,
 		WrapUps: d.WrapUps, Users: d.Users, Search: d.Search, Profiles: d.Profiles, Goals: d.Goals,

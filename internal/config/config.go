@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ import (
 // listed in the README.
 type Config struct {
 	DataDir         string `envconfig:"DATA_DIR" default:"./data"`
-	DatabaseURL     string `envconfig:"DATABASE_URL"`
+	DatabaseURL     string `envconfig:"DATABASE_URL" secret:"true"`
 	Host            string `envconfig:"HOST" default:"0.0.0.0"`
 	Port            int    `envconfig:"PORT" default:"3000"`
 	BaseURL         string `envconfig:"BASE_URL" default:"http://localhost:3000"`
@@ -65,14 +66,14 @@ type Config struct {
 	// ALLOW_REGISTRATION, read only when REGISTRATION_MODE is unset.
 	RegistrationModeName string `envconfig:"REGISTRATION_MODE"`
 	AllowRegistration    string `envconfig:"ALLOW_REGISTRATION"`
-	JWTSecret            string `envconfig:"JWT_SECRET"` // empty: generated once, kept in DATA_DIR/jwt_secret
+	JWTSecret            string `envconfig:"JWT_SECRET" secret:"true"` // empty: generated once, kept in DATA_DIR/jwt_secret
 	JWTTTLSeconds        int    `envconfig:"JWT_TTL_SECONDS" default:"900"`
 	RefreshTTLSeconds    int    `envconfig:"REFRESH_TTL_SECONDS" default:"2592000"`
 	RateLimit            int    `envconfig:"RATE_LIMIT" default:"60"` // auth requests per minute per IP
 
 	// Movie metadata (TMDb) for the server's movie resolution; no key: movies resolve from the
 	// database and the manual fields only.
-	TMDBAPIKey string `envconfig:"TMDB_API_KEY"`
+	TMDBAPIKey string `envconfig:"TMDB_API_KEY" secret:"true"`
 	TMDBAPIURL string `envconfig:"TMDB_API_URL" default:"https://api.themoviedb.org/3"`
 
 	// FederationAllowPrivate lets federation requests reach loopback, private and link-local
@@ -107,15 +108,21 @@ type Config struct {
 
 	Hardening // durability and client addresses (hardening.go)
 	Web       // hosted web client, CORS (web.go)
+
+	// secretFiles maps a secret read from its NAME_FILE (secrets.go) to that file, for Print.
+	secretFiles map[string]string
 }
 
 // Load reads the configuration from the process's environment (envconfig, with the defaults in
-// the struct tags) and validates it. Only cmd/* call it, once at start-up; tests set the
+// the struct tags; a secret from its NAME_FILE when that is set) and validates it. Only cmd/* call it, once at start-up; tests set the
 // variables with t.Setenv first.
 func Load() (Config, error) {
 	var c Config
 	if err := envconfig.Process("", &c); err != nil {
 		return Config{}, cleanEnvconfigError(err)
+	}
+	if err := c.readSecretFiles(os.LookupEnv); err != nil {
+		return Config{}, err
 	}
 	if err := c.validate(); err != nil {
 		return Config{}, err

@@ -20,8 +20,8 @@ type ImageStore struct {
 	// S3Region signs the requests.
 	S3Region string `envconfig:"IMAGE_S3_REGION" default:"us-east-1"`
 	// S3AccessKey and S3SecretKey are the credentials.
-	S3AccessKey string `envconfig:"IMAGE_S3_ACCESS_KEY"`
-	S3SecretKey string `envconfig:"IMAGE_S3_SECRET_KEY"`
+	S3AccessKey string `envconfig:"IMAGE_S3_ACCESS_KEY" secret:"true"`
+	S3SecretKey string `envconfig:"IMAGE_S3_SECRET_KEY" secret:"true"`
 	// S3PathStyle is auto, true (host/bucket/key) or false (bucket.host/key).
 	S3PathStyle string `envconfig:"IMAGE_S3_PATH_STYLE" default:"auto"`
 	// S3Timeout bounds one operation (and one streamed GET /images/{key}).

@@ -1,6 +1,6 @@
 // Package testtool is how a test asks for an external program it drives (Chromium, promtool,
-// docker-compose, PostgreSQL's server binaries, git, the S3 gateway built from the module proxy)
-// and what happens when the program is missing.
+// docker-compose, PostgreSQL's server binaries, git, systemd-analyze, the S3 gateway built from
+// the module proxy) and what happens when the program is missing.
 //
 // By default a missing tool fails the test, naming the Debian package or command that provides
 // it: CI (.ci/run → make test) installs every tool and must never pass on a skipped test, since
@@ -62,6 +62,9 @@ var (
 		Get: "apt-get install docker-compose (or Docker's compose plugin)"}
 	Git = Tool{Name: "git", Binaries: []string{"git"},
 		Get: "apt-get install git"}
+	// SystemdAnalyze checks the systemd units of deploy/systemd (systemd-analyze verify).
+	SystemdAnalyze = Tool{Name: "systemd-analyze", Binaries: []string{"systemd-analyze"},
+		Get: "apt-get install systemd"}
 	// PostgreSQL's server binaries are found by pgtest (PATH, then /usr/lib/postgresql/*/bin).
 	PostgreSQL = Tool{Name: "postgresql",
 		Get: "apt-get install postgresql (its initdb and pg_ctl)"}

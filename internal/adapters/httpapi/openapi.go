@@ -24,10 +24,14 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) error {
 	return nil
 }
 
-// docCache holds the document once built.
+// docCache holds the document, and its page for people (apidocs.go), once built.
 type docCache struct {
 	docOnce sync.Once
 	doc     map[string]any
+
+	docPageOnce sync.Once
+	docPage     []byte
+	docPageErr  error
 }
 
 var pathParam = regexp.MustCompile(`\{([^}]+)\}`)

@@ -52,6 +52,7 @@ func (s *Server) routes() []route {
 		{method: get, pattern: "/ready", summary: "Readiness: database reachable, migrated and writable; image store reachable", handle: s.readiness,
 			response: map[string]string{}, status: 200, errors: []int{503}},
 		{method: get, pattern: "/openapi.json", summary: "This document", handle: s.openAPI, response: map[string]any{}, status: 200},
+		{method: get, pattern: "/api/docs", summary: "This document as a page for people", handle: s.apiDocs, produces: "text/html", status: 200},
 
 		{method: post, pattern: "/api/v1/auth/register", summary: "Register (REGISTRATION_MODE: open, approval, invite or closed; an invite token registers in every mode)", limited: true,
 			handle: s.register, request: registerRequest{}, response: registerResponse{}, status: 201, errors: []int{400, 401, 415, 422, 429}},

@@ -92,6 +92,16 @@ func (s *Store) PendingWatches(ctx context.Context, userID uuid.UUID) ([]domain.
 	return out, err
 }
 
+// PendingWatchCount is how many watches wait in a user's queue (idx_watch_events_queue).
+func (s *Store) PendingWatchCount(ctx context.Context, userID uuid.UUID) (int, error) {
+	var n int
+	err := s.read.GetContext(ctx, &n, `SELECT COUNT(*) FROM watch_events WHERE user_id = ? AND status = 'pending'`, userID.String())
+	if err != nil {
+		return 0, fmt.Errorf("count watch queue: %w", err)
+	}
+	return n, nil
+}
+
 // ConfirmWatches logs each review and closes its watch event as confirmed, with every review's
 // events, in one transaction. Each event is read FOR UPDATE and checked again inside it (still
 // the user's, still pending), so two confirmations racing on any hosts cannot both log a review.

@@ -24,6 +24,7 @@ type WatchQueue interface {
 	SaveWatch(ctx context.Context, ev domain.WatchEvent, since time.Time, confirm *integration.Confirmed) (bool, error)
 	WatchEvent(ctx context.Context, id uuid.UUID) (domain.WatchEvent, error)
 	PendingWatches(ctx context.Context, userID uuid.UUID) ([]domain.WatchEvent, error)
+	PendingWatchCount(ctx context.Context, userID uuid.UUID) (int, error)
 	ConfirmWatches(ctx context.Context, userID uuid.UUID, at time.Time, cs []integration.Confirmed) error
 	DismissWatches(ctx context.Context, userID uuid.UUID, ids []uuid.UUID, at time.Time) (int, error)
 	PurgeWatchEvents(ctx context.Context, closedBefore, pendingBefore time.Time) (int64, error)
@@ -64,6 +65,9 @@ func RunWatchQueue(t *testing.T, open func(t *testing.T, faults *Faults) WatchQu
 		must(t, err)
 		if len(pending) != 3 || pending[0].ID != w1.ID || pending[2].ID != w3.ID || *pending[1].Year != *w2.Year {
 			t.Fatalf("pending %+v", pending)
+		}
+		if n, err := s.PendingWatchCount(ctx, alice.ID); err != nil || n != 3 {
+			t.Errorf("PendingWatchCount = %d, %v; want 3", n, err)
 		}
 
 		// Confirming logs the review with its events; a failing enqueue confirms nothing.

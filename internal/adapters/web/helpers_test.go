@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/adapters/activitypub"
+	"moviesdiary/internal/adapters/metrics"
 	"moviesdiary/internal/app"
 	"moviesdiary/internal/app/mediatest"
 	"moviesdiary/internal/domain"
@@ -33,6 +35,8 @@ type bundle struct {
 	t    testing.TB
 	srv  *httptest.Server
 	site *app.Site
+	// metrics are the request counts the site records.
+	metrics *metrics.Server
 }
 
 type options struct {
@@ -44,6 +48,8 @@ type options struct {
 	registration domain.RegistrationMode
 	// tmdb configures the fake TMDb (Env.TMDb) as the metadata provider, CDN included.
 	tmdb bool
+	// logOut receives the server's log lines as JSON (default: discarded).
+	logOut io.Writer
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -56,7 +62,11 @@ func setup(t testing.TB, opts ...options) *bundle {
 		o.baseURL = "http://diary.test"
 	}
 	env := mediatest.New(t)
-	ao := app.Options{Log: env.Log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: o.registration == "",
+	if o.logOut != nil {
+		env.Log = slog.New(slog.NewJSONHandler(o.logOut, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	m := metrics.NewServer()
+	ao := app.Options{Log: env.Log, Metrics: m, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: o.registration == "",
 		Registration: o.registration,
 		Hasher:       fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit}
 	if o.tmdb {
@@ -73,7 +83,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &bundle{Env: env, t: t, site: site}
+	b := &bundle{Env: env, t: t, site: site, metrics: m}
 	b.srv = httptest.NewServer(site.Handler())
 	t.Cleanup(b.srv.Close)
 	return b

@@ -140,3 +140,19 @@ func TestHalfStarsAndRewatchShow(t *testing.T) {
 	contains(t, p, `aria-label="5 out of 5">★★★★★</span> <a`,
 		`aria-label="4.5 out of 5">★★★★½</span> <span class="tag">rewatch</span>`)
 }
+
+// TestReimportOfDuplicatesOffersNothing: a second upload of a file already imported says there
+// is nothing to import instead of offering "Import 0 rows".
+func TestReimportOfDuplicatesOffersNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	file := "Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date\n2024-01-02,Heat,1995,https://boxd.it/a,4,,,2024-01-01\n"
+	sess := mustStatus(t, ann.upload("diary.csv", file, ann.csrf()), http.StatusSeeOther).location()
+	contains(t, mustStatus(t, ann.get(sess), http.StatusOK), "Import 1 rows")
+	mustStatus(t, ann.post(sess+"/confirm", nil), http.StatusSeeOther)
+	again := mustStatus(t, ann.upload("diary.csv", file, ann.csrf()), http.StatusSeeOther).location()
+	p := mustStatus(t, ann.get(again), http.StatusOK)
+	contains(t, p, "0 ready, 1 duplicates, 0 invalid", "Nothing to import: every row is already in your diary.")
+	lacks(t, p, "Import 0 rows", again+"/confirm")
+}

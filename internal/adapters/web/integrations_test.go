@@ -111,3 +111,27 @@ func TestWatchQueueConfirmAndDismiss(t *testing.T) {
 		t.Errorf("%d reviews after the dismissal, want 1", n)
 	}
 }
+
+// TestNavigationCountsTheWatchQueue: while watches wait in the queue (at the bottom of the
+// settings) every page's navigation links it with their count; with none it says nothing.
+func TestNavigationCountsTheWatchQueue(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	lacks(t, mustStatus(t, ann.get("/diary"), http.StatusOK), `href="/settings#queue"`)
+	p := mustStatus(t, ann.post("/settings/webhooks", url.Values{"provider": {"jellyfin"}}), http.StatusOK)
+	jf := newTokenField.FindStringSubmatch(p.body)[1]
+	p = mustStatus(t, ann.post("/settings/webhooks", url.Values{"provider": {"emby"}}), http.StatusOK)
+	em := newTokenField.FindStringSubmatch(p.body)[1]
+	b.webhook("jellyfin", jf, "jellyfin-movie-stop.json")
+	b.webhook("emby", em, "emby-movie-stop.json", `"Heat"`, `"Ronin"`, "949", "8195", "tt0113277", "tt0122690")
+	for _, path := range []string{"/diary", "/log", "/settings"} {
+		contains(t, mustStatus(t, ann.get(path), http.StatusOK),
+			`<a href="/settings#queue">Watch queue <span class="badge">2<span class="sr"> waiting</span></span></a>`)
+	}
+	// Another user's queue is theirs: bob sees no count.
+	lacks(t, mustStatus(t, b.register("bob").get("/diary"), http.StatusOK), `href="/settings#queue"`)
+	ids := queueAction.FindAllStringSubmatch(mustStatus(t, ann.get("/settings"), http.StatusOK).body, -1)
+	mustStatus(t, ann.post("/settings/queue/"+ids[0][1]+"/dismiss", nil), http.StatusSeeOther)
+	contains(t, mustStatus(t, ann.get("/diary"), http.StatusOK), `Watch queue <span class="badge">1<span class="sr">`)
+}

@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -676,5 +677,30 @@ func TestBrowsersGetHTMLErrorPagesAndAPIClientsJSON(t *testing.T) {
 	p = b.browser().get("/api/v1/movies/00000000-0000-0000-0000-000000000000", "Accept", browserAccept)
 	if p.status < 400 || !strings.HasPrefix(p.header.Get("Content-Type"), "application/json") {
 		t.Errorf("a routed API refusal for a browser became %d %q", p.status, p.header.Get("Content-Type"))
+	}
+}
+
+// TestDiaryEditLinkSitsInItsEntry: in the diary's list, each review's Edit link is inside that
+// review's entry, above the separator, not under it beside the next review.
+func TestDiaryEditLinkSitsInItsEntry(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	ann.logReview("Heat", "1995", 4, "")
+	ann.logReview("Alien", "1979", 5, "")
+	p := mustStatus(t, ann.get("/diary?view=list"), http.StatusOK)
+	entries := strings.Split(p.body, `<article class="entry">`)[1:]
+	if len(entries) != 2 {
+		t.Fatalf("%d entries, want 2:\n%s", len(entries), excerpt(p.body))
+	}
+	for _, e := range entries {
+		inside, _, _ := strings.Cut(e, "</article>")
+		title := regexp.MustCompile(`<h2 class="title"><a href="/movie/[0-9a-f-]{36}">([^<]+)</a>`).FindStringSubmatch(inside)
+		if title == nil {
+			t.Fatalf("an entry without its title:\n%s", e)
+		}
+		if !strings.Contains(inside, `Edit<span class="sr"> `+title[1]+`</span></a>`) {
+			t.Errorf("%s's Edit link is not inside its entry:\n%s", title[1], e)
+		}
 	}
 }

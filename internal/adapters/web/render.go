@@ -131,6 +131,9 @@ type view struct {
 	Notice string
 	Path   string
 	Data   any
+	// Waiting is how many watches wait in the viewer's queue; the navigation links it when
+	// there are any.
+	Waiting int
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -146,6 +149,14 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, v visit, status 
 		Notice: noticeText(r.URL.Query().Get("done"))}
 	if v.me != nil {
 		vw.Admin = v.me.Role == domain.RoleAdmin
+		if s.Integrations != nil {
+			// The queue fills from media servers while nobody looks: the navigation says so.
+			n, err := s.Integrations.Waiting(r.Context(), v.me.ID)
+			if err != nil {
+				s.log.WarnContext(r.Context(), "count the watch queue", "error", err)
+			}
+			vw.Waiting = n
+		}
 	}
 	if e, ok := data.(interface{ errorText() string }); ok {
 		vw.Error = e.errorText()
@@ -310,10 +321,11 @@ func serveCSS(w http.ResponseWriter, r *http.Request) {
 // hstsMaxAge matches the API's: two years.
 const hstsMaxAge = "max-age=63072000; includeSubDomains"
 
-// contentPolicy allows only our stylesheet, our images and remote https posters, no script at
+// contentPolicy allows only our stylesheet, our images and remote https posters, our web
+// manifest, no script at
 // all, and forms posting only to us: hostile text that slipped through escaping still could not
 // run or send anything anywhere.
-const contentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' https:; form-action 'self'; " +
+const contentPolicy = "default-src 'none'; style-src 'self'; img-src 'self' https:; manifest-src 'self'; form-action 'self'; " +
 	"frame-ancestors 'none'; base-uri 'none'"
 
 // contentPolicyFor is contentPolicy with the provider's image CDN allowed too when it is not

@@ -21,7 +21,7 @@ var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 // chi.Routes) gets every request.
 func (s *Server) unmatched(pages chi.Routes, next http.Handler) http.Handler {
 	routes, _ := next.(chi.Routes)
-	page := middleware.RequestID(s.recoverer(s.headers(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	page := middleware.RequestID(s.accessLog(s.recoverer(s.headers(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := visit{csrf: s.csrfToken(w, r)}
 		var err error
 		if v.me, err = s.viewer(w, r); err != nil {
@@ -33,7 +33,7 @@ func (s *Server) unmatched(pages chi.Routes, next http.Handler) http.Handler {
 			st, msg = http.StatusMethodNotAllowed, "This page cannot be used that way."
 		}
 		s.fail(w, r, v, endpoint.Fail(st, msg))
-	}))))
+	})))))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if routes == nil || !prefersHTML(r.Header.Get("Accept")) || matches(routes, r, r.Method) {
 			next.ServeHTTP(w, r)

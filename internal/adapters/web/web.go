@@ -51,6 +51,9 @@ type Deps struct {
 	TrustedProxies []netip.Prefix
 	// Authenticate checks an access token and that its user still exists.
 	Authenticate func(ctx context.Context, token string) (uuid.UUID, error)
+	// Observe counts each request the pages answer (route pattern, method, status, duration);
+	// nil for none. Requests handed to next are next's to count.
+	Observe endpoint.Observer
 
 	Auth       *auth.Service
 	Reviews    *review.Service
@@ -125,12 +128,23 @@ func (s *Server) Handler(next http.Handler) http.Handler {
 	unmatched := s.unmatched(r, next)
 	r.NotFound(unmatched.ServeHTTP)
 	r.MethodNotAllowed(unmatched.ServeHTTP)
-	r.Get("/static/style.css", serveCSS)
+	// Every request the pages answer themselves is logged and counted by its route pattern,
+	// like the API's; the ones handed to next are next's to log.
+	assets := r.With(middleware.RequestID, s.accessLog)
+	assets.Get("/static/style.css", serveCSS)
+	assets.Method(http.MethodGet, "/static/icon.svg", iconAsset)
+	assets.Method(http.MethodGet, "/favicon.ico", iconAsset)
+	assets.Method(http.MethodGet, "/manifest.webmanifest", manifestAsset)
 	r.Group(func(r chi.Router) {
-		r.Use(middleware.RequestID, s.recoverer, s.headers)
+		r.Use(middleware.RequestID, s.accessLog, s.recoverer, s.headers)
 		s.routes(r)
 	})
 	return r
+}
+
+// accessLog logs and counts a request the pages answer (endpoint.AccessLog).
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	return endpoint.AccessLog(s.log, s.Observe)(next)
 }
 
 // recoverer turns a panic in a page into a logged 500 page, never a dropped connection or a

@@ -79,3 +79,17 @@ func TestSharedWrapUpPages(t *testing.T) {
 	contains(t, mustStatus(t, visitor.get("/wrapup/2024"), http.StatusOK), "the whole instance", "<strong>1</strong> movies")
 	contains(t, mustStatus(t, carl.get("/wrapups"), http.StatusOK), `href="/wrapup/2024"`)
 }
+
+// TestWrapUpWithoutRuntimesSaysTheWatchTimeIsUnknown: films without a runtime (typed in by
+// hand, not enriched) make the watch time unknown, not "0 minutes".
+func TestWrapUpWithoutRuntimesSaysTheWatchTimeIsUnknown(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	ann.logReview("Heat", "1995", 4, "")
+	mustStatus(t, ann.post("/wrapups", url.Values{"year": {"2024"}}), http.StatusSeeOther)
+	generate(t, b, b.String(`SELECT id FROM wrapups`))
+	p := mustStatus(t, ann.get("/wrapups/"+b.String(`SELECT id FROM wrapups`)), http.StatusOK)
+	contains(t, p, "<strong>1</strong> movies", "Watch time <strong>unknown</strong>")
+	lacks(t, p, "<strong>0</strong> minutes")
+}

@@ -32,6 +32,8 @@ type Store interface {
 	WatchEvent(ctx context.Context, id uuid.UUID) (domain.WatchEvent, error)
 	// PendingWatches is the user's queue, oldest first.
 	PendingWatches(ctx context.Context, userID uuid.UUID) ([]domain.WatchEvent, error)
+	// PendingWatchCount is how many watches wait in the user's queue.
+	PendingWatchCount(ctx context.Context, userID uuid.UUID) (int, error)
 	// ConfirmWatches logs every review and closes its watch event, in one transaction: all or
 	// nothing. An event no longer pending (or not userID's) fails the whole call.
 	ConfirmWatches(ctx context.Context, userID uuid.UUID, at time.Time, cs []Confirmed) error

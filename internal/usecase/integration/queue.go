@@ -14,6 +14,11 @@ func (s *Service) Queue(ctx context.Context, userID uuid.UUID) ([]domain.WatchEv
 	return s.store.PendingWatches(ctx, userID)
 }
 
+// Waiting is how many watches wait in the user's queue (the pages' navigation shows it).
+func (s *Service) Waiting(ctx context.Context, userID uuid.UUID) (int, error) {
+	return s.store.PendingWatchCount(ctx, userID)
+}
+
 // Confirmation is a user's rating of one queued watch.
 type Confirmation struct {
 	WatchEventID uuid.UUID
