@@ -98,7 +98,7 @@ func runBackend(ctx context.Context, o options, backend, dir string) (summary, e
 		bus, maxAttempts = "nats", 8
 	}
 	common := []string{"DATABASE_URL=" + db.url, "EVENT_BUS_BACKEND=" + bus,
-		"LOG_FORMAT=json", "LOG_LEVEL=warn", "BASE_URL=" + bases[0]}
+		"LOG_FORMAT=json", "LOG_LEVEL=warn", "BASE_URL=" + bases[0], "REGISTRATION_MODE=open"}
 	if backend == "core" {
 		common = append(common, "NATS_MODE=core")
 	}
