@@ -179,9 +179,9 @@ func TestAdminDeleteUserFederatesTheActorDelete(t *testing.T) {
 		!strings.Contains(string(d.ActivityJSON), bob.ID.String()) || d.SigningActorID != bob.ID {
 		t.Fatalf("delivery: %v %+v", err, d)
 	}
-	// Deleting the last admin while others remain is refused; alone, it is allowed.
-	if code, _, _ := runCLI(t, "", "admin", "users", "delete-user", alice.Username, "--yes"); code != 0 {
-		t.Fatalf("deleting the last user (an admin): exit %d", code)
+	// The last admin is never deleted, even when it is the last user (issue 35).
+	if code, _, stderr := runCLI(t, "", "admin", "users", "delete-user", alice.Username, "--yes"); code == 0 || !strings.Contains(stderr, "admin") {
+		t.Fatalf("deleting the last user (an admin): exit %d %q, want a refusal naming the last admin", code, stderr)
 	}
 }
 

@@ -23,6 +23,7 @@ func TestMigrateStoreMovesARunningInstance(t *testing.T) {
 		t.Helper()
 		t.Setenv("DATA_DIR", dir)
 		t.Setenv("DATABASE_URL", databaseURL)
+		t.Setenv("REGISTRATION_MODE", "open")
 		cfg, err := config.Load()
 		if err != nil {
 			t.Fatal(err)

@@ -52,14 +52,14 @@ type laneWorld struct {
 	idleSeen int       // settles by then
 }
 
-// newLaneWorld starts the instance, its worker and its lane. Requests time out after 500 ms
+// newLaneWorld starts the instance, its worker and its lane. Requests time out after 300 ms
 // (a black-holed host costs that much real time per attempt).
 func newLaneWorld(t *testing.T, policy federation.Policy) *laneWorld {
 	// The clock starts a minute ahead of the real one, which stamps the handoffs.
 	w := &laneWorld{clock: &fakeClock{now: time.Now().Add(time.Minute)}, policy: policy}
 	var lane *federation.Lane
 	w.instance = newInstanceOver(t, func(cfg *activitypub.Config, store *sqlite.Store) {
-		cfg.Client = activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true, Timeout: 500 * time.Millisecond})
+		cfg.Client = activitypub.NewClient(activitypub.ClientConfig{AllowPrivate: true, Timeout: 300 * time.Millisecond})
 		cfg.Deliveries = store
 		cfg.Wake = func() {
 			if lane != nil {
