@@ -246,6 +246,7 @@ func atomicCases() []atomicCase {
 			return func() error { return s.DeleteRemoteReviews(ctx, actor, r.APID) }, diary(t, s)
 		}},
 		{"DeleteUser", func(t *testing.T, s AtomicWrites) (func() error, func() string) {
+			createUser(t, s, "alice") // the instance's admin: the last admin is never deleted
 			bob := createUser(t, s, "bob")
 			logReview(t, s, newReview(bob.ID, 4, 1), tmdbMovie(1))
 			return func() error { return s.DeleteUser(ctx, bob.ID) }, func() string {
