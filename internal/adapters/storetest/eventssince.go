@@ -101,3 +101,26 @@ func RunEventsSince(t *testing.T, open func(t *testing.T, faults *Faults) EventC
 		c.Until(t, map[string]int{"SearchReindexRequested": 1})
 	})
 }
+
+// UntilSum reads until the totals add up to n rows of any type, and fails the test if they do
+// not within a deadline or go past it.
+func (c *Counted) UntilSum(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c.Read(t)
+		sum := 0
+		for _, k := range c.totals {
+			sum += k
+		}
+		switch {
+		case sum == n:
+			return
+		case sum > n:
+			t.Fatalf("counted %v, past %d rows", c.totals, n)
+		case time.Now().After(deadline):
+			t.Fatalf("counted %v, want %d rows", c.totals, n)
+		}
+		time.Sleep(5 * time.Millisecond) // the poll's interval, not a synchronisation
+	}
+}
