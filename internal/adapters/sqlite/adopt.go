@@ -827,8 +827,11 @@ func schemaFiles() ([]migrationFile, error) {
 	return files, nil
 }
 
-func queryStrings(ctx context.Context, tx *sqlx.Tx, q string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q)
+// queryStrings reads the one text column of q's rows, in a transaction or on a handle.
+func queryStrings(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ type shapeDiff struct {
 // returned.
 func checkLegacyShape(ctx context.Context, db *sql.DB, queue bool) (shapeDiff, error) {
 	var diff shapeDiff
-	tables, err := queryStringsDB(ctx, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
+	tables, err := queryStrings(ctx, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
 		AND name <> '`+migrationsTable+`' ORDER BY name`)
 	if err != nil {
 		return diff, fmt.Errorf("read schema: %w", err)
@@ -97,7 +97,7 @@ func checkLegacyShape(ctx context.Context, db *sql.DB, queue bool) (shapeDiff, e
 		if cols == nil || slices.Contains(legacyDropped, name) || !slices.Contains(tables, name) {
 			continue
 		}
-		have, err := queryStringsDB(ctx, db, `SELECT name FROM pragma_table_info(?)`, name)
+		have, err := queryStrings(ctx, db, `SELECT name FROM pragma_table_info(?)`, name)
 		if err != nil {
 			return diff, fmt.Errorf("read columns of %s: %w", name, err)
 		}
@@ -210,22 +210,4 @@ func logLegacyShape(log *slog.Logger, rep adoptReport, backup string) {
 		log.Warn("dropped column not in movies-diary's last schema: its values are only in the backup", "table", c.table,
 			"column", c.column, "values", c.values, "backup", backup)
 	}
-}
-
-// queryStringsDB is queryStrings on a database handle.
-func queryStringsDB(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
