@@ -111,7 +111,7 @@ func (s *Store) SaveRemoteReview(ctx context.Context, r domain.RemoteReview) err
 
 // DeleteRemoteReviews deletes the remote reviews of actorURL, the one with object id apID or,
 // with apID empty, all of them (the actor was deleted: with its follows and its likes and
-// boosts), and their movies if nothing else refers to them.
+// boosts, and its cached document), and their movies if nothing else refers to them.
 func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) error {
 	err := s.write(ctx, func(tx *Tx) error {
 		// The reviews' movies are locked first, in one order, as DeleteReview does: a review of one
@@ -138,6 +138,11 @@ func (s *Store) DeleteRemoteReviews(ctx context.Context, actorURL, apID string) 
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM review_reactions WHERE actor_url = ?`, actorURL); err != nil {
+				return err
+			}
+			// The cached document goes too: its key went with the account, and a redelivered
+			// Delete is then one of an actor never met (acknowledged, not stored).
+			if _, err := tx.ExecContext(ctx, `DELETE FROM remote_actors WHERE url = ?`, actorURL); err != nil {
 				return err
 			}
 		}

@@ -131,9 +131,16 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (domain.Use
 	return s.userWhere(ctx, `username = ?`, username)
 }
 
-func (s *Store) userWhere(ctx context.Context, where string, arg any) (domain.User, error) {
+// UserByFormerUsername returns the account that gave up username by a rename at or after since,
+// so that WebFinger still names it for a while; a deleted account's name finds nothing.
+func (s *Store) UserByFormerUsername(ctx context.Context, username string, since time.Time) (domain.User, error) {
+	return s.userWhere(ctx, `id = (SELECT user_id FROM reserved_usernames WHERE username = ? AND reserved_at >= ?)`,
+		username, sqlrow.Millis(since))
+}
+
+func (s *Store) userWhere(ctx context.Context, where string, args ...any) (domain.User, error) {
 	var row sqlrow.User
-	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.UserColumns+` FROM users WHERE `+where, arg); err != nil {
+	if err := s.read.GetContext(ctx, &row, `SELECT `+sqlrow.UserColumns+` FROM users WHERE `+where, args...); err != nil {
 		return domain.User{}, sqlrow.NotFound(err, "Entity not found: user")
 	}
 	return row.User(), nil

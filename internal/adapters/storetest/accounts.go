@@ -25,6 +25,7 @@ type Accounts interface {
 	DeleteUser(ctx context.Context, id uuid.UUID) error
 	SetEmail(ctx context.Context, id uuid.UUID, email string) error
 	RenameUser(ctx context.Context, id uuid.UUID, username string) error
+	UserByFormerUsername(ctx context.Context, username string, since time.Time) (domain.User, error)
 	CreateSession(ctx context.Context, userID uuid.UUID, tokenHash string, now, expires time.Time) error
 	RotateSession(ctx context.Context, oldHash, newHash string, now, expires time.Time) (uuid.UUID, error)
 	LoginSessions(ctx context.Context, user uuid.UUID, now time.Time) ([]domain.LoginSession, error)
@@ -142,11 +143,19 @@ func RunAccounts(t *testing.T, open func(t *testing.T, faults *Faults) Accounts)
 		if n := events(t, s); n != before+1 {
 			t.Fatalf("%d events after the rename, want 1 (UserUpdated)", n-before)
 		}
+		// WebFinger still finds bob by his old name (any case) for a while, and not after it.
+		if u, err := s.UserByFormerUsername(ctx, "BOB", time.Now().Add(-time.Hour)); err != nil || u.ID != bob.ID {
+			t.Fatalf("former name within the window: %+v %v", u, err)
+		}
+		_, err := s.UserByFormerUsername(ctx, "bob", time.Now().Add(time.Hour))
+		wantKind(t, err, domain.KindNotFound, "")
+		_, err = s.UserByFormerUsername(ctx, "alice", time.Time{})
+		wantKind(t, err, domain.KindNotFound, "")
 		// The old handle is bob's for good: nobody else takes it, he may take it back.
 		wantKind(t, s.RenameUser(ctx, alice.ID, "bob"), domain.KindInvalid, "Username already taken")
 		taker := newUser("bob")
 		taker.Email = "another@example.org"
-		_, err := s.CreateUser(ctx, taker)
+		_, err = s.CreateUser(ctx, taker)
 		wantKind(t, err, domain.KindInvalid, "Username already taken")
 		must(t, s.RenameUser(ctx, bob.ID, "bob"))
 		wantKind(t, s.RenameUser(ctx, alice.ID, "robert"), domain.KindInvalid, "Username already taken")

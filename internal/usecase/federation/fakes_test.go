@@ -71,6 +71,10 @@ func (s *store) UserByUsername(_ context.Context, name string) (domain.User, err
 	return domain.User{}, domain.NotFound("Entity not found: user %s", name)
 }
 
+func (s *store) UserByFormerUsername(_ context.Context, name string, _ time.Time) (domain.User, error) {
+	return domain.User{}, domain.NotFound("Entity not found: user %s", name)
+}
+
 func (s *store) Settings(_ context.Context, user uuid.UUID) (domain.FederationSettings, error) {
 	if s.settingsErr != nil {
 		return domain.FederationSettings{}, s.settingsErr

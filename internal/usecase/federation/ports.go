@@ -2,6 +2,7 @@ package federation
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -13,6 +14,8 @@ import (
 type Accounts interface {
 	UserByID(ctx context.Context, id uuid.UUID) (domain.User, error)
 	UserByUsername(ctx context.Context, username string) (domain.User, error)
+	// UserByFormerUsername is the account that gave up username by a rename at or after since.
+	UserByFormerUsername(ctx context.Context, username string, since time.Time) (domain.User, error)
 	Settings(ctx context.Context, user uuid.UUID) (domain.FederationSettings, error)
 	ActorProfile(ctx context.Context, user uuid.UUID) (domain.ActorProfile, error)
 }

@@ -3,6 +3,7 @@ package federation
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -25,13 +26,27 @@ func (s *Service) Account(ctx context.Context, id uuid.UUID) (domain.User, error
 	return s.ports.Accounts.UserByID(ctx, id)
 }
 
+// FormerNameWindow is how long WebFinger still answers for the name an account gave up by a
+// rename: the answer's subject is the new name, which Mastodon and its peers look up again and
+// accept as the same actor, so a handle written down before the rename keeps working meanwhile.
+// The old name is never reissued either way.
+const FormerNameWindow = 90 * 24 * time.Hour
+
 // AccountByName is a local user (or the instance actor) by username, as WebFinger names it by
-// acct:.
+// acct:, or the account that gave the name up by a rename within FormerNameWindow.
 func (s *Service) AccountByName(ctx context.Context, username string) (domain.User, error) {
 	if strings.EqualFold(username, InstanceUsername) {
 		return instanceActor(), nil
 	}
-	return s.ports.Accounts.UserByUsername(ctx, username)
+	u, err := s.ports.Accounts.UserByUsername(ctx, username)
+	if domain.KindOf(err) == domain.KindNotFound {
+		if former, ferr := s.ports.Accounts.UserByFormerUsername(ctx, username, s.now().Add(-FormerNameWindow)); ferr == nil {
+			return former, nil
+		} else if domain.KindOf(ferr) != domain.KindNotFound {
+			return domain.User{}, ferr
+		}
+	}
+	return u, err
 }
 
 // Profile is what a local actor's document shows besides the account; the instance actor has
