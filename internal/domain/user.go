@@ -77,7 +77,7 @@ var DefaultFederationSettings = FederationSettings{Reviews: true, Watchlist: tru
 // RegistrationMode is who may create an account (REGISTRATION_MODE).
 type RegistrationMode string
 
-// The registration modes. An invite link works in every mode but closed's; the one-time setup
+// The registration modes. An invite link works in every mode, closed too; the one-time setup
 // link of an instance without an admin works in every mode.
 const (
 	// RegistrationOpen lets anyone register.

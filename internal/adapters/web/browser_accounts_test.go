@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -55,6 +56,32 @@ func TestBrowserRegistration(t *testing.T) {
 	again.fill("#email", "bob@example.com", "#username", "bob", "#password", "correct horse", "#password2", "correct horse")
 	again.do(clickSubmit())
 	again.waitText("main", "invalid, used or expired")
+
+	// The admin approves the stranger on the accounts page, who can then log in, and makes an
+	// invite link that registers someone at once; the page is the admins' only.
+	ann.open("/admin/accounts")
+	ann.waitText("main", "eve@example.com")
+	ann.do(chromedp.Click(chromedp.CSS(`button[name=approve]`)))
+	ann.waitText(".notice", "Account approved")
+	ann.waitText("main", "Nobody is waiting")
+	stranger.open("/login")
+	stranger.fill("#email", "eve@example.com", "#password", "correct horse")
+	stranger.do(clickSubmit())
+	stranger.waitText("h1", "Latest reviews")
+	stranger.open("/admin/accounts")
+	stranger.waitText("main", "Only an admin manages accounts")
+	ann.do(chromedp.Click(chromedp.CSS(`button[name=invite]`)))
+	invite, err := url.Parse(ann.attr("#invite", "value")) // on BASE_URL
+	if err != nil || invite.Path != "/register" || invite.Query().Get("invite") == "" {
+		t.Fatalf("invite link %v, %v", invite, err)
+	}
+	carl := person(t, browser, b.srv.URL, dir)
+	carl.open(invite.RequestURI())
+	carl.fill("#email", "carl@example.com", "#username", "carl", "#password", "correct horse", "#password2", "correct horse")
+	carl.submit("form.card button[type=submit]", "Account created")
+	if u, err := b.Store.UserByUsername(ctx, "carl"); err != nil || u.Pending || u.Role != domain.RoleStandard {
+		t.Fatalf("the invited account: %+v, %v", u, err)
+	}
 }
 
 // clickSubmit clicks the page's main form's button.

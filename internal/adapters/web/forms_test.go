@@ -18,6 +18,7 @@ func TestEveryInputIsLabelledAndEveryFormCarriesCSRF(t *testing.T) {
 	ann := seedDiary(t, b, 5, 100, 500)
 	pages := benchPages(b)
 	pages["blocked"], pages["domains"], pages["log-chosen"] = "/blocked", "/admin/domains", "/log"
+	pages["accounts"] = "/admin/accounts"
 	pages["log-search"], pages["diary-list"], pages["watchlist-list"] = "/log/search?title=number", "/diary?view=list", "/watchlist?view=list"
 	visitor := b.browser()
 	for name, path := range pages {

@@ -111,7 +111,7 @@ func TestLoginRedirectsOnlyToLocalPaths(t *testing.T) {
 func TestMemberPagesSendVisitorsToLogIn(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	for _, path := range []string{"/log", "/watchlist", "/people", "/settings", "/wrapups", "/blocked", "/admin/domains"} {
+	for _, path := range []string{"/log", "/watchlist", "/people", "/settings", "/wrapups", "/blocked", "/admin/domains", "/admin/accounts"} {
 		p := mustStatus(t, b.browser().get(path), http.StatusSeeOther)
 		if want := "/login?next=" + url.QueryEscape(path); p.location() != want {
 			t.Errorf("%s: Location %q, want %q", path, p.location(), want)
@@ -329,6 +329,8 @@ func TestAdminBlockedDomains(t *testing.T) {
 	b := setup(t)
 	admin, other := b.register("root"), b.register("ann")
 	mustStatus(t, other.get("/admin/domains"), http.StatusForbidden)
+	mustStatus(t, other.get("/admin/accounts"), http.StatusForbidden)
+	mustStatus(t, other.post("/admin/accounts", url.Values{"invite": {"1"}}), http.StatusForbidden)
 	mustStatus(t, admin.post("/admin/domains", url.Values{"host": {"spam.example"}, "reason": {"spam"}}), http.StatusSeeOther)
 	contains(t, mustStatus(t, admin.get("/admin/domains"), http.StatusOK), "spam.example", "spam", "Unblock")
 	contains(t, mustStatus(t, admin.get("/"), http.StatusOK), `href="/admin/domains"`)

@@ -211,7 +211,7 @@ var notices = map[string]string{
 	"pending":  "Account created. An admin must approve it before you can log in.",
 	"password": "Password changed. Your other sessions are signed out.", "email": "E-mail changed.",
 	"username": "Username changed.", "session-ended": "Session signed out.",
-	"account-deleted": "Your account is deleted.",
+	"account-deleted": "Your account is deleted.", "approved": "Account approved: it can log in now.",
 }
 
 func noticeText(key string) string { return notices[key] }

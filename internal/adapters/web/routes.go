@@ -87,6 +87,10 @@ func (s *Server) routes(r chi.Router) {
 
 	r.Get("/admin/domains", s.page(member, s.domains))
 	r.Post("/admin/domains", s.page(member, s.domainAction))
+	if s.Auth != nil {
+		r.Get("/admin/accounts", s.page(member, s.adminAccounts))
+		r.Post("/admin/accounts", s.page(member, s.adminAccountAction))
+	}
 }
 
 // pathID is the {name} UUID of the path, routed here or (the actor page) by the federation's
