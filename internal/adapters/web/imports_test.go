@@ -103,7 +103,7 @@ func TestImportMapsAFileOfItsOwn(t *testing.T) {
 	sess := p.location()
 	p = mustStatus(t, ann.get(sess), http.StatusOK)
 	contains(t, p, "2 rows", `<label for="field-0">film</label>`, `<option value="title">`)
-	lacks(t, p, "recognised", "Import 1 rows")
+	lacks(t, p, "recognised", "Import 1 row")
 	mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "csrf": {"forged"}}), http.StatusForbidden)
 	// A bad scale or date format is the form's 400, naming it.
 	for _, c := range []struct{ scale, format, says string }{
@@ -116,7 +116,7 @@ func TestImportMapsAFileOfItsOwn(t *testing.T) {
 	p = mustStatus(t, ann.post(sess+"/mapping", url.Values{"field-0": {"title"}, "field-1": {"rating"}, "field-2": {"watched_at"}, "field-3": {"release_year"}}),
 		http.StatusSeeOther)
 	p = mustStatus(t, ann.get(p.location()), http.StatusOK)
-	contains(t, p, "Columns saved", `value="title" selected`, "1 ready", "1 invalid", "Import 1 rows",
+	contains(t, p, "Columns saved", `value="title" selected`, "1 ready", "1 invalid", "Import 1 row",
 		"Manual release year required")
 	mustStatus(t, ann.post(sess+"/confirm", nil), http.StatusSeeOther)
 	if n := b.Int(`SELECT COUNT(*) FROM reviews`); n != 1 {
@@ -149,10 +149,10 @@ func TestReimportOfDuplicatesOffersNothing(t *testing.T) {
 	ann := b.register("ann")
 	file := "Date,Name,Year,Letterboxd URI,Rating,Rewatch,Tags,Watched Date\n2024-01-02,Heat,1995,https://boxd.it/a,4,,,2024-01-01\n"
 	sess := mustStatus(t, ann.upload("diary.csv", file, ann.csrf()), http.StatusSeeOther).location()
-	contains(t, mustStatus(t, ann.get(sess), http.StatusOK), "Import 1 rows")
+	contains(t, mustStatus(t, ann.get(sess), http.StatusOK), "Import 1 row")
 	mustStatus(t, ann.post(sess+"/confirm", nil), http.StatusSeeOther)
 	again := mustStatus(t, ann.upload("diary.csv", file, ann.csrf()), http.StatusSeeOther).location()
 	p := mustStatus(t, ann.get(again), http.StatusOK)
-	contains(t, p, "0 ready, 1 duplicates, 0 invalid", "Nothing to import: every row is already in your diary.")
+	contains(t, p, "0 ready, 1 duplicate, 0 invalid", "Nothing to import: every row is already in your diary.")
 	lacks(t, p, "Import 0 rows", again+"/confirm")
 }

@@ -284,7 +284,7 @@ func TestFollowAcceptAndUnfollow(t *testing.T) {
 	actor := "http://diary.test/users/" + b.userID("ann").String()
 	mustStatus(t, bob.post("/social/accept", url.Values{"actor_url": {actor}}), http.StatusSeeOther)
 	contains(t, mustStatus(t, bob.get("/people?done=accepted"), http.StatusOK), "Follower accepted.", `action="/social/remove"`)
-	contains(t, mustStatus(t, ann.get("/u/"+bobID.String()), http.StatusOK), ">Unfollow</button>", "1 followers")
+	contains(t, mustStatus(t, ann.get("/u/"+bobID.String()), http.StatusOK), ">Unfollow</button>", "1 follower")
 	mustStatus(t, ann.post("/social/unfollow", url.Values{"actor_url": {"http://diary.test/users/" + bobID.String()}}), http.StatusSeeOther)
 	contains(t, mustStatus(t, ann.get("/u/"+bobID.String()), http.StatusOK), ">Follow</button>")
 	// Following oneself is the use case's refusal, shown on the page.
@@ -705,4 +705,18 @@ func TestDiaryEditLinkSitsInItsEntry(t *testing.T) {
 			t.Errorf("%s's Edit link is not inside its entry:\n%s", title[1], e)
 		}
 	}
+}
+
+// TestCountsAgreeWithTheirNumber: one review is "1 review", not "1 reviews", on the diary, the
+// film's page, the profile and the watchlist; two are plural.
+func TestCountsAgreeWithTheirNumber(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ann := b.register("ann")
+	ann.logReview("Heat", "1995", 4, "")
+	contains(t, mustStatus(t, ann.get("/diary?view=list"), http.StatusOK), ">1 review<")
+	contains(t, mustStatus(t, ann.get("/u/"+b.userID("ann").String()), http.StatusOK), "1 movie ·", "0 followers")
+	contains(t, mustStatus(t, ann.get("/watchlist?view=list"), http.StatusOK), "0 movies")
+	ann.logReview("Alien", "1979", 5, "")
+	contains(t, mustStatus(t, ann.get("/diary?view=list"), http.StatusOK), ">2 reviews<")
 }

@@ -71,6 +71,13 @@ var funcs = template.FuncMap{
 		return strconv.FormatFloat(*p, 'f', 1, 64)
 	},
 	"add":  func(a, b int) int { return a + b },
+	// count writes a number with its noun: "1 review", "2 reviews", "0 reviews".
+	"count": func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + many
+	},
 	"itoa": strconv.Itoa,
 	// most is the largest count of a month list or a rating distribution, the bars' scale.
 	"most": func(v any) int {
