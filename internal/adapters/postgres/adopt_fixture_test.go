@@ -418,4 +418,3 @@ func dumpDB(t testing.TB, db *sql.DB) string {
 	}
 	return b.String()
 }
-
