@@ -38,7 +38,8 @@ import (
 //     has no VACUUM INTO, and a backup in the same transaction exists exactly when the
 //     conversion committed;
 //  3. in the same transaction it drops the derived tables, renames every other original table
-//     (with its indexes and sequences, whose names are per schema) to legacy_<name>, builds our
+//     (with its indexes and sequences, whose names are per schema) to legacy_<name>, turns the
+//     original's event_queue into the one our 0100 creates, in its place (keepOutbox), builds our
 //     schema by running our embedded migrations up to pgAdoptVersion, carrying the rows over as
 //     soon as the tables they go to exist (most into the schema at adoptBase, so the migrations
 //     after it see them as on any database they upgrade), gives each open row of the
@@ -106,8 +107,6 @@ func (c carry) need() uint64 {
 // carries are the conversion steps, in migration order (the SQLite adoption's, in PostgreSQL's
 // spelling, and the steps its migrations 0185–0187 take there).
 var carries = []carry{
-	{name: "outbox", needs: 100, from: "event_queue", run: carryOutbox,
-		expect: `SELECT count(*) FROM legacy_event_queue`},
 	{name: "users", from: "users",
 		insert: `INSERT INTO users (id, username, email, password_hash, is_admin, display_name, bio, created_at)
 		SELECT id, username, email, password_hash, role = 'admin', display_name, bio, ` + ts("created_at") + `
@@ -503,12 +502,20 @@ func convertLegacy(ctx context.Context, db *sql.DB, shape legacy.Diff, log *slog
 		return nil
 	}
 	for _, f := range files {
-		body, err := fs.ReadFile(pgmigrations.FS, f.name)
-		if err != nil {
-			return rep, err
+		kept := false
+		if f.v == 100 {
+			if kept, err = keepOutbox(ctx, tx); err != nil {
+				return rep, err
+			}
 		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			return rep, fmt.Errorf("migration %s: %w", f.name, err)
+		if !kept {
+			body, err := fs.ReadFile(pgmigrations.FS, f.name)
+			if err != nil {
+				return rep, err
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return rep, fmt.Errorf("migration %s: %w", f.name, err)
+			}
 		}
 		if err := carryUpTo(f.v); err != nil {
 			return rep, err
@@ -526,7 +533,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, shape legacy.Diff, log *slog
 		if err := tx.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, "legacy_"+c.from).Scan(&exists); err != nil {
 			return rep, err
 		} else if !exists {
-			continue // event_queue on NATS
+			continue
 		}
 		var want int64
 		if err := tx.QueryRowContext(ctx, c.expect).Scan(&want); err != nil {
