@@ -61,6 +61,11 @@ func (s *Store) migrateOnce(ctx context.Context, log *slog.Logger) error {
 		return fmt.Errorf("take the migration lock: %w", err)
 	}
 	defer lock.Close()
+	// A database made by the original movies-diary is converted to our schema first (adopt.go).
+	if err := adoptLegacy(ctx, db, log); err != nil {
+		db.Close()
+		return fmt.Errorf("adopt movies-diary database: %w", err)
+	}
 	drv, err := mpgx.WithInstance(db, &mpgx.Config{MigrationsTable: migrationsTable})
 	if err != nil {
 		db.Close()

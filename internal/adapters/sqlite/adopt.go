@@ -18,6 +18,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"moviesdiary/internal/adapters/sqlrow"
+	"moviesdiary/internal/adapters/sqlstore/legacy"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/outbox"
 	"moviesdiary/internal/usecase/federation"
@@ -31,7 +32,7 @@ import (
 //
 //  1. it checks the original is at its last schema (sqlx versions 1–29, all successful, and 100
 //     with event_queue on a deployment that ran on the database bus; on NATS there is neither),
-//     and that its tables and columns are that schema's (legacyShape: what is missing refuses,
+//     and that its tables and columns are that schema's (legacy.Engine.CompareShape: what is missing refuses,
 //     what is extra is kept or dropped, each said in the log);
 //  2. it writes a backup copy beside the file (VACUUM INTO) and verifies it (integrity check,
 //     the same row count in every table), refusing to go on otherwise;
@@ -64,45 +65,6 @@ import (
 // inside the adoption transaction, the ones above it afterwards through golang-migrate. The
 // carry statements below write the tables as they are at this version.
 const adoptVersion = 142
-
-// legacyVersionsTable is where the original records its migrations.
-const legacyVersionsTable = "_sqlx_migrations"
-
-// legacyInstanceActor is the original's service account (its migration 0022): the instance
-// actor, which we serve without a users row (federation.InstanceActorID); its key is carried.
-const legacyInstanceActor = "00000000-0000-4000-8000-000000000000"
-
-// legacyQueueVersion is the original's queue migration (event_queue), from its queue crate,
-// which shares _sqlx_migrations with the main one. Only the database bus runs it: a deployment
-// on NATS never has it, nor the table.
-const legacyQueueVersion = 100
-
-// legacyVersions are the sqlx migrations of the original's last schema: 1–29 from its main
-// crate, then legacyQueueVersion when queue is true (a deployment on the database bus).
-func legacyVersions(queue bool) []int64 {
-	v := make([]int64, 0, 30)
-	for i := int64(1); i <= 29; i++ {
-		v = append(v, i)
-	}
-	if queue {
-		v = append(v, legacyQueueVersion)
-	}
-	return v
-}
-
-// legacyDropped are original tables dropped without being carried: derived search indexes (our
-// own are rebuilt), refresh sessions (stored in plain text and keyed differently; everyone
-// signs in again) and import sessions (scratch state that expires within hours).
-var legacyDropped = []string{"movies_fts", "people_fts", "refresh_sessions", "import_sessions"}
-
-// legacyKept are original tables kept as legacy_<name> whatever was carried from them: they
-// hold data our schema at adoptVersion has no place for (follow activity ids and rejected
-// follows, remote actors' avatars and collections, announces, remote watchlists and goals,
-// webhook tokens, watch events, import profiles) and its migration record. A later
-// migration that gains a place for it reads it from there (0185–0187 carry and drop the
-// webhook tokens, watch events and import profiles).
-var legacyKept = []string{"ap_following", "ap_followers", "ap_remote_actors", "ap_announces", "ap_remote_watchlist_entries", "remote_goals", "webhook_tokens", "watch_events",
-	"import_profiles", legacyVersionsTable}
 
 // carry is one step of the conversion: insert runs against the renamed original tables; the
 // legacy table from is dropped afterwards when the step carried as many rows as expect counts,
@@ -148,8 +110,8 @@ var carries = []carry{
 	{name: "users", from: "users",
 		insert: `INSERT INTO users (id, username, email, password_hash, is_admin, display_name, bio, created_at)
 		SELECT id, username, email, password_hash, role = 'admin', display_name, bio, ` + ts("created_at") + `
-		FROM legacy_users WHERE id <> '` + legacyInstanceActor + `'`,
-		expect: `SELECT count(*) FROM legacy_users WHERE id <> '` + legacyInstanceActor + `'`},
+		FROM legacy_users WHERE id <> '` + legacy.InstanceActor + `'`,
+		expect: `SELECT count(*) FROM legacy_users WHERE id <> '` + legacy.InstanceActor + `'`},
 	{name: "settings", from: "user_settings",
 		insert: `INSERT INTO user_settings (user_id, federate_reviews, federate_watchlist, federate_goals)
 		SELECT user_id, federate_reviews <> 0, federate_watchlist <> 0, federate_goals <> 0 FROM legacy_user_settings
@@ -257,7 +219,7 @@ var carries = []carry{
 	{name: "actor keys", from: "ap_local_actors",
 		insert: `INSERT INTO actor_keys (owner_id, private_key_pem, public_key_pem, created_at)
 		SELECT user_id, private_key, public_key, ` + msOrNow("created_at") + ` FROM legacy_ap_local_actors
-		WHERE user_id IN (SELECT id FROM users) OR user_id = '` + legacyInstanceActor + `'`,
+		WHERE user_id IN (SELECT id FROM users) OR user_id = '` + legacy.InstanceActor + `'`,
 		expect: `SELECT count(*) FROM legacy_ap_local_actors`},
 	{name: "inbound activities", from: "ap_activities",
 		insert: `INSERT OR IGNORE INTO inbox_activities (activity_id, actor_url, received_at)
@@ -309,8 +271,8 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 
-	legacy, err := tableExists(ctx, db, legacyVersionsTable)
-	if err != nil || !legacy {
+	original, err := tableExists(ctx, db, legacy.VersionsTable)
+	if err != nil || !original {
 		return err
 	}
 	queue, err := checkLegacyVersions(ctx, db)
@@ -338,7 +300,7 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 		}
 		if v > 1 {
 			return fmt.Errorf("the database has both %s and %s at version %d: it is neither the original's nor ours",
-				legacyVersionsTable, migrationsTable, v)
+				legacy.VersionsTable, migrationsTable, v)
 		}
 	}
 
@@ -373,7 +335,7 @@ func (s *Store) adoptLegacy(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("nothing was changed; the backup %s is a copy of the original: %w", backup, err)
 	}
-	logLegacyShape(log, report, backup)
+	legacy.LogShape(log, report.outcome, backup)
 	for _, e := range report.settled {
 		log.Warn("adopted outbox rows settled, not delivered", "event_type", e.eventType, "status", e.status, "rows", e.rows,
 			"reason", e.reason)
@@ -412,40 +374,27 @@ func tableExists(ctx context.Context, db *sql.DB, name string) (bool, error) {
 // checkLegacyVersions accepts exactly the original's last schema, in either shape: with its
 // queue (a deployment on the database bus) or without (one on NATS). It reports which.
 func checkLegacyVersions(ctx context.Context, db *sql.DB) (queue bool, err error) {
-	rows, err := db.QueryContext(ctx, `SELECT version, success FROM `+legacyVersionsTable+` ORDER BY version`)
+	rows, err := db.QueryContext(ctx, `SELECT version, success FROM `+legacy.VersionsTable+` ORDER BY version`)
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", legacyVersionsTable, err)
+		return false, fmt.Errorf("read %s: %w", legacy.VersionsTable, err)
 	}
 	defer rows.Close()
-	var got []int64
+	var got []legacy.Recorded
 	for rows.Next() {
-		var v int64
-		var ok bool
-		if err := rows.Scan(&v, &ok); err != nil {
+		var r legacy.Recorded
+		if err := rows.Scan(&r.Version, &r.Success); err != nil {
 			return false, err
 		}
-		if !ok {
-			return false, fmt.Errorf("movies-diary migration %d is recorded as failed: repair the database with movies-diary first", v)
-		}
-		got = append(got, v)
+		got = append(got, r)
 	}
 	if err := rows.Err(); err != nil {
 		return false, err
-	}
-	queue = slices.Contains(got, legacyQueueVersion)
-	if want := legacyVersions(queue); !slices.Equal(got, want) {
-		return false, fmt.Errorf("movies-diary schema versions %v: adoption needs exactly its last schema %v, or %v on a deployment that ran on NATS (start the last movies-diary release once to bring it there)",
-			got, legacyVersions(true), legacyVersions(false))
 	}
 	hasTable, err := tableExists(ctx, db, "event_queue")
 	if err != nil {
 		return false, err
 	}
-	if hasTable != queue {
-		return false, fmt.Errorf("movies-diary schema: version %d recorded %v but table event_queue present %v: the original creates both or neither; nothing was changed",
-			legacyQueueVersion, queue, hasTable)
-	}
-	return queue, nil
+	return legacy.SQLite.CheckVersions(got, hasTable)
 }
 
 // checkCaseCollisions refuses accounts that differ only in letter case: the original's user
@@ -455,7 +404,7 @@ func checkCaseCollisions(ctx context.Context, db *sql.DB) error {
 	var clashes []string
 	for _, col := range []string{"username", "email"} {
 		rows, err := db.QueryContext(ctx, `SELECT group_concat(`+col+`, ' / ') FROM users
-			WHERE id <> '`+legacyInstanceActor+`' GROUP BY lower(`+col+`) HAVING count(*) > 1`)
+			WHERE id <> '`+legacy.InstanceActor+`' GROUP BY lower(`+col+`) HAVING count(*) > 1`)
 		if err != nil {
 			return fmt.Errorf("read users: %w", err)
 		}
@@ -571,17 +520,14 @@ func mapsEqual(a, b map[string]int64) bool {
 type adoptReport struct {
 	carried map[string]int64 // rows inserted per step
 	kept    []string         // legacy tables kept because some of their rows were not carried
-
-	keptTables     []keptTable   // every legacy table left with rows, and why
-	keptColumns    []extraColumn // columns the original's last schema does not have, kept in a legacy table
-	droppedColumns []extraColumn // such columns dropped (their values are in the backup only)
+	outcome legacy.Outcome   // what was kept and dropped beyond what was carried
 
 	settled []settledEvents // the original's open outbox rows settled instead of delivered
 }
 
 // convertLegacy does the conversion in one transaction; counts are the row counts the backup
 // was verified against, which must still hold (nothing wrote meanwhile).
-func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, shape shapeDiff, log *slog.Logger) (adoptReport, error) {
+func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, shape legacy.Diff, log *slog.Logger) (adoptReport, error) {
 	rep := adoptReport{carried: map[string]int64{}}
 	var version int64
 	began := time.Now()
@@ -642,7 +588,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, sha
 	log.Debug("adopt: schema built and rows carried", "duration", time.Since(began).Round(time.Millisecond))
 	// Drop what was carried completely; keep the rest.
 	for _, c := range carries {
-		if c.from == "" || slices.Contains(legacyKept, c.from) {
+		if c.from == "" || slices.Contains(legacy.Kept, c.from) {
 			continue
 		}
 		var want int64
@@ -666,7 +612,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, sha
 	if err := rebuildKept(ctx, tx); err != nil {
 		return rep, err
 	}
-	rep.keptTables, rep.keptColumns, rep.droppedColumns, err = legacyShapeReport(ctx, tx, shape, rep.kept)
+	rep.outcome, err = legacy.Report(ctx, inspector{tx}, shape, rep.kept)
 	if err != nil {
 		return rep, err
 	}
@@ -734,7 +680,7 @@ func renameLegacy(ctx context.Context, tx *sqlx.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+migrationsTable); err != nil {
 		return err
 	}
-	for _, t := range legacyDropped {
+	for _, t := range legacy.SQLite.Dropped() {
 		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS "`+t+`"`); err != nil {
 			return fmt.Errorf("drop %s: %w", t, err)
 		}

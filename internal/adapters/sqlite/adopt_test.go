@@ -27,7 +27,7 @@ import (
 
 // legacySchema is the original movies-diary's SQLite schema at its last version (sqlx versions
 // 1–29 and 100), each table in its final shape, written from its migrations as a description of
-// the file format, with the explicit indexes whose names ours reuse.
+// the file format, with its explicit indexes (some of whose names ours reuse).
 const legacySchema = `
 CREATE TABLE _sqlx_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL,
 	installed_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, success BOOLEAN NOT NULL, checksum BLOB NOT NULL,
@@ -38,8 +38,9 @@ CREATE INDEX idx_movies_title_year ON movies (title, release_year);
 CREATE TABLE reviews (id TEXT PRIMARY KEY NOT NULL, movie_id TEXT NOT NULL REFERENCES movies (id), user_id TEXT NOT NULL,
 	rating INTEGER NOT NULL, comment TEXT, watched_at TEXT NOT NULL, created_at TEXT NOT NULL, remote_actor_url TEXT,
 	ap_id TEXT, watch_medium TEXT);
-CREATE UNIQUE INDEX idx_reviews_ap_id ON reviews (ap_id) WHERE ap_id IS NOT NULL;
 CREATE INDEX idx_reviews_movie_id ON reviews (movie_id);
+CREATE INDEX idx_reviews_watched_at ON reviews (watched_at);
+CREATE UNIQUE INDEX idx_reviews_ap_id ON reviews (ap_id) WHERE ap_id IS NOT NULL;
 CREATE TABLE users (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, username TEXT NOT NULL UNIQUE,
 	password_hash TEXT NOT NULL, created_at TEXT NOT NULL, role TEXT NOT NULL DEFAULT 'standard', bio TEXT,
 	avatar_path TEXT, banner_path TEXT, also_known_as TEXT, display_name TEXT);
@@ -59,8 +60,11 @@ CREATE TABLE import_sessions (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NUL
 CREATE TABLE import_profiles (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL,
 	field_mappings TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE INDEX idx_import_profiles_user_id ON import_profiles (user_id);
+CREATE INDEX idx_import_sessions_user_id ON import_sessions (user_id);
+CREATE INDEX idx_import_sessions_expires_at ON import_sessions (expires_at);
 CREATE TABLE ap_announces (id TEXT PRIMARY KEY, object_url TEXT NOT NULL, actor_url TEXT NOT NULL,
 	announced_at TEXT NOT NULL);
+CREATE INDEX idx_ap_announces_object ON ap_announces (object_url);
 CREATE TABLE blocked_domains (domain TEXT PRIMARY KEY, reason TEXT, blocked_at TEXT NOT NULL);
 CREATE TABLE blocked_actors (local_user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
 	remote_actor_url TEXT NOT NULL, blocked_at TEXT NOT NULL, PRIMARY KEY (local_user_id, remote_actor_url));
@@ -78,30 +82,43 @@ CREATE TABLE movie_cast (movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE
 CREATE TABLE movie_crew (movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE CASCADE,
 	tmdb_person_id INTEGER NOT NULL, name TEXT NOT NULL, job TEXT NOT NULL, department TEXT NOT NULL,
 	profile_path TEXT, PRIMARY KEY (movie_id, tmdb_person_id, job));
+CREATE INDEX idx_movie_cast_person ON movie_cast (tmdb_person_id);
+CREATE INDEX idx_movie_crew_person ON movie_crew (tmdb_person_id);
+CREATE INDEX idx_movie_genres_name ON movie_genres (name);
+CREATE INDEX idx_movie_keywords_name ON movie_keywords (name);
 CREATE TABLE persons (id TEXT PRIMARY KEY, external_id TEXT NOT NULL UNIQUE, tmdb_person_id INTEGER UNIQUE,
 	name TEXT NOT NULL, known_for_department TEXT, profile_path TEXT, biography TEXT, birthday TEXT, deathday TEXT,
 	place_of_birth TEXT, also_known_as TEXT, homepage TEXT, imdb_id TEXT, enriched_at TEXT);
+CREATE INDEX idx_persons_external ON persons (external_id);
+CREATE INDEX idx_persons_tmdb_id ON persons (tmdb_person_id);
 CREATE VIRTUAL TABLE movies_fts USING fts5(movie_id UNINDEXED, title, director, overview, genres, keywords,
 	cast_names, crew_names, release_year UNINDEXED, language UNINDEXED);
 CREATE VIRTUAL TABLE people_fts USING fts5(person_id UNINDEXED, name, known_for_department UNINDEXED);
 CREATE TABLE watchlist_entries (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
 	movie_id TEXT NOT NULL REFERENCES movies (id) ON DELETE CASCADE, added_at TEXT NOT NULL, UNIQUE (user_id, movie_id));
+CREATE INDEX idx_watchlist_user ON watchlist_entries (user_id, added_at DESC);
 CREATE TABLE ap_remote_watchlist_entries (ap_id TEXT PRIMARY KEY NOT NULL, actor_url TEXT NOT NULL,
 	movie_title TEXT NOT NULL, release_year INTEGER NOT NULL, external_metadata_id TEXT, poster_url TEXT,
 	added_at TEXT NOT NULL);
+CREATE INDEX idx_remote_watchlist_actor ON ap_remote_watchlist_entries (actor_url);
 CREATE TABLE user_profile_fields (id TEXT NOT NULL PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
 	name TEXT NOT NULL, value TEXT NOT NULL, position INTEGER NOT NULL);
+CREATE INDEX idx_user_profile_fields_user_id ON user_profile_fields (user_id);
 CREATE TABLE ap_activities (id TEXT PRIMARY KEY, processed_at TEXT NOT NULL);
 CREATE TABLE webhook_tokens (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
 	token_hash TEXT NOT NULL, provider TEXT NOT NULL, label TEXT, created_at TEXT NOT NULL, last_used_at TEXT);
 CREATE INDEX idx_webhook_tokens_hash ON webhook_tokens (token_hash);
+CREATE INDEX idx_webhook_tokens_user ON webhook_tokens (user_id);
 CREATE TABLE watch_events (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
 	movie_id TEXT REFERENCES movies (id) ON DELETE SET NULL, title TEXT NOT NULL, year INTEGER,
 	external_metadata_id TEXT, source TEXT NOT NULL, watched_at TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending',
 	created_at TEXT NOT NULL);
+CREATE INDEX idx_watch_events_user_status ON watch_events (user_id, status);
+CREATE INDEX idx_watch_events_dedup ON watch_events (user_id, external_metadata_id, created_at);
 CREATE TABLE wrap_up_records (id TEXT PRIMARY KEY NOT NULL, user_id TEXT, start_date TEXT NOT NULL, end_date TEXT NOT NULL,
 	status TEXT NOT NULL DEFAULT 'pending', report_json TEXT, error_message TEXT,
 	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')), completed_at TEXT);
+CREATE INDEX idx_wrap_up_user ON wrap_up_records (user_id, start_date, end_date);
 CREATE TABLE goals (id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
 	year INTEGER NOT NULL, target_count INTEGER NOT NULL, goal_type TEXT NOT NULL DEFAULT 'movies',
 	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')), UNIQUE (user_id, year));
@@ -112,9 +129,12 @@ CREATE TABLE user_settings (user_id TEXT PRIMARY KEY NOT NULL REFERENCES users (
 CREATE TABLE remote_goals (ap_id TEXT PRIMARY KEY NOT NULL, actor_url TEXT NOT NULL, year INTEGER NOT NULL,
 	target_count INTEGER NOT NULL, current_count INTEGER NOT NULL DEFAULT 0,
 	received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')));
+CREATE INDEX idx_remote_goals_actor ON remote_goals (actor_url);
 CREATE TABLE refresh_sessions (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, token TEXT NOT NULL UNIQUE,
 	expires_at TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE INDEX idx_refresh_sessions_token ON refresh_sessions (token);
 CREATE INDEX idx_refresh_sessions_user_id ON refresh_sessions (user_id);
+CREATE INDEX idx_refresh_sessions_expires_at ON refresh_sessions (expires_at);
 CREATE TABLE event_queue (id INTEGER PRIMARY KEY AUTOINCREMENT, event_type TEXT NOT NULL, payload TEXT NOT NULL,
 	status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
 	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
@@ -138,12 +158,43 @@ var lgRemoteUser = uuid.NewSHA1(uuid.NameSpaceURL, []byte(lgRemote)).String()
 // lgWebhookSecret is the webhook token the original showed bob once; it stored its SHA-256 hex.
 const lgWebhookSecret = "3f1c2b9a0d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a"
 
-// legacyRows are rows in every table of legacySchema, as the original writes them.
+// legacyRows are rows in every table of legacySchema, as the original writes them. The
+// _sqlx_migrations rows are the ones sqlx records: the description is the file name after the
+// version, the checksum the SHA-384 of the migration file (crates/adapters/sqlite/migrations,
+// crates/adapters/sqlite-event-queue/migrations), the execution time in nanoseconds.
 var legacyRows = `
-INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-	WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 29)
-	SELECT v, 'migration ' || v, 1, x'00', 1 FROM n;
-INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (100, 'event queue', 1, x'00', 1);
+INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES
+	(1, 'initial', 1, x'8e739cff6e02fed257c86b7fe409eb07c10ba99475a638b4e19840d82d6841c73420c6c4e1328b5ec29df785eac3062f', 2500000),
+	(2, 'users', 1, x'bb37ade7421737c25370b6332e3a1433cc26752a6362ffb3fc96366fc4bd93ef065e8c0167742f869b0cdbcd58f108fd', 2500000),
+	(3, 'activitypub', 1, x'760c99dcd559ecbd4ad0fc0a9daedaca621fd46627c94f2a4f0d5ef9586ab00cbfe17dafc062cfcdab8475580e15b461', 2500000),
+	(4, 'username', 1, x'b91289d7629799bcf618b6034702468e914a29b25410d5c2a76febae306cdfbae0e257ba646eecb1f2e79b419758c996', 2500000),
+	(5, 'activitypub v2', 1, x'15e7ef4ef0209c042dab96c05c59b07e7b31013f7e66944c4b7668272381e79317e141bbd81aa5fbebb976eae967a0ac', 2500000),
+	(6, 'follower activity id', 1, x'39e160883c51d281e8dd1ba9eaa6ab10da96e9f6f8c8fec29c92a8aebc51bd83132e3db2d05603097d2c742eb8c5e41a', 2500000),
+	(7, 'user role', 1, x'6b1ac746a418ce21c53f6da4d6b6785b672f0022f5330d2a120c33932151b20f8f3bd8bb1b2a9f21f801d7091c926a3b', 2500000),
+	(8, 'import', 1, x'f14ed60c9d5921b92a7fbac1576df1f548fab34a28326777c689ed32b6125fac7e6192771dc67d3f036d299a7f6236e6', 2500000),
+	(9, 'user profile', 1, x'69e5ad1b6a5d24af708c9bea9f4b3695c60e14041da2bb06ea445f40a24214b30c5771092fea7bac0d3335da3ca797d0', 2500000),
+	(10, 'ap remote actor avatar', 1, x'7ba25975cb09becae0de1f2645f089de2204645c97a014a7c8c9bb915e6ebb40df695ae076e2cbb1ecefb26414a769b9', 2500000),
+	(11, 'ap announces', 1, x'169ad32e5630d2d58e9eabff22d70eff97440d486bceec5993043e15a1d1c14d69db1dc65f90ce069d2fbdf7485abfaa', 2500000),
+	(12, 'blocked domains', 1, x'2356ed23b885ec86f96b2e5c1e2b9e7a580b742bc04f6355e2ebb19fec58988557c8674a1bab2e13ba2cfe4a9791ab27', 2500000),
+	(13, 'blocked actors', 1, x'595176135f7b5bf6f2304c985ad51fa4d102ccba58caa85a436a1c921869e43dea9054f90ed3d0dc4cfcd640d52bb465', 2500000),
+	(14, 'movie profiles', 1, x'2871a6b456820eb45cab85fedbf9ff9e264d7f7e569ca6a114be6d1fbfd3a42590650b9823aa00a7abae944b4fd8ebf6', 2500000),
+	(15, 'search', 1, x'cc66fd300934364a20866adfacdcf4dec65d7011f159a2c16fd6303f3ddbab331684189ec4cc4ffc62ce6e85d4a42721', 2500000),
+	(16, 'watchlist', 1, x'347b77fbf9ddffb17950af66c0b9dc485a38d4f9e6bfecafb0f933036ddf0599381848c7635add29f4dcf3055c4acfbe', 2500000),
+	(17, 'ap remote watchlist', 1, x'bf5c1e3591a407ca8368aee41d6cf7d842fe83310653b43747c12f2639d35c6f1e612fdd6739043a8fe226f0132d1b0d', 2500000),
+	(18, 'remote actor outbox url', 1, x'7358cdb2dcbe1bdf1ef629c8a68990971b0a6b5d0fe0ac6672791478b0130c817b184f234572c325de2565cd9c9c03bd', 2500000),
+	(19, 'profile extended', 1, x'baf7fa0f56e7757ac2f8d52b563902cb77126803304c3bae35468f9b48b7f735db2c8d4351ecddc856916ebe393e1bd6', 2500000),
+	(20, 'kap v03', 1, x'875e8181058bbb455c6d2d7e3fea459dc24d500f5c16746eed46d696bbe3d2d07008fb03a29fa3827bf490496902b3cf', 2500000),
+	(21, 'user display name', 1, x'745da33dbb2dd0d2e9121756d2d00d23dae5307396063e300e52203c40a21fb51dead0047c901b8a6248098e685e45f3', 2500000),
+	(22, 'instance actor', 1, x'947e5f3428691ff26e475825cbfe22976fbba719c0f4547b7d525dcd042b108464a8a75f1f90392189520e94d7031dda', 2500000),
+	(23, 'watch events', 1, x'947a36bfad46b3068ab91fcc8a04a24d7abcbcf78340dd3cb4b24134db7c62550d2c9ad017a95c1fc12d362d93ea70af', 2500000),
+	(24, 'wrap up', 1, x'b5156f76de0b4903521b19a3de798eeb1f93193c21cca69ac79b6945c78c9400ad1e2a4c94d16481c444d7d2579df8d9', 2500000),
+	(25, 'goals', 1, x'113bfb1c5d3194ccde7b6c1ede6a16d956decfac6bb3d5aa96d70f7e460a9af579025373787fab8482c9f0bdcd3d5ab8', 2500000),
+	(26, 'person enrichment', 1, x'60a5b8d024712b1f2fa0f31dbb4d4079a1bfe562f77e544f5877d5251b829b30fbdbc4b1f8d36b84cea488b07f94df3a', 2500000),
+	(27, 'refresh sessions', 1, x'1e5069f7240dda6d2bb8160e6997ff8fd6f6993d0d907ab30cc7de5b774072b4fc46572cb83c038ca3a2baa124048c84', 2500000),
+	(28, 'federation privacy', 1, x'1d3fe5da59ebcbc098cb13e40364872906f4e0ccff355af3e2bcd3e0a21d88f0522cd8e4674aa075385965dbf719acd8', 2500000),
+	(29, 'watch medium', 1, x'56f4f7b41a09f07211d7543204f0eac93b7bfb15afd9bc90df2654dae5be96b1e358b50e2190bf25739c5f0b1fd4b806', 2500000);
+INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES
+(100, 'event queue', 1, x'310adc9abf0cc2f8e9edab33168d009d64228ff5bd8d2a14185513699ebb782606a1eea8fee6ec6af65d72396153f13f', 2500000);
 INSERT INTO users (id, email, username, password_hash, created_at, role, bio, avatar_path, banner_path, also_known_as, display_name) VALUES
 	('` + lgAlice + `', 'alice@example.org', 'alice', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA', '2024-03-01T10:20:30.123456789+00:00',
 	 'admin', 'Films.', 'avatars/alice.webp', 'banners/alice.webp', 'https://old.example/users/alice', 'Alice A.'),
