@@ -70,7 +70,7 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatFloat(*p, 'f', 1, 64)
 	},
-	"add":  func(a, b int) int { return a + b },
+	"add": func(a, b int) int { return a + b },
 	// count writes a number with its noun: "1 review", "2 reviews", "0 reviews".
 	"count": func(n int, one, many string) string {
 		if n == 1 {
