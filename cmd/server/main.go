@@ -73,7 +73,12 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 	if err != nil {
 		return nil, err
 	}
+	signOn, err := newSignOn(cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	return app.NewSite(store, app.Options{
+		SignOn: signOn,
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
 		TrustedProxies: trusted,
 		TokenTTL:       time.Duration(cfg.JWTTTLSeconds) * time.Second,
