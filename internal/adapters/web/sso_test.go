@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -150,9 +151,27 @@ func TestSignOnNewUser(t *testing.T) {
 		!strings.Contains(err.Error(), "has no password") {
 		t.Fatalf("password log-in without a password: %v; want the clear refusal", err)
 	}
-	// The signed-in owner sets a first password without a current one; it then logs in.
-	if _, err := b.site.API.Auth.ChangePassword(ctx, u.ID, "", "a new password"); err != nil {
-		t.Fatalf("set a first password: %v", err)
+	// The signed-in owner sets a first password on the account page, without a current one;
+	// it then logs in.
+	if st, body := b.get(c, "/account"); st != http.StatusOK || !strings.Contains(body, "Set a password") ||
+		strings.Contains(body, `id="pw-current"`) {
+		t.Fatalf("account page of an account without a password: %d\n%s", st, body)
+	}
+	base, _ := url.Parse(b.srv.URL)
+	csrf := ""
+	for _, ck := range c.Jar.Cookies(base) {
+		if ck.Name == "md_csrf" {
+			csrf = ck.Value
+		}
+	}
+	resp, err := c.PostForm(b.srv.URL+"/account/password", url.Values{"csrf": {csrf},
+		"new_password": {"a new password"}, "new_password2": {"a new password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Query().Get("done") != "password" {
+		t.Fatalf("set a first password: %d at %s", resp.StatusCode, resp.Request.URL)
 	}
 	if _, err := b.site.API.Auth.Login(ctx, "alice@example.org", "a new password"); err != nil {
 		t.Fatalf("log-in with the new password: %v", err)
