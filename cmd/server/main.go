@@ -73,6 +73,10 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 	if err != nil {
 		return nil, err
 	}
+	signOn, err := newSignOn(cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	return app.NewSite(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
 		TrustedProxies: trusted,
@@ -86,6 +90,8 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 		CORSOrigins: cfg.AllowedOrigins(), WebClientDir: cfg.WebClientDir,
 		// A hosted client (WEB_CLIENT_DIR) takes "/"; otherwise the web pages' home page answers it.
 		RootToClient: cfg.WebClientDir != "",
+		// Single sign-on (OIDC_*), nil when OIDC_ISSUER is unset.
+		SignOn: signOn,
 	})
 }
 

@@ -76,6 +76,8 @@ type Options struct {
 	// RootToClient leaves "/" to the API (WEB_CLIENT_DIR's client) instead of the web pages'
 	// home page (NewSite).
 	RootToClient bool
+	// SignOn, when set, offers single sign-on with an OpenID provider on the web pages (NewSite).
+	SignOn *SignOn
 }
 
 // NewAPI builds the HTTP server with every use case over store.

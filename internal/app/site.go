@@ -37,6 +37,9 @@ func NewSite(store Store, o Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.SignOn != nil {
+		ui.SignOn = o.SignOn.pages(d.Auth, store, o.Secret, d.Log)
+	}
 	if o.Federation != nil {
 		o.Federation.SetBrowserPage(ui.ProfilePage())
 	}

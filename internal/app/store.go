@@ -26,6 +26,7 @@ import (
 // store (*postgres.Store) both implement it; cmd/server opens the one DATABASE_URL names.
 type Store interface {
 	auth.Accounts
+	auth.Identities
 	review.Store
 	review.Reader
 	review.RecentStore

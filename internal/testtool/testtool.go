@@ -71,6 +71,9 @@ var (
 	// The S3 gateway is built by s3test from the module proxy on first use, then kept.
 	S3Gateway = Tool{Name: "s3-gateway",
 		Get: "network access once (the first run builds versitygw from the module proxy and keeps it in ~/.cache/moviesdiary)"}
+	// The OpenID provider is built by oidctest from the module proxy on first use, then kept.
+	OIDCProvider = Tool{Name: "oidc-provider",
+		Get: "network access once (the first run builds zitadel/oidc's example provider from the module proxy and keeps it in ~/.cache/moviesdiary)"}
 )
 
 // Fast reports whether the fast switch is on: a missing tool skips rather than fails.

@@ -23,7 +23,7 @@ import (
 // take their turn, which is cheap for something this rare, and the second one counts the first.
 // A taken or reserved username, or a taken e-mail, is a KindInvalid error.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, error) {
-	return s.createUser(ctx, u, "", time.Time{})
+	return s.createUser(ctx, u, "", time.Time{}, nil)
 }
 
 // CreateInvitedUser stores a new user as CreateUser does, spending the invite whose token hashes
@@ -31,13 +31,15 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) (domain.User, err
 // KindForbidden error and creates nothing, and an admin invite (the setup link) makes the user an
 // admin.
 func (s *Store) CreateInvitedUser(ctx context.Context, u domain.User, inviteHash string, now time.Time) (domain.User, error) {
-	return s.createUser(ctx, u, inviteHash, now)
+	return s.createUser(ctx, u, inviteHash, now, nil)
 }
 
 // errBadInvite answers an invite link that is unknown, used or expired.
 var errBadInvite = domain.Forbidden("This invite link is invalid, used or expired")
 
-func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string, now time.Time) (domain.User, error) {
+// createUser stores u (spending the invite of inviteHash when set); also, when set, runs in the
+// same transaction once the user row is written (a single sign-on's identity link).
+func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string, now time.Time, also func(*Tx) error) (domain.User, error) {
 	priv, pub, err := sqlrow.NewActorKey()
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
@@ -80,7 +82,13 @@ func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string
 		if err := s.userConflict(err); err != nil {
 			return err
 		}
-		return insertActorKey(ctx, tx, u.ID, priv, pub, sqlrow.Millis(s.now()))
+		if err := insertActorKey(ctx, tx, u.ID, priv, pub, sqlrow.Millis(s.now())); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
 	})
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)

@@ -141,6 +141,8 @@ type view struct {
 	// Waiting is how many watches wait in the viewer's queue; the navigation links it when
 	// there are any.
 	Waiting int
+	// SignOn names the single sign-on provider the log-in page offers, "" for none.
+	SignOn string
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -153,7 +155,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, v visit, status 
 		return fmt.Errorf("web: no page %q", name)
 	}
 	vw := view{Title: title, Me: v.me, CSRF: v.csrf, Path: r.URL.Path, Data: data,
-		Notice: noticeText(r.URL.Query().Get("done"))}
+		Notice: noticeText(r.URL.Query().Get("done")), SignOn: s.signOnName()}
 	if v.me != nil {
 		vw.Admin = v.me.Role == domain.RoleAdmin
 		if s.Integrations != nil {

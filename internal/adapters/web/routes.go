@@ -22,6 +22,10 @@ func (s *Server) routes(r chi.Router) {
 	r.Get("/register", s.page(anyone, s.registerForm))
 	r.Post("/register", s.page(anyone, s.register))
 	r.Post("/logout", s.page(anyone, s.logout))
+	if s.SignOn != nil {
+		r.Get("/auth/oidc/login", s.page(anyone, s.signOnLogin))
+		r.Get("/auth/oidc/callback", s.page(anyone, s.signOnCallback))
+	}
 
 	r.Get("/log", s.page(member, s.logForm))
 	r.Post("/log", s.page(member, s.logReview))

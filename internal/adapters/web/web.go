@@ -71,6 +71,8 @@ type Deps struct {
 	Integrations *integration.Service
 	Imports      *importer.Service
 	Export       *review.Exporter
+	// SignOn is single sign-on with an OpenID provider (sso.go); nil for none.
+	SignOn *SignOn
 
 	// Finder searches the metadata provider (TMDb) for the log form's results; nil, or one
 	// without a provider, lists this instance's films only.

@@ -275,6 +275,9 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 	if err != nil {
 		return Session{}, err
 	}
+	if u.PasswordHash == "" {
+		return Session{}, errNoPassword
+	}
 	var ok bool
 	if gerr := s.gate.do(ctx, func() { ok = s.cfg.Hasher.Verify(password, u.PasswordHash) }); gerr != nil {
 		return Session{}, gerr

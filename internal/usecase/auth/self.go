@@ -30,12 +30,19 @@ type SelfService interface {
 // caller's token is good and a client must not take it for an expired one.
 var errWrongPassword = domain.Forbidden("The current password is wrong")
 
+// errSetPasswordFirst refuses a change that asks for the current password of an account that has
+// none (made by a single sign-on): it needs one set first.
+var errSetPasswordFirst = domain.Forbidden("This account has no password yet (it signs in with single sign-on): set one first")
+
 // checkPassword verifies the caller's current password, through the login throttle (a stolen
 // session cannot guess the password faster than a login could) and the hashing gate.
 func (s *Service) checkPassword(ctx context.Context, me uuid.UUID, password string) (domain.User, error) {
 	u, err := s.accounts.UserByID(ctx, me)
 	if err != nil {
 		return domain.User{}, err
+	}
+	if u.PasswordHash == "" {
+		return domain.User{}, errSetPasswordFirst
 	}
 	if err := s.throttle.begin(u.Email); err != nil {
 		return domain.User{}, err
@@ -57,9 +64,16 @@ func (s *Service) ChangePassword(ctx context.Context, me uuid.UUID, current, nex
 	if err := domain.ValidatePassword(next); err != nil {
 		return Session{}, err
 	}
-	u, err := s.checkPassword(ctx, me, current)
+	u, err := s.accounts.UserByID(ctx, me)
 	if err != nil {
 		return Session{}, err
+	}
+	// An account made by a single sign-on has no password: its owner, signed in, sets a first
+	// one without a current one.
+	if u.PasswordHash != "" {
+		if u, err = s.checkPassword(ctx, me, current); err != nil {
+			return Session{}, err
+		}
 	}
 	var hash string
 	if gerr := s.gate.do(ctx, func() { hash, err = s.cfg.Hasher.Hash(next) }); gerr != nil {
