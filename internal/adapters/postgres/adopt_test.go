@@ -324,3 +324,46 @@ func TestAdoptSaysWhatItKeepsAndDrops(t *testing.T) {
 	}
 	wantRows(t, db, `SELECT id, spoiler FROM movies_diary_backup.reviews WHERE spoiler`, []string{"77777777-7777-4777-8777-777777777771", "true"})
 }
+
+// TestAdoptRefusesCaseTwins: two accounts whose user names differ only in letter case (the
+// original compared them exactly, we do not) are refused before anything is written, naming them.
+func TestAdoptRefusesCaseTwins(t *testing.T) {
+	t.Parallel()
+	url := newLegacyDB(t)
+	db := rawDB(t, url)
+	if _, err := db.Exec(`INSERT INTO users (id, email, username, password_hash, created_at)
+		VALUES ('12121212-1212-4121-8121-121212121212', 'other@example.org', 'Alice', 'x', '2024-03-01 00:00:00+00')`); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpDB(t, db)
+	err := migrateURL(t, url, discard())
+	if err == nil || !strings.Contains(err.Error(), "letter case") || !strings.Contains(err.Error(), "Alice") {
+		t.Fatalf("migrate with case twins: %v, want a refusal naming them", err)
+	}
+	if dumpDB(t, db) != before {
+		t.Error("a refused adoption changed the database")
+	}
+}
+
+// TestAdoptServerAndWorkerAtOnce: the server and the worker start together on the original's
+// database; one adopts it under the migration lock, the other waits and finds an ordinary
+// database; both start, and the adoption happened once.
+func TestAdoptServerAndWorkerAtOnce(t *testing.T) {
+	t.Parallel()
+	url := newLegacyDB(t)
+	db := rawDB(t, url)
+	var logs logRecords
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- migrateURL(t, url, logs.logger()) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a start beside another: %v", err)
+		}
+	}
+	if n := len(logs.with("adopted movies-diary database")); n != 1 {
+		t.Fatalf("%d adoptions, want 1", n)
+	}
+	checkAdoptedTables(t, db)
+}
