@@ -108,6 +108,7 @@ type Config struct {
 
 	Hardening // durability and client addresses (hardening.go)
 	Web       // hosted web client, CORS (web.go)
+	Mail      // SMTP, optional (mail.go)
 
 	// secretFiles maps a secret read from its NAME_FILE (secrets.go) to that file, for Print.
 	secretFiles map[string]string
@@ -188,6 +189,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateWeb(); err != nil {
+		return err
+	}
+	if err := c.validateMail(); err != nil {
 		return err
 	}
 	return c.validateNATS()

@@ -42,7 +42,20 @@ func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}
-	err = s.write(ctx, func(tx *Tx) error {
+	err = s.writeWithEvents(ctx, "create user", func(tx *Tx) ([]domain.Event, error) {
+		return s.insertUser(ctx, tx, &u, inviteHash, now, priv, pub)
+	})
+	if err != nil {
+		return domain.User{}, err
+	}
+	return u, nil
+}
+
+// insertUser is createUser's transaction: the invite spent, the row and actor key inserted, and
+// the events of a new account (UserRegistered; with an address to confirm, its link's row and
+// EmailConfirmationRequested).
+func (s *Store) insertUser(ctx context.Context, tx *Tx, u *domain.User, inviteHash string, now time.Time, priv, pub string) ([]domain.Event, error) {
+	err := func() error {
 		if err := s.lock(ctx, tx, "users", `LOCK TABLE users IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
@@ -74,18 +87,31 @@ func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string
 		if err := usernameFree(ctx, tx, u.Username); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, approved, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
-			u.Role == domain.RoleAdmin, !u.Pending, sqlrow.FormatTime(u.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, approved, email_confirmed, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
+			u.Role == domain.RoleAdmin, !u.Pending, !u.EmailUnconfirmed, sqlrow.FormatTime(u.CreatedAt))
 		if err := s.userConflict(err); err != nil {
 			return err
 		}
 		return insertActorKey(ctx, tx, u.ID, priv, pub, sqlrow.Millis(s.now()))
-	})
+	}()
 	if err != nil {
-		return domain.User{}, fmt.Errorf("create user: %w", err)
+		return nil, err
 	}
-	return u, nil
+	events := []domain.Event{domain.UserRegistered{UserID: u.ID, Pending: u.Pending}}
+	if u.EmailUnconfirmed {
+		at := u.CreatedAt
+		if at.IsZero() {
+			at = s.now()
+		}
+		e, err := insertMailLink(ctx, tx, domain.MailLink{UserID: u.ID, Kind: domain.MailEmailConfirmation, Email: u.Email,
+			RequestedAt: at, ExpiresAt: at.Add(domain.MailLinkTTL)})
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	return events, nil
 }
 
 // userConflict translates a users write's unique violation into the caller's error.
