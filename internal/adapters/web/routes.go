@@ -22,6 +22,11 @@ func (s *Server) routes(r chi.Router) {
 	r.Get("/register", s.page(anyone, s.registerForm))
 	r.Post("/register", s.page(anyone, s.register))
 	r.Post("/logout", s.page(anyone, s.logout))
+	r.Get("/password-reset", s.page(anyone, s.forgotForm))
+	r.Post("/password-reset", s.page(anyone, s.forgot))
+	r.Post("/password-reset/confirm", s.page(anyone, s.resetPassword))
+	r.Get("/confirm-email", s.page(anyone, s.confirmEmailForm))
+	r.Post("/confirm-email", s.page(anyone, s.confirmEmail))
 
 	r.Get("/log", s.page(member, s.logForm))
 	r.Post("/log", s.page(member, s.logReview))
