@@ -20,9 +20,12 @@ import (
 
 // insertMailLink stores a requested link (no token yet) and returns the event that mails it.
 func insertMailLink(ctx context.Context, tx *Tx, l domain.MailLink) (domain.Event, error) {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return nil, err
+	id := l.ID
+	if id == uuid.Nil {
+		var err error
+		if id, err = uuid.NewV7(); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO mail_tokens (id, user_id, kind, email, requested_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, id.String(), l.UserID.String(), string(l.Kind), l.Email,
@@ -36,13 +39,18 @@ func insertMailLink(ctx context.Context, tx *Tx, l domain.MailLink) (domain.Even
 }
 
 // RequestMailLink stores a requested link with the event that has the worker mint and mail it,
-// unless the user already asked for limit links of that kind since since: then it stores
-// nothing and returns false (the throttle of the forgot-password form, shared by every server
-// host since it counts rows).
-func (s *Store) RequestMailLink(ctx context.Context, l domain.MailLink, limit int, since time.Time) (bool, error) {
-	var stored bool
+// and returns its id; unless the user already asked for limit links of that kind since since:
+// then it stores nothing and returns uuid.Nil (the throttle of the forgot-password form, shared
+// by every server host since it counts rows).
+func (s *Store) RequestMailLink(ctx context.Context, l domain.MailLink, limit int, since time.Time) (uuid.UUID, error) {
+	var stored uuid.UUID
 	err := s.writeWithEvents(ctx, "request mail link", func(tx *Tx) ([]domain.Event, error) {
-		stored = false
+		stored = uuid.Nil
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, err
+		}
+		l.ID = id
 		if err := s.lock(ctx, tx, "mail links", `SELECT id FROM users WHERE id = ? FOR UPDATE`, l.UserID.String()); err != nil {
 			return nil, err
 		}
@@ -58,7 +66,7 @@ func (s *Store) RequestMailLink(ctx context.Context, l domain.MailLink, limit in
 		if err != nil {
 			return nil, err
 		}
-		stored = true
+		stored = id
 		return []domain.Event{e}, nil
 	})
 	return stored, err

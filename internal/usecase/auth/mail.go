@@ -13,9 +13,10 @@ import (
 // MailLinks is the storage of the mailed links (password reset, e-mail confirmation). The
 // worker's mail handler mints each link's token and mails it; here links are requested and spent.
 type MailLinks interface {
-	// RequestMailLink stores a requested link with the event that mails it, unless the user
-	// asked for limit links of its kind since since (then false, nothing stored).
-	RequestMailLink(ctx context.Context, l domain.MailLink, limit int, since time.Time) (bool, error)
+	// RequestMailLink stores a requested link with the event that mails it and returns its id,
+	// unless the user asked for limit links of its kind since since (then uuid.Nil, nothing
+	// stored).
+	RequestMailLink(ctx context.Context, l domain.MailLink, limit int, since time.Time) (uuid.UUID, error)
 	// ResetPassword spends a reset link and sets the password hash, ending every session of the
 	// account; an unknown, used or expired link is KindForbidden and changes nothing.
 	ResetPassword(ctx context.Context, tokenHash, passwordHash string, now time.Time) (uuid.UUID, error)
@@ -113,9 +114,9 @@ func (s *Service) requestConfirmation(ctx context.Context, me uuid.UUID, email s
 		return err
 	}
 	now := s.cfg.Now()
-	ok, err := s.accounts.RequestMailLink(ctx, domain.MailLink{UserID: me, Kind: domain.MailEmailConfirmation, Email: email,
+	id, err := s.accounts.RequestMailLink(ctx, domain.MailLink{UserID: me, Kind: domain.MailEmailConfirmation, Email: email,
 		RequestedAt: now, ExpiresAt: now.Add(domain.MailLinkTTL)}, ConfirmationLinksPerHour, now.Add(-domain.MailLinkTTL))
-	if err == nil && !ok {
+	if err == nil && id == uuid.Nil {
 		return errTooManyConfirmations
 	}
 	return err
