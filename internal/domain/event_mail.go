@@ -35,9 +35,9 @@ func (e EmailConfirmationRequested) Validate() error {
 	return firstErr(needID("link_id", e.LinkID), needID("user_id", e.UserID))
 }
 
-// UserRegistered means a local account was created (a registration, an invite, the CLI); with
-// NOTIFY_ADMINS_ON_REGISTRATION the mail handler tells the admins, above all of an account that
-// waits for their approval (Pending).
+// UserRegistered means an account registered while the instance sends mail (without mail
+// nothing would consume it, and it is not written); with NOTIFY_ADMINS_ON_REGISTRATION the mail
+// handler tells the admins, above all of an account that waits for their approval (Pending).
 type UserRegistered struct {
 	UserID  uuid.UUID `json:"user_id"`
 	Pending bool      `json:"pending"`

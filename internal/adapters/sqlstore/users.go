@@ -51,9 +51,9 @@ func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string
 	return u, nil
 }
 
-// insertUser is createUser's transaction: the invite spent, the row and actor key inserted, and
-// the events of a new account (UserRegistered; with an address to confirm, its link's row and
-// EmailConfirmationRequested).
+// insertUser is createUser's transaction: the invite spent, the row and actor key inserted, and,
+// with mail (an address to confirm by a link), the events of a new account: UserRegistered (the
+// admins' notice) and its link's row with EmailConfirmationRequested.
 func (s *Store) insertUser(ctx context.Context, tx *Tx, u *domain.User, inviteHash string, now time.Time, priv, pub string) ([]domain.Event, error) {
 	err := func() error {
 		if err := s.lock(ctx, tx, "users", `LOCK TABLE users IN EXCLUSIVE MODE`); err != nil {
@@ -98,20 +98,21 @@ func (s *Store) insertUser(ctx context.Context, tx *Tx, u *domain.User, inviteHa
 	if err != nil {
 		return nil, err
 	}
-	events := []domain.Event{domain.UserRegistered{UserID: u.ID, Pending: u.Pending}}
-	if u.EmailUnconfirmed {
-		at := u.CreatedAt
-		if at.IsZero() {
-			at = s.now()
-		}
-		e, err := insertMailLink(ctx, tx, domain.MailLink{UserID: u.ID, Kind: domain.MailEmailConfirmation, Email: u.Email,
-			RequestedAt: at, ExpiresAt: at.Add(domain.MailLinkTTL)})
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, e)
+	if !u.EmailUnconfirmed {
+		// Without mail (the only case an address is not confirmed by a link) nothing would
+		// consume a new account's events: none is written.
+		return nil, nil
 	}
-	return events, nil
+	at := u.CreatedAt
+	if at.IsZero() {
+		at = s.now()
+	}
+	e, err := insertMailLink(ctx, tx, domain.MailLink{UserID: u.ID, Kind: domain.MailEmailConfirmation, Email: u.Email,
+		RequestedAt: at, ExpiresAt: at.Add(domain.MailLinkTTL)})
+	if err != nil {
+		return nil, err
+	}
+	return []domain.Event{domain.UserRegistered{UserID: u.ID, Pending: u.Pending}, e}, nil
 }
 
 // userConflict translates a users write's unique violation into the caller's error.
