@@ -24,5 +24,9 @@ func productionHandlers(ctx context.Context, cfg config.Config, store store, log
 	if err != nil {
 		return nil, nil, err
 	}
-	return append(media, federation...), parts, nil
+	mail, err := mailHandlers(cfg, store, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(append(media, federation...), mail...), parts, nil
 }

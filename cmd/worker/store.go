@@ -17,6 +17,7 @@ import (
 	"moviesdiary/internal/usecase/enrichment"
 	"moviesdiary/internal/usecase/federation"
 	"moviesdiary/internal/usecase/image"
+	"moviesdiary/internal/usecase/mail"
 	"moviesdiary/internal/usecase/movie"
 	"moviesdiary/internal/usecase/poster"
 	"moviesdiary/internal/usecase/search"
@@ -48,6 +49,7 @@ type store interface {
 	maintenance.MovieImagesBackfill
 	maintenance.ManualMovieKeys
 	maintenance.Lease
+	mail.Store
 	Close() error
 }
 

@@ -64,6 +64,9 @@ type Options struct {
 	Images httpapi.ImageStore
 	// Hasher hashes passwords; zero for auth.DefaultHasher.
 	Hasher auth.Hasher
+	// Mail is true when the worker sends mail (SMTP_HOST): password reset links, and e-mail
+	// changes and registrations confirmed by a link.
+	Mail bool
 	// Metrics, when set, counts every request. The API does not serve them: cmd/server does, on
 	// SERVER_METRICS_ADDR, apart from the public port.
 	Metrics *metrics.Server
@@ -132,7 +135,7 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 		Authenticate: authn.Authenticate, TrustedProxies: o.TrustedProxies,
 		Auth: auth.New(store, signer, auth.Config{
 			Registration: registration(o), FirstUserAdmin: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
-			Forget: authn.Forget,
+			Forget: authn.Forget, Mail: o.Mail,
 		}),
 		Reviews:   review.NewService(store, store, resolver),
 		Export:    review.NewExporter(store),

@@ -109,6 +109,7 @@ type Config struct {
 	Hardening // durability and client addresses (hardening.go)
 	Web       // hosted web client, CORS (web.go)
 	OIDC      // single sign-on (oidc.go)
+	Mail      // SMTP, optional (mail.go)
 
 	// secretFiles maps a secret read from its NAME_FILE (secrets.go) to that file, for Print.
 	secretFiles map[string]string
@@ -192,6 +193,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateOIDC(); err != nil {
+		return err
+	}
+	if err := c.validateMail(); err != nil {
 		return err
 	}
 	return c.validateNATS()

@@ -84,7 +84,7 @@ func TestEverySecretHasAFileForm(t *testing.T) {
 			got = append(got, s.name)
 		}
 	}
-	want := "DATABASE_URL JWT_SECRET TMDB_API_KEY IMAGE_S3_ACCESS_KEY IMAGE_S3_SECRET_KEY OIDC_CLIENT_SECRET"
+	want := "DATABASE_URL JWT_SECRET TMDB_API_KEY IMAGE_S3_ACCESS_KEY IMAGE_S3_SECRET_KEY OIDC_CLIENT_SECRET SMTP_PASSWORD"
 	if strings.Join(got, " ") != want {
 		t.Errorf("secret settings %v, want %s", got, want)
 	}

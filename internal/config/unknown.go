@@ -16,8 +16,7 @@ import (
 var ourPrefixes = []string{
 	"EVENT_QUEUE_", "EVENT_BUS_", "NATS_", "TMDB_", "FEDERATION_", "IMAGE_", "JWT_", "DATABASE_",
 	"SQLITE_", "WORKER_", "SERVER_", "CHAOS_", "POSTER_", "ENRICHMENT_", "REFRESH_TTL", "WEB_CLIENT",
-	"CORS_", "TRUSTED_PROX", "ALLOW_REGISTRATION", "SHUTDOWN_GRACE", "RATE_LIMIT",
-	"OIDC_",
+	"CORS_", "TRUSTED_PROX", "ALLOW_REGISTRATION", "SHUTDOWN_GRACE", "RATE_LIMIT", "OIDC_", "SMTP_",
 }
 
 // otherReaders are variables our binaries read outside Config: the test harnesses' child

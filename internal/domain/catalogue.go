@@ -23,6 +23,7 @@ var variants = []Event{
 	GoalCreated{}, GoalUpdated{}, GoalDeleted{},
 	WrapUpRequested{}, WrapUpCompleted{},
 	FederationDeliveryRequested{}, ActivityReceived{},
+	PasswordResetRequested{}, EmailConfirmationRequested{}, UserRegistered{},
 }
 
 // registry maps an event type name to the Go type of its variant.

@@ -31,6 +31,9 @@ type User struct {
 	CreatedAt    time.Time
 	// Pending is true while the account waits for an admin's approval: it cannot log in.
 	Pending bool
+	// EmailUnconfirmed is true while the address waits for its confirmation link: set at
+	// registration when mail is configured, cleared when the link is followed.
+	EmailUnconfirmed bool
 	// Profile is what the user shows of themselves (display name, bio, images, fields).
 	Profile Profile
 }

@@ -15,8 +15,8 @@ func (s *Server) selfRoutes() []route {
 	return []route{
 		{method: put, pattern: "/api/v1/account/password", summary: "Change my password (current one required); ends my other sessions and returns a new one",
 			access: accessUser, handle: s.changePassword, request: changePasswordRequest{}, response: refreshResponse{}, status: 200, errors: pw},
-		{method: put, pattern: "/api/v1/account/email", summary: "Change my e-mail address (current password required)",
-			access: accessUser, handle: s.changeEmail, request: changeEmailRequest{}, status: 204, errors: pw},
+		{method: put, pattern: "/api/v1/account/email", summary: "Change my e-mail address (current password required); with mail, 202: it takes effect once the link mailed to it is followed",
+			access: accessUser, handle: s.changeEmail, request: changeEmailRequest{}, status: 204, errors: append([]int{202, 409}, pw...)},
 		{method: put, pattern: "/api/v1/account/username", summary: "Change my username (followers get an Update; the old one stays reserved)",
 			access: accessUser, handle: s.changeUsername, request: changeUsernameRequest{}, response: changeUsernameRequest{}, status: 200,
 			errors: []int{400, 401, 415, 422}},
@@ -72,6 +72,10 @@ func (s *Server) changeEmail(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.Auth.ChangeEmail(r.Context(), currentUser(r), *req.CurrentPassword, *req.Email); err != nil {
 		return err
+	}
+	if s.Auth.MailEnabled() {
+		w.WriteHeader(http.StatusAccepted) // a confirmation link is on its way to the new address
+		return nil
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

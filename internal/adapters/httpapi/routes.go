@@ -151,6 +151,7 @@ func (s *Server) routes() []route {
 	}
 	rs = append(rs, s.profileRoutes()...)
 	rs = append(rs, s.accountRoutes()...)
+	rs = append(rs, s.mailRoutes()...)
 	rs = append(rs, s.webRoutes()...)
 	rs = append(rs, s.integrationRoutes()...)
 	if s.Imports != nil {

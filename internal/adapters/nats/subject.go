@@ -42,6 +42,9 @@ var subjects = map[string]string{
 	"PersonEnrichmentRequested":   "person.enrichment.requested",
 	"UserDeleted":                 "user.deleted",
 	"UserAccountMoved":            "user.account.moved",
+	"PasswordResetRequested":      "mail.password.reset.requested",
+	"EmailConfirmationRequested":  "mail.email.confirmation.requested",
+	"UserRegistered":              "user.registered",
 }
 
 // eventTypes is subjects inverted: suffix → event type.

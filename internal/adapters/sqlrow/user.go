@@ -10,7 +10,7 @@ import (
 )
 
 // UserColumns are the columns of User.
-const UserColumns = `id, username, email, password_hash, is_admin, approved, created_at, ` + ProfileColumns
+const UserColumns = `id, username, email, password_hash, is_admin, approved, email_confirmed, created_at, ` + ProfileColumns
 
 // User is a users row.
 type User struct {
@@ -20,14 +20,16 @@ type User struct {
 	PasswordHash string    `db:"password_hash"`
 	IsAdmin      bool      `db:"is_admin"`
 	Approved     bool      `db:"approved"`
-	CreatedAt    string    `db:"created_at"`
+	// EmailConfirmed is false while a new account's address waits for its link (mail configured).
+	EmailConfirmed bool   `db:"email_confirmed"`
+	CreatedAt      string `db:"created_at"`
 	Profile
 }
 
 // User maps the row to its domain value.
 func (r User) User() domain.User {
 	u := domain.User{ID: r.ID, Username: r.Username, Email: r.Email, PasswordHash: r.PasswordHash, Role: domain.RoleStandard,
-		Pending: !r.Approved, Profile: r.Profile.Profile()}
+		Pending: !r.Approved, EmailUnconfirmed: !r.EmailConfirmed, Profile: r.Profile.Profile()}
 	if r.IsAdmin {
 		u.Role = domain.RoleAdmin
 	}

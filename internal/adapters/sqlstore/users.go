@@ -44,7 +44,21 @@ func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string
 	if err != nil {
 		return domain.User{}, fmt.Errorf("create user: %w", err)
 	}
-	err = s.write(ctx, func(tx *Tx) error {
+	err = s.writeWithEvents(ctx, "create user", func(tx *Tx) ([]domain.Event, error) {
+		return s.insertUser(ctx, tx, &u, inviteHash, now, priv, pub, also)
+	})
+	if err != nil {
+		return domain.User{}, err
+	}
+	return u, nil
+}
+
+// insertUser is createUser's transaction: the invite spent, the row and actor key inserted, and,
+// with mail (an address to confirm by a link), the events of a new account: UserRegistered (the
+// admins' notice) and its link's row with EmailConfirmationRequested.
+func (s *Store) insertUser(ctx context.Context, tx *Tx, u *domain.User, inviteHash string, now time.Time, priv, pub string,
+	also func(*Tx) error) ([]domain.Event, error) {
+	err := func() error {
 		if err := s.lock(ctx, tx, "users", `LOCK TABLE users IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
@@ -76,9 +90,9 @@ func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string
 		if err := usernameFree(ctx, tx, u.Username); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, approved, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
-			u.Role == domain.RoleAdmin, !u.Pending, sqlrow.FormatTime(u.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, email, password_hash, is_admin, approved, email_confirmed, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, u.ID.String(), u.Username, u.Email, u.PasswordHash,
+			u.Role == domain.RoleAdmin, !u.Pending, !u.EmailUnconfirmed, sqlrow.FormatTime(u.CreatedAt))
 		if err := s.userConflict(err); err != nil {
 			return err
 		}
@@ -89,11 +103,25 @@ func (s *Store) createUser(ctx context.Context, u domain.User, inviteHash string
 			return also(tx)
 		}
 		return nil
-	})
+	}()
 	if err != nil {
-		return domain.User{}, fmt.Errorf("create user: %w", err)
+		return nil, err
 	}
-	return u, nil
+	if !u.EmailUnconfirmed {
+		// Without mail (the only case an address is not confirmed by a link) nothing would
+		// consume a new account's events: none is written.
+		return nil, nil
+	}
+	at := u.CreatedAt
+	if at.IsZero() {
+		at = s.now()
+	}
+	e, err := insertMailLink(ctx, tx, domain.MailLink{UserID: u.ID, Kind: domain.MailEmailConfirmation, Email: u.Email,
+		RequestedAt: at, ExpiresAt: at.Add(domain.MailLinkTTL)})
+	if err != nil {
+		return nil, err
+	}
+	return []domain.Event{domain.UserRegistered{UserID: u.ID, Pending: u.Pending}, e}, nil
 }
 
 // userConflict translates a users write's unique violation into the caller's error.

@@ -8,6 +8,7 @@ type Store interface {
 	Users
 	UserAdmin
 	Accounts
+	MailLinks
 	Reviews
 	Movies
 	Goals
@@ -33,6 +34,9 @@ func RunStore[S Store](t *testing.T, open func(*testing.T, *Faults) S) {
 	})
 	t.Run("Accounts", func(t *testing.T) {
 		RunAccounts(t, func(t *testing.T, f *Faults) Accounts { return open(t, f) })
+	})
+	t.Run("MailLinks", func(t *testing.T) {
+		RunMailLinks(t, func(t *testing.T, f *Faults) MailLinks { return open(t, f) })
 	})
 	t.Run("Reviews", func(t *testing.T) {
 		RunReviews(t, func(t *testing.T, f *Faults) Reviews { return open(t, f) })

@@ -55,6 +55,9 @@ func (s *Server) changeEmail(w http.ResponseWriter, r *http.Request, v visit) er
 	if err := s.Auth.ChangeEmail(r.Context(), v.me.ID, r.PostFormValue("current_password"), r.PostFormValue("email")); err != nil {
 		return s.refusedAccount(w, r, v, err)
 	}
+	if s.Auth.MailEnabled() {
+		return redirect(w, r, "/account?done=email-sent")
+	}
 	return redirect(w, r, "/account?done=email")
 }
 

@@ -223,7 +223,7 @@ var notices = map[string]string{
 	"account-deleted": "Your account is deleted.", "approved": "Account approved: it can log in now.",
 }
 
-func noticeText(key string) string { return notices[key] }
+func noticeText(key string) string { return cmp.Or(notices[key], mailNotices[key]) }
 
 // formState is a form's echo after a refused post: the fields as typed and the reason.
 type formState struct {

@@ -26,6 +26,11 @@ func (s *Server) routes(r chi.Router) {
 		r.Get("/auth/oidc/login", s.page(anyone, s.signOnLogin))
 		r.Get("/auth/oidc/callback", s.page(anyone, s.signOnCallback))
 	}
+	r.Get("/password-reset", s.page(anyone, s.forgotForm))
+	r.Post("/password-reset", s.page(anyone, s.forgot))
+	r.Post("/password-reset/confirm", s.page(anyone, s.resetPassword))
+	r.Get("/confirm-email", s.page(anyone, s.confirmEmailForm))
+	r.Post("/confirm-email", s.page(anyone, s.confirmEmail))
 
 	r.Get("/log", s.page(member, s.logForm))
 	r.Post("/log", s.page(member, s.logReview))

@@ -46,6 +46,8 @@ type Accounts interface {
 	ApproveUser(ctx context.Context, id uuid.UUID) error
 	// The self-service changes (self.go).
 	SelfService
+	// The mailed links (mail.go).
+	MailLinks
 	// UserByEmail returns the user with that e-mail (case-insensitive), or a KindNotFound error.
 	UserByEmail(ctx context.Context, email string) (domain.User, error)
 	// UserByID returns the user, or a KindNotFound error.
@@ -74,6 +76,9 @@ type Config struct {
 	// production: the first admin comes from the one-time setup link (SetupLink) or the CLI, so
 	// a stranger who registers first on a public host owns nothing. Tests and benchmarks set it.
 	FirstUserAdmin bool
+	// Mail is true when the instance sends mail (SMTP_HOST set): password reset links, and
+	// e-mail changes and new accounts' addresses confirmed by a link (mail.go).
+	Mail bool
 	// InviteTTL is how long an invite link works; default InviteTTLDefault.
 	InviteTTL time.Duration
 	// Forget, when set, is told of a deleted account, so the Authenticator stops trusting its
@@ -177,6 +182,8 @@ func (s *Service) Register(ctx context.Context, email, username, password, invit
 	}
 	now := s.cfg.Now().UTC()
 	u.ID, u.Username, u.Email, u.PasswordHash, u.CreatedAt = id, username, email, hash, now
+	// With mail the address gets a confirmation link, in the transaction that creates the account.
+	u.EmailUnconfirmed = s.cfg.Mail
 	if invite != "" {
 		return s.accounts.CreateInvitedUser(ctx, u, HashToken(invite), now)
 	}

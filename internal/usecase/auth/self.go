@@ -97,8 +97,9 @@ func (s *Service) ChangePassword(ctx context.Context, me uuid.UUID, current, nex
 	return s.session(u, refresh, now)
 }
 
-// ChangeEmail sets a new e-mail address when the current password is right. Without mail
-// configured the change is direct (no confirmation link).
+// ChangeEmail sets a new e-mail address when the current password is right. With mail
+// (MailEnabled) the new address gets a confirmation link and takes effect only when it is
+// followed; without, the change is direct.
 func (s *Service) ChangeEmail(ctx context.Context, me uuid.UUID, current, email string) error {
 	email, err := domain.NormalizeEmail(email)
 	if err != nil {
@@ -106,6 +107,9 @@ func (s *Service) ChangeEmail(ctx context.Context, me uuid.UUID, current, email 
 	}
 	if _, err := s.checkPassword(ctx, me, current); err != nil {
 		return err
+	}
+	if s.cfg.Mail {
+		return s.requestConfirmation(ctx, me, email)
 	}
 	return s.accounts.SetEmail(ctx, me, email)
 }
