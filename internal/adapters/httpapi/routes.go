@@ -156,6 +156,9 @@ func (s *Server) routes() []route {
 	if s.Imports != nil {
 		rs = append(rs, s.importRoutes()...)
 	}
+	if s.Archive != nil {
+		rs = append(rs, s.archiveRoutes()...)
+	}
 	if s.Metrics != nil {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",
 			handle: s.metrics, status: 200})
