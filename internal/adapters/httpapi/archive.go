@@ -29,7 +29,7 @@ func (s *Server) archiveRoutes() []route {
 		{method: http.MethodGet, pattern: archivePath, summary: "Download my account archive (a zip of JSON and CSV files, streamed; README: Account archive)",
 			access: accessUser, handle: s.exportArchive, produces: "application/zip", status: 200, errors: []int{401}},
 		{method: http.MethodPost, pattern: archivePath, summary: "Import an account archive into my account (multipart file; idempotent: a second import adds nothing)",
-			access: accessUser, handle: s.importArchive, response: archive.Report{}, status: 200, errors: []int{400, 401, 413, 415}},
+			access: accessUser, handle: s.importArchive, upload: "file", response: archive.Report{}, status: 200, errors: []int{400, 401, 413, 415}},
 	}
 }
 

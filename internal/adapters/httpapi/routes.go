@@ -40,6 +40,8 @@ type route struct {
 	produces string
 	// query are the query parameters the handler reads (query.go).
 	query []queryParam
+	// upload is the file field of a multipart/form-data body, "" for none.
+	upload string
 }
 
 // routes is every route the server serves.
