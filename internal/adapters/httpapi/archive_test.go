@@ -177,6 +177,17 @@ func TestAccountArchiveRefusesBadInput(t *testing.T) {
 		t.Errorf("bob has %d import sessions (%v): a refused archive started an import", count, err)
 	}
 
+	// Follows the account cannot make are reported, not fatal: a local handle with no such user
+	// here, and a remote actor on a server without federation.
+	var skipped archive.Report
+	b.uploadArchive(bob, makeZip(t, zipFile{name: "manifest.json", content: manifest}, zipFile{name: "following.json", content: `[
+		{"handle":"nobody@diary.test","actor_url":""},
+		{"handle":"carol@remote.example","actor_url":"https://remote.example/users/carol"}]`})).json(t, &skipped)
+	if f := skipped.Following; f.Added != 0 || len(f.Skipped) != 2 || !strings.Contains(f.Skipped[0].Error, "nobody") ||
+		!strings.Contains(f.Skipped[1].Error, "federation") {
+		t.Errorf("following of unreachable accounts = %+v", f)
+	}
+
 	// The archive itself goes in.
 	var rep archive.Report
 	b.uploadArchive(bob, good.body).json(t, &rep)

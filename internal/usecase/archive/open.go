@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/importer"
 	"moviesdiary/internal/usecase/review"
 )
 
@@ -144,6 +145,9 @@ func (c *contents) check() error {
 		}
 	}
 	if c.diary != nil {
+		if c.diary.UncompressedSize64 > importer.MaxFileBytes {
+			return domain.Invalid("%s is larger than the %d bytes the diary import reads", fileDiaryCSV, importer.MaxFileBytes)
+		}
 		return checkDiaryHeader(c.diary)
 	}
 	return nil

@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 
@@ -72,9 +73,7 @@ var notImported = []string{
 // on every instance. An entry this account cannot take (an unknown local user, a remote follow
 // without federation) is reported, not fatal; an internal failure stops the import, which can
 // be run again to finish.
-func (s *Service) Import(ctx context.Context, user uuid.UUID, r interface {
-	ReadAt(p []byte, off int64) (int, error)
-}, size int64) (Report, error) {
+func (s *Service) Import(ctx context.Context, user uuid.UUID, r io.ReaderAt, size int64) (Report, error) {
 	c, err := open(r, size)
 	if err != nil {
 		return Report{}, err
