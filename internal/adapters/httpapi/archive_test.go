@@ -188,6 +188,14 @@ func TestAccountArchiveRefusesBadInput(t *testing.T) {
 		t.Errorf("following of unreachable accounts = %+v", f)
 	}
 
+	// An empty account's archive goes in and adds nothing.
+	carol := b.register("carol")
+	var empty archive.Report
+	b.uploadArchive(bob, b.must(200, req{method: "GET", path: "/api/v1/account/archive", token: carol.token}).body).json(t, &empty)
+	if empty.Diary.Rows != 0 || empty.Diary.Imported != 0 || empty.Goals.Added != 0 || empty.Watchlist.Added != 0 {
+		t.Errorf("an empty account's archive = %+v", empty)
+	}
+
 	// The archive itself goes in.
 	var rep archive.Report
 	b.uploadArchive(bob, good.body).json(t, &rep)
