@@ -21,6 +21,7 @@ import (
 	"moviesdiary/internal/adapters/token"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/endpoint"
+	"moviesdiary/internal/usecase/archive"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
 	"moviesdiary/internal/usecase/importer"
@@ -130,6 +131,14 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 		observe = o.Metrics.ObserveRequest
 	}
 	authn := auth.NewAuthenticator(signer.Verify, store, 0, nil)
+	exporter, profiles, users := review.NewExporter(store), profile.NewService(store, imageObjects(o.Images)), user.NewService(store)
+	wl, goals, wrapups := watchlist.NewService(store, resolver), goal.NewService(store), wrapup.NewService(store)
+	imports := importer.NewService(store, openTabular, resolver, o.Log)
+	arch, err := archive.NewService(archive.Deps{BaseURL: o.BaseURL, Accounts: profiles, Users: store, Settings: users,
+		WrapUps: wrapups, Diary: exporter, Watchlist: wl, Goals: goals, Social: soc, Imports: imports})
+	if err != nil {
+		return nil, fmt.Errorf("BASE_URL: %w", err)
+	}
 	return httpapi.New(httpapi.Deps{
 		Observe: observe, Log: o.Log, Ready: o.Ready, BaseURL: o.BaseURL, Verify: signer.Verify, AuthRateLimit: o.AuthRateLimit,
 		Authenticate: authn.Authenticate, TrustedProxies: o.TrustedProxies,
@@ -138,26 +147,27 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 			Forget: authn.Forget, Mail: o.Mail,
 		}),
 		Reviews:   review.NewService(store, store, resolver),
-		Export:    review.NewExporter(store),
+		Export:    exporter,
 		Feeds:     review.NewFeeds(store),
 		Movies:    movie.NewService(store),
-		Watchlist: watchlist.NewService(store, resolver),
+		Watchlist: wl,
 		Social:    soc,
-		WrapUps:   wrapup.NewService(store),
-		Users:     user.NewService(store),
+		WrapUps:   wrapups,
+		Users:     users,
 		Search:    search.NewService(store, store),
 		Images:    o.Images,
 		Routes:    routes,
 
 		DataVersion: store.DataVersion,
 
-		Profiles:    profile.NewService(store, imageObjects(o.Images)),
-		Goals:       goal.NewService(store),
+		Profiles:    profiles,
+		Goals:       goals,
 		Moderation:  moderation.NewService(store),
 		CORSOrigins: o.CORSOrigins, WebClient: webClient,
 		// Integrations share the reviews' resolver: a confirmed watch names its movie as POST /reviews does.
 		Integrations: integration.NewService(store, resolver, nil),
-		Imports:      importer.NewService(store, openTabular, resolver, o.Log),
+		Imports:      imports,
+		Archive:      arch,
 	}), nil
 }
 

@@ -30,7 +30,7 @@ func NewSite(store Store, o Options) (*Site, error) {
 		AuthRateLimit: o.AuthRateLimit, TrustedProxies: o.TrustedProxies,
 		Auth: d.Auth, Reviews: d.Reviews, Movies: d.Movies, Watchlist: d.Watchlist, Social: d.Social,
 		WrapUps: d.WrapUps, Users: d.Users, Search: d.Search, Profiles: d.Profiles, Goals: d.Goals,
-		Moderation: d.Moderation, Integrations: d.Integrations, Imports: d.Imports, Export: d.Export,
+		Moderation: d.Moderation, Integrations: d.Integrations, Imports: d.Imports, Export: d.Export, Archive: d.Archive,
 		RootToClient: o.RootToClient, ActorPages: o.Federation == nil,
 		Finder: movie.NewFinder(store, o.Metadata), ProviderImageURL: o.MetadataImageURL,
 	})

@@ -32,6 +32,9 @@ func limitBody(next http.Handler) http.Handler {
 		if r.Method == http.MethodPost && r.URL.Path == importSessionsPath {
 			limit = MaxImportBodyBytes // a diary file to import
 		}
+		if r.Method == http.MethodPost && r.URL.Path == archivePath {
+			limit = MaxArchiveBodyBytes // an account archive to import
+		}
 		if r.Method == http.MethodPost && isImportConfirm(r.URL.Path) {
 			limit = MaxImportConfirmBytes // the indices of up to importer.MaxRows rows
 		}

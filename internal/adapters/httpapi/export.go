@@ -16,7 +16,7 @@ import (
 // exportFlushEvery is how many rows go out between flushes, so a long export streams.
 const exportFlushEvery = review.ExportBatch
 
-// exportDiary streams the caller's whole diary as CSV or JSON, an attachment. Rows go out as they
+// exportDiary streams the caller's whole diary as CSV, JSON or Letterboxd's import CSV, an attachment. Rows go out as they
 // are read, a batch at a time, so memory stays flat however long the diary is. Nothing is
 // written before the first row is read, so a failure then is still a JSON error; a failure
 // after that aborts the response (a truncated download, never one that looks complete).
@@ -25,8 +25,8 @@ func (s *Server) exportDiary(w http.ResponseWriter, r *http.Request) error {
 	if format == "" {
 		format = "csv"
 	}
-	if format != "csv" && format != "json" {
-		return badRequest(fmt.Sprintf("unsupported export format %q: use csv or json", format))
+	if format != "csv" && format != "json" && format != "letterboxd" {
+		return badRequest(fmt.Sprintf("unsupported export format %q: use csv, json or letterboxd", format))
 	}
 	out := &exportStream{w: w, format: format}
 	err := s.Export.Export(r.Context(), currentUser(r), out.write)
@@ -55,18 +55,27 @@ type exportStream struct {
 func (x *exportStream) start() error {
 	x.started = true
 	h := x.w.Header()
-	if x.format == "csv" {
-		h.Set("Content-Type", "text/csv; charset=utf-8")
-	} else {
+	name := "diary." + x.format
+	switch x.format {
+	case "json":
 		h.Set("Content-Type", "application/json")
+	case "letterboxd":
+		name = "diary-letterboxd.csv"
+		h.Set("Content-Type", "text/csv; charset=utf-8")
+	default:
+		h.Set("Content-Type", "text/csv; charset=utf-8")
 	}
-	h.Set("Content-Disposition", `attachment; filename="diary.`+x.format+`"`)
+	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	h.Set("Cache-Control", "no-store")
 	x.w.WriteHeader(http.StatusOK)
 	x.buf = bufio.NewWriterSize(x.w, 32<<10)
-	if x.format == "csv" {
+	switch x.format {
+	case "csv":
 		x.csv = csv.NewWriter(x.buf)
 		return x.csv.Write(review.ExportHeader)
+	case "letterboxd":
+		x.csv = csv.NewWriter(x.buf)
+		return x.csv.Write(review.LetterboxdHeader)
 	}
 	x.json = json.NewEncoder(x.buf)
 	_, err := x.buf.WriteString("[")
@@ -80,9 +89,12 @@ func (x *exportStream) write(e review.Entry) error {
 		}
 	}
 	var err error
-	if x.csv != nil {
+	switch {
+	case x.format == "letterboxd":
+		err = x.csv.Write(review.LetterboxdRecord(e))
+	case x.csv != nil:
 		err = x.csv.Write(review.NewExportRow(e).Record())
-	} else {
+	default:
 		if x.rows > 0 {
 			if _, err = x.buf.WriteString(","); err != nil {
 				return err

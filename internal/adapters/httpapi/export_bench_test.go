@@ -19,12 +19,24 @@ import (
 func BenchmarkDiaryExport(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		for _, format := range []string{"csv", "json"} {
-			b.Run(fmt.Sprintf("%d/%s", n, format), func(b *testing.B) { benchExport(b, n, format) })
+			b.Run(fmt.Sprintf("%d/%s", n, format), func(b *testing.B) { benchExport(b, n, "/api/v1/diary/export?format="+format) })
 		}
 	}
 }
 
-func benchExport(b *testing.B, n int, format string) {
+// BenchmarkAccountArchive streams the account archive (the diary twice, as CSV and JSON, in a
+// zip) of a 10,000- and a 100,000-review account, reporting the peak heap as
+// BenchmarkDiaryExport does: flat across sizes when the archive streams.
+//
+//	go test -tags sqlite_fts5 -run '^$' -bench AccountArchive -benchtime 3x ./internal/adapters/httpapi/
+func BenchmarkAccountArchive(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchExport(b, n, "/api/v1/account/archive") })
+	}
+}
+
+// benchExport fills a diary of n reviews and downloads path b.N times.
+func benchExport(b *testing.B, n int, path string) {
 	bd := setup(b)
 	a := bd.register("alice")
 	movie := uuid.New()
@@ -66,7 +78,7 @@ func benchExport(b *testing.B, n int, format string) {
 	var bytes int64
 	b.ResetTimer()
 	for range b.N {
-		r, _ := http.NewRequest("GET", bd.srv.URL+"/api/v1/diary/export?format="+format, nil)
+		r, _ := http.NewRequest("GET", bd.srv.URL+path, nil)
 		r.Header.Set("Authorization", "Bearer "+a.token)
 		resp, err := bd.srv.Client().Do(r)
 		if err != nil {
@@ -74,6 +86,9 @@ func benchExport(b *testing.B, n int, format string) {
 		}
 		bytes, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s = %d", path, resp.StatusCode)
+		}
 	}
 	b.StopTimer()
 	close(stop)

@@ -62,7 +62,7 @@ func TestDiaryExport(t *testing.T) {
 	if got := string(b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=json", token: carol.token}).body); got != "[]\n" {
 		t.Errorf("empty JSON = %q", got)
 	}
-	if msg := b.must(400, req{method: "GET", path: "/api/v1/diary/export?format=xlsx", token: alice.token}).errorMessage(t); !strings.Contains(msg, "csv or json") {
+	if msg := b.must(400, req{method: "GET", path: "/api/v1/diary/export?format=xlsx", token: alice.token}).errorMessage(t); !strings.Contains(msg, "csv, json or letterboxd") {
 		t.Errorf("bad format message = %q", msg)
 	}
 	b.must(401, req{method: "GET", path: "/api/v1/diary/export"}).errorMessage(t)
@@ -149,5 +149,69 @@ func TestDiaryExportReimports(t *testing.T) {
 	}
 	if again := string(b.must(200, req{method: "GET", path: "/api/v1/diary/export", token: bob.token}).body); again != export {
 		t.Errorf("bob's export of alice's:\n%s\nwant\n%s", again, export)
+	}
+}
+
+// TestLetterboxdExport: ?format=letterboxd writes the columns Letterboxd's importer reads —
+// the movie's IMDb or TMDb id, the date, the rating in half stars, Rewatch, Review — and our own
+// importer recognises that file (letterboxd_import) and reads it back whole: another account
+// importing it exports the same Letterboxd file.
+func TestLetterboxdExport(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := b.register("alice"), b.register("bob")
+	lb := b.newSession(alice, "diary.csv", letterboxdDiary, "")
+	b.confirm(alice, lb.SessionID, map[string]any{"confirmed_indices": []int{0, 1, 2}})
+	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
+		"manual_title": "Ronin", "manual_release_year": 1998, "manual_director": "John Frankenheimer", "rating": 4,
+		"comment": "car chases,\n\"the\" best", "watched_at": "2024-08-03T22:15:30"}})
+	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
+		"external_metadata_id": "tmdb:949", "manual_title": "Heat", "manual_release_year": 1995, "rating": 5, "watched_at": "2024-09-01"}})
+	b.must(201, req{method: "POST", path: "/api/v1/reviews", token: alice.token, body: map[string]any{
+		"external_metadata_id": "tt0110912", "manual_title": "Pulp Fiction", "manual_release_year": 1994, "rating": 3, "watched_at": "2024-09-02"}})
+
+	got := b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=letterboxd", token: alice.token})
+	export := string(got.body)
+	if cd := got.header.Get("Content-Disposition"); cd != `attachment; filename="diary-letterboxd.csv"` {
+		t.Errorf("Content-Disposition = %q", cd)
+	}
+	for _, want := range []string{
+		"Title,Year,Directors,imdbID,tmdbID,WatchedDate,Rating,Rewatch,Review\n",
+		"Ronin,1998,John Frankenheimer,,,2024-08-03,4,,\"car chases,\n\"\"the\"\" best\"\n",
+		"Heat,1995,,,949,2024-09-01,5,,\n",
+		"Pulp Fiction,1994,,tt0110912,,2024-09-02,3,,\n",
+		",4.5,", ",Yes,",
+	} {
+		if !strings.Contains(export, want) {
+			t.Errorf("the Letterboxd export lacks %q:\n%s", want, export)
+		}
+	}
+
+	c := b.newSession(bob, "letterboxd.csv", export, "")
+	if c.Kind != "letterboxd_import" || !c.HasMapping || c.RowCount != 6 {
+		t.Fatalf("the Letterboxd export re-imported: %+v", c)
+	}
+	if got := b.confirm(bob, c.SessionID, map[string]any{"confirmed_indices": []int{0, 1, 2, 3, 4, 5}}); got.Imported != 6 {
+		t.Fatalf("confirm = %+v", got)
+	}
+	if again := string(b.must(200, req{method: "GET", path: "/api/v1/diary/export?format=letterboxd", token: bob.token}).body); again != export {
+		t.Errorf("bob's Letterboxd export of alice's:\n%s\nwant\n%s", again, export)
+	}
+	var ids []string
+	rows, err := b.db.Query(`SELECT DISTINCT m.external_metadata_id FROM reviews r JOIN movies m ON m.id = r.movie_id
+		WHERE r.user_id = ? AND m.external_metadata_id IS NOT NULL ORDER BY 1`, bob.id.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if strings.Join(ids, ",") != "tmdb:949,tt0110912" {
+		t.Errorf("bob's movies' ids = %v: the export lost a movie's identity", ids)
 	}
 }

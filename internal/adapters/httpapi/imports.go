@@ -42,7 +42,7 @@ func (s *Server) importRoutes() []route {
 	session := []int{400, 401, 404}
 	return []route{
 		{method: post, pattern: importSessionsPath, summary: "Upload a file to import (multipart file + format: csv, tsv, json, xlsx; detected when omitted)",
-			access: accessUser, handle: s.createImportSession, response: importCreatedResponse{}, status: 200,
+			access: accessUser, handle: s.createImportSession, upload: "file", response: importCreatedResponse{}, status: 200,
 			errors: []int{400, 401, 413, 415}},
 		{method: get, pattern: importSessionsPath + "/{id}", summary: "An import session: columns, mapping, rows, progress",
 			access: accessUser, handle: s.getImportSession, response: importSessionResponse{}, status: 200, errors: session},

@@ -93,11 +93,20 @@ func operation(rt route) map[string]any {
 		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
 			"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.request), inRequest)}}}
 	}
+	if rt.upload != "" {
+		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+			"multipart/form-data": map[string]any{"schema": map[string]any{"type": "object", "required": []string{rt.upload},
+				"properties": map[string]any{rt.upload: map[string]any{"type": "string", "format": "binary"}}}}}}
+	}
 	ok := map[string]any{"description": http.StatusText(rt.status)}
 	if rt.produces != "" {
 		content := map[string]any{}
 		for mt := range strings.SplitSeq(rt.produces, ",") {
-			content[strings.TrimSpace(mt)] = map[string]any{"schema": map[string]any{"type": "string"}}
+			schema := map[string]any{"type": "string"}
+			if mt = strings.TrimSpace(mt); mt == "application/zip" {
+				schema["format"] = "binary"
+			}
+			content[mt] = map[string]any{"schema": schema}
 		}
 		ok["content"] = content
 	} else if rt.response != nil {

@@ -124,6 +124,32 @@ func TestOpenAPIIsAContract(t *testing.T) {
 	if _, ok := export.Responses["200"].Content["application/json"]; !ok {
 		t.Errorf("export responses = %+v", export.Responses)
 	}
+	var formats []any
+	for _, p := range export.Parameters {
+		if p.Name == "format" {
+			formats = p.Schema.Enum
+		}
+	}
+	if !slices.Contains(formats, any("letterboxd")) {
+		t.Errorf("export formats = %v, want letterboxd among them", formats)
+	}
+	if _, ok := ops["get /api/v1/account/archive"].Responses["200"].Content["application/zip"]; !ok {
+		t.Errorf("archive download responses = %+v", ops["get /api/v1/account/archive"].Responses)
+	}
+	archiveImport := ops["post /api/v1/account/archive"]
+	if form := archiveImport.RequestBody.Content["multipart/form-data"].Schema; !slices.Equal(form.Required, []string{"file"}) ||
+		form.Properties["file"].Format != "binary" {
+		t.Errorf("archive import body = %+v", archiveImport.RequestBody)
+	}
+	if rep := archiveImport.Responses["200"].Content["application/json"].Schema; rep.Properties["diary"].Properties["duplicates"].Type != "integer" ||
+		rep.Properties["following"].Properties["skipped"].Items == nil {
+		t.Errorf("archive import report schema = %+v", rep)
+	}
+	for _, code := range []string{"400", "413", "415"} {
+		if _, ok := archiveImport.Responses[code]; !ok {
+			t.Errorf("archive import documents no %s", code)
+		}
+	}
 	report := ops["get /api/v1/wrapups/{id}/report"].Responses["200"].Content["application/json"].Schema
 	if len(report.Required) != 39 || report.Properties["date_range"].Properties["start"].Format != "date" {
 		t.Errorf("report schema: %d required keys (%v)", len(report.Required), report.Required)

@@ -57,6 +57,6 @@ var (
 	profileQuery = withPage(5, enumQuery("view", "which view the profile carries (default recent)",
 		"recent", "ratings", "history", "trends"))
 	// exportQuery is what GET /api/v1/diary/export reads.
-	exportQuery = []queryParam{{name: "format", description: "csv (the default) or json",
-		schema: map[string]any{"type": "string", "enum": []string{"csv", "json"}, "default": "csv"}}}
+	exportQuery = []queryParam{{name: "format", description: "csv (the default, every field), json, or letterboxd (the columns Letterboxd's importer reads)",
+		schema: map[string]any{"type": "string", "enum": []string{"csv", "json", "letterboxd"}, "default": "csv"}}}
 )

@@ -40,6 +40,8 @@ type route struct {
 	produces string
 	// query are the query parameters the handler reads (query.go).
 	query []queryParam
+	// upload is the file field of a multipart/form-data body, "" for none.
+	upload string
 }
 
 // routes is every route the server serves.
@@ -156,6 +158,9 @@ func (s *Server) routes() []route {
 	rs = append(rs, s.integrationRoutes()...)
 	if s.Imports != nil {
 		rs = append(rs, s.importRoutes()...)
+	}
+	if s.Archive != nil {
+		rs = append(rs, s.archiveRoutes()...)
 	}
 	if s.Metrics != nil {
 		rs = append(rs, route{method: get, pattern: "/metrics", summary: "Prometheus metrics (text format)",

@@ -19,6 +19,7 @@ import (
 
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/endpoint"
+	"moviesdiary/internal/usecase/archive"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
 	"moviesdiary/internal/usecase/importer"
@@ -84,6 +85,8 @@ type Deps struct {
 	Integrations *integration.Service
 	// Imports is the diary import (/api/v1/import); nil leaves its routes out.
 	Imports *importer.Service
+	// Archive is the account archive (/api/v1/account/archive); nil leaves its routes out.
+	Archive *archive.Service
 	// Images serves GET /images/{key}; nil answers 404.
 	Images ImageStore
 

@@ -16,7 +16,20 @@ import (
 // movie's events and WatchlistEntryAdded, in one transaction. An entry already there is left as
 // it is and causes no event.
 func (s *Store) AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.Movie, now time.Time) (domain.Movie, error) {
+	movie, _, err := s.addToWatchlist(ctx, userID, m, now, false)
+	return movie, err
+}
+
+// RestoreWatchlistEntry puts a movie on the user's watchlist as an account archive holds it:
+// added at addedAt, quiet (federation does not announce an old entry). It reports whether the
+// entry is new; one already there is left as it is.
+func (s *Store) RestoreWatchlistEntry(ctx context.Context, userID uuid.UUID, m domain.Movie, addedAt time.Time) (domain.Movie, bool, error) {
+	return s.addToWatchlist(ctx, userID, m, addedAt, true)
+}
+
+func (s *Store) addToWatchlist(ctx context.Context, userID uuid.UUID, m domain.Movie, now time.Time, quiet bool) (domain.Movie, bool, error) {
 	var movie domain.Movie
+	var added bool
 	err := s.write(ctx, func(tx *Tx) error {
 		var events []domain.Event
 		var err error
@@ -30,17 +43,18 @@ func (s *Store) AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.M
 			return fmt.Errorf("insert watchlist entry: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
+			added = true
 			events = append(events, domain.WatchlistEntryAdded{
 				UserID: userID, MovieID: movie.ID, MovieTitle: movie.Title, ReleaseYear: uint16(movie.ReleaseYear),
-				ExternalMetadataID: movie.ExternalID, AddedAt: domain.NewUnixTime(now),
+				ExternalMetadataID: movie.ExternalID, AddedAt: domain.NewUnixTime(now), Quiet: quiet,
 			})
 		}
 		return s.enqueue(ctx, tx, events...)
 	})
 	if err != nil {
-		return domain.Movie{}, fmt.Errorf("add to watchlist: %w", err)
+		return domain.Movie{}, false, fmt.Errorf("add to watchlist: %w", err)
 	}
-	return movie, nil
+	return movie, added, nil
 }
 
 // RemoveFromWatchlist removes an entry with WatchlistEntryRemoved, and the movie if nothing else

@@ -24,6 +24,7 @@ type Watchlist interface {
 	MovieByExternalID(ctx context.Context, externalID string) (domain.Movie, error)
 	LogReview(ctx context.Context, r domain.Review, m domain.Movie, idem *review.Idempotency) (review.Logged, error)
 	AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.Movie, now time.Time) (domain.Movie, error)
+	RestoreWatchlistEntry(ctx context.Context, userID uuid.UUID, m domain.Movie, addedAt time.Time) (domain.Movie, bool, error)
 	RemoveFromWatchlist(ctx context.Context, userID, movieID uuid.UUID) error
 	Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) (domain.Paged[watchlist.Entry], error)
 	OnWatchlist(ctx context.Context, userID, movieID uuid.UUID) (bool, error)
@@ -32,6 +33,31 @@ type Watchlist interface {
 // RunWatchlist runs the watchlist cases against stores open makes.
 func RunWatchlist(t *testing.T, open func(t *testing.T, faults *Faults) Watchlist) {
 	ctx := context.Background()
+
+	t.Run("RestoredEntryKeepsItsTimeOnce", func(t *testing.T) {
+		// An entry restored from an account archive keeps the time it was added, with its event;
+		// restoring it again changes nothing and writes no event.
+		t.Parallel()
+		s := open(t, &Faults{})
+		u := createUser(t, s, "restorer")
+		added := time.Date(2019, 4, 5, 6, 7, 8, 0, time.UTC)
+		m, isNew, err := s.RestoreWatchlistEntry(ctx, u.ID, domain.Movie{Title: "Solaris", ReleaseYear: 1972}, added)
+		must(t, err)
+		if !isNew {
+			t.Fatal("a first restore reports the entry as there already")
+		}
+		before := events(t, s)
+		_, isNew, err = s.RestoreWatchlistEntry(ctx, u.ID, domain.Movie{Title: "Solaris", ReleaseYear: 1972}, added.Add(time.Hour))
+		must(t, err)
+		if isNew || events(t, s) != before {
+			t.Fatalf("a second restore: new %v, events %d → %d", isNew, before, events(t, s))
+		}
+		page, err := s.Watchlist(ctx, u.ID, domain.Page{Limit: 10})
+		must(t, err)
+		if len(page.Items) != 1 || page.Items[0].Movie.ID != m.ID || !page.Items[0].AddedAt.Equal(added) {
+			t.Fatalf("watchlist = %+v, want Solaris added at %v", page.Items, added)
+		}
+	})
 
 	t.Run("ConcurrentAddsOfOneNewFilmMakeOneMovie", func(t *testing.T) {
 		// Twenty users add the same film, typed in by hand, at once; two more log a review of it:

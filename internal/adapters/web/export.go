@@ -13,17 +13,17 @@ import (
 	"moviesdiary/internal/usecase/review"
 )
 
-// exportDiary streams the viewer's whole diary as a CSV (?format=csv, the default) or JSON
-// (?format=json) attachment through the exporter the API uses, in the API's shapes. The API's
+// exportDiary streams the viewer's whole diary as a CSV (?format=csv, the default), JSON
+// (?format=json) or Letterboxd import CSV (?format=letterboxd) attachment through the exporter the API uses, in the API's shapes. The API's
 // download wants a bearer token, which a browser with the session cookie does not send, hence this
 // route. Nothing is written before the first row, so an early failure is an error page; a
 // failure after it aborts the response, never a download that looks complete.
 func (s *Server) exportDiary(w http.ResponseWriter, r *http.Request, v visit) error {
 	format := cmp.Or(r.URL.Query().Get("format"), "csv")
-	if format != "csv" && format != "json" {
-		return domain.Invalid("Unsupported export format %q: choose CSV or JSON.", format)
+	if format != "csv" && format != "json" && format != "letterboxd" {
+		return domain.Invalid("Unsupported export format %q: choose CSV, JSON or Letterboxd.", format)
 	}
-	x := &exportStream{w: w, json: format == "json"}
+	x := &exportStream{w: w, json: format == "json", letterboxd: format == "letterboxd"}
 	err := s.Export.Export(r.Context(), v.me.ID, x.write)
 	if err == nil {
 		err = x.finish()
@@ -37,18 +37,22 @@ func (s *Server) exportDiary(w http.ResponseWriter, r *http.Request, v visit) er
 
 // exportStream writes the export's rows, starting the response at the first one.
 type exportStream struct {
-	w    http.ResponseWriter
-	json bool
-	rows int
-	buf  *bufio.Writer
-	csv  *csv.Writer
-	enc  *json.Encoder
+	w          http.ResponseWriter
+	json       bool
+	letterboxd bool
+	rows       int
+	buf        *bufio.Writer
+	csv        *csv.Writer
+	enc        *json.Encoder
 }
 
 func (x *exportStream) start() error {
 	h := x.w.Header()
 	name := "diary.csv"
 	h.Set("Content-Type", "text/csv; charset=utf-8")
+	if x.letterboxd {
+		name = "diary-letterboxd.csv"
+	}
 	if x.json {
 		name = "diary.json"
 		h.Set("Content-Type", "application/json")
@@ -61,6 +65,9 @@ func (x *exportStream) start() error {
 		return x.buf.WriteByte('[')
 	}
 	x.csv = csv.NewWriter(x.buf)
+	if x.letterboxd {
+		return x.csv.Write(review.LetterboxdHeader)
+	}
 	return x.csv.Write(review.ExportHeader)
 }
 
@@ -78,6 +85,8 @@ func (x *exportStream) write(e review.Entry) error {
 			}
 		}
 		err = x.enc.Encode(review.NewExportRow(e))
+	} else if x.letterboxd {
+		err = x.csv.Write(review.LetterboxdRecord(e))
 	} else {
 		err = x.csv.Write(review.NewExportRow(e).Record())
 	}

@@ -86,7 +86,7 @@ func TestImportAKnownExport(t *testing.T) {
 		!strings.Contains(cd, `filename="diary.json"`) {
 		t.Errorf("JSON export headers %q, %q", ct, cd)
 	}
-	contains(t, mustStatus(t, ann.get("/settings/export?format=xml"), http.StatusBadRequest), "choose CSV or JSON")
+	contains(t, mustStatus(t, ann.get("/settings/export?format=xml"), http.StatusBadRequest), "choose CSV, JSON or Letterboxd")
 	if e := mustStatus(t, b.register("eve").get("/settings/export?format=json"), http.StatusOK); strings.TrimSpace(e.body) != "[]" {
 		t.Errorf("an empty diary's JSON export: %q", e.body)
 	}

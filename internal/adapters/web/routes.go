@@ -93,6 +93,11 @@ func (s *Server) routes(r chi.Router) {
 	if s.Export != nil {
 		r.With(longRequest).Get("/settings/export", s.page(member, s.exportDiary))
 	}
+	if s.Archive != nil {
+		r := r.With(longRequest)
+		r.Get("/settings/archive", s.page(member, s.downloadArchive))
+		r.Post("/settings/archive", s.pageLimit(member, maxArchiveForm, s.importArchive))
+	}
 
 	r.Get("/admin/domains", s.page(member, s.domains))
 	r.Post("/admin/domains", s.page(member, s.domainAction))

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/domain"
+	"moviesdiary/internal/usecase/archive"
 	"moviesdiary/internal/usecase/profile"
 	"moviesdiary/internal/usecase/wrapup"
 )
@@ -30,8 +31,10 @@ type settingsPage struct {
 	Queue     []domain.WatchEvent
 	NewToken  *newToken
 	Providers []domain.WatchSource
-	// Imports and Export offer the import form and the download link.
-	Imports, Export bool
+	// Imports and Export offer the import form and the download link; Archive the account
+	// archive's download and import form, ArchiveReport what an import just did.
+	Imports, Export, Archive bool
+	ArchiveReport            *archive.Report
 	// PublicWrapUps is whether anyone may read the viewer's wrap-ups at their address.
 	PublicWrapUps bool
 	// FieldRows are the profile fields' form rows: the fields, then empty rows up to the limit.
@@ -47,7 +50,7 @@ func (s *Server) settings(w http.ResponseWriter, r *http.Request, v visit) error
 func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, v visit, status int, f formState, with ...func(*settingsPage)) error {
 	ctx := r.Context()
 	d := settingsPage{formState: f, Profile: v.me.Profile, Year: time.Now().UTC().Year(), Providers: webhookProviders,
-		Imports: s.Imports != nil, Export: s.Export != nil}
+		Imports: s.Imports != nil, Export: s.Export != nil, Archive: s.Archive != nil}
 	var err error
 	if d.Federation, err = s.Users.Settings(ctx, v.me.ID); err != nil {
 		return err

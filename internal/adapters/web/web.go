@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"moviesdiary/internal/endpoint"
+	"moviesdiary/internal/usecase/archive"
 	"moviesdiary/internal/usecase/auth"
 	"moviesdiary/internal/usecase/goal"
 	"moviesdiary/internal/usecase/importer"
@@ -73,6 +74,8 @@ type Deps struct {
 	Export       *review.Exporter
 	// SignOn is single sign-on with an OpenID provider (sso.go); nil for none.
 	SignOn *SignOn
+	// Archive is the account archive's download and import; nil leaves them out.
+	Archive *archive.Service
 
 	// Finder searches the metadata provider (TMDb) for the log form's results; nil, or one
 	// without a provider, lists this instance's films only.

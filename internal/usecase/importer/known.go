@@ -21,6 +21,9 @@ const (
 	// KindDiaryExport is this server's own diary CSV (GET /api/v1/diary/export), read back
 	// with every field it has.
 	KindDiaryExport Kind = "moviesdiary_diary"
+	// KindLetterboxdImport is Letterboxd's import format (letterboxd.com/about/importing-data/),
+	// which this server's Letterboxd-compatible export writes.
+	KindLetterboxdImport Kind = "letterboxd_import"
 )
 
 // Target is where a session's rows go.
@@ -68,6 +71,17 @@ func recognise(header []string, filename string) Recognised {
 			}
 		}
 		return Recognised{Kind: KindDiaryExport, Target: TargetDiary, Mappings: ms}
+	case has("Title", "WatchedDate", "Rating") && (has("imdbID") || has("tmdbID") || has("Year")):
+		var ms []Mapping
+		for _, c := range []Mapping{col("Title", FieldTitle), col("Year", FieldYear), col("Directors", FieldDirector),
+			col("imdbID", FieldExternalID), col("tmdbID", FieldTMDbID),
+			{SourceColumn: "Rating", Field: FieldRating, RatingScale: scale(1)}, col("WatchedDate", FieldWatchedAt),
+			col("Rewatch", FieldRewatch), col("Review", FieldComment)} {
+			if has(c.SourceColumn) {
+				ms = append(ms, c)
+			}
+		}
+		return Recognised{Kind: KindLetterboxdImport, Target: TargetDiary, Mappings: withTags(ms, has("Tags"))}
 	case has("Const", "Your Rating", "Date Rated"):
 		ms := []Mapping{
 			col("Const", FieldExternalID),

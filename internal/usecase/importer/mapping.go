@@ -37,12 +37,15 @@ const (
 	// FieldWatchMedium is how the film was watched: cinema, streaming, tv, physical_media,
 	// download, media_server or other.
 	FieldWatchMedium Field = "watch_medium"
+	// FieldTMDbID is a bare TMDb movie id (Letterboxd's tmdbID column), read as tmdb:N; an
+	// external id from another column read first wins.
+	FieldTMDbID Field = "tmdb_id"
 )
 
 func (f Field) known() bool {
 	switch f {
 	case FieldTitle, FieldYear, FieldDirector, FieldRating, FieldWatchedAt, FieldComment, FieldExternalID,
-		FieldTags, FieldTitleType, FieldRewatch, FieldWatchedTime, FieldWatchMedium:
+		FieldTags, FieldTitleType, FieldRewatch, FieldWatchedTime, FieldWatchMedium, FieldTMDbID:
 		return true
 	}
 	return false
@@ -184,6 +187,16 @@ func (m mapper) row(cells []string) (Candidate, []string) {
 				continue
 			}
 			c.ExternalID = id
+		case FieldTMDbID:
+			id, err := externalID("tmdb:" + v)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("tmdb_id %q is not a TMDb id", v))
+				continue
+			}
+			if c.ExternalID == "" {
+				c.ExternalID = id
+			}
+			has[FieldExternalID] = true
 		case FieldTags:
 			for _, t := range strings.Split(v, ",") {
 				if t = hashtag(t); t != "" {

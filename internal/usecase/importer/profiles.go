@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -53,4 +54,39 @@ func (s *Service) ApplyProfile(ctx context.Context, userID, sessionID, profileID
 		return 0, err
 	}
 	return s.applyMappings(ctx, userID, sessionID, p.Mappings)
+}
+
+// RestoreProfile saves a profile an account archive holds, under its name and creation time,
+// unless the user has a profile of that name already; it reports whether it saved one. The
+// mappings are checked as a mapping request is (known fields, a positive rating scale).
+func (s *Service) RestoreProfile(ctx context.Context, userID uuid.UUID, name string, ms []Mapping, createdAt time.Time) (bool, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > maxProfileName {
+		return false, domain.Invalid("import profile name must be 1 to %d characters", maxProfileName)
+	}
+	for _, m := range ms {
+		if !m.Field.known() {
+			return false, domain.Invalid("import profile %q maps onto an unknown field %q", name, m.Field)
+		}
+		if m.RatingScale != nil && !(*m.RatingScale > 0) {
+			return false, domain.Invalid("import profile %q has a rating scale that is not positive", name)
+		}
+	}
+	have, err := s.store.ImportProfiles(ctx, userID)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range have {
+		if p.Name == name {
+			return false, nil
+		}
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return false, err
+	}
+	if createdAt.IsZero() {
+		createdAt = s.now()
+	}
+	return true, s.store.SaveImportProfile(ctx, Profile{ID: id, UserID: userID, Name: name, Mappings: ms, CreatedAt: createdAt.UTC()})
 }

@@ -25,6 +25,9 @@ type Store interface {
 	// AddToWatchlist stores m if new (with its events) and puts it on the user's watchlist with
 	// WatchlistEntryAdded; a movie already there changes nothing.
 	AddToWatchlist(ctx context.Context, userID uuid.UUID, m domain.Movie, now time.Time) (domain.Movie, error)
+	// RestoreWatchlistEntry is AddToWatchlist for an entry restored from an account archive:
+	// added at addedAt and quiet. It reports whether the entry is new.
+	RestoreWatchlistEntry(ctx context.Context, userID uuid.UUID, m domain.Movie, addedAt time.Time) (domain.Movie, bool, error)
 	// RemoveFromWatchlist removes the entry with WatchlistEntryRemoved; KindNotFound if absent.
 	RemoveFromWatchlist(ctx context.Context, userID, movieID uuid.UUID) error
 	Watchlist(ctx context.Context, userID uuid.UUID, p domain.Page) (domain.Paged[Entry], error)
@@ -65,6 +68,17 @@ func (s *Service) Add(ctx context.Context, c AddCommand) (domain.Movie, error) {
 		return domain.Movie{}, err
 	}
 	return s.store.AddToWatchlist(ctx, c.UserID, m, s.now().UTC())
+}
+
+// Restore puts the movie a request names on the user's watchlist as an account archive holds
+// it, added at addedAt and not announced, and reports whether it was not there yet.
+func (s *Service) Restore(ctx context.Context, userID uuid.UUID, req movie.Request, addedAt time.Time) (bool, error) {
+	m, err := s.resolver.Resolve(ctx, req)
+	if err != nil {
+		return false, err
+	}
+	_, added, err := s.store.RestoreWatchlistEntry(ctx, userID, m, addedAt.UTC())
+	return added, err
 }
 
 // Remove takes a movie off the user's watchlist.
