@@ -79,6 +79,7 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 		TokenTTL:       time.Duration(cfg.JWTTTLSeconds) * time.Second,
 		RefreshTTL:     time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		Registration:   cfg.Registration(), AuthRateLimit: cfg.RateLimit, Metadata: metadata,
+		RequireTwoFactor: cfg.RequireTwoFactor,
 		MetadataImageURL: cdn,
 		Images:           images,
 		Metrics:          serverMetrics,
