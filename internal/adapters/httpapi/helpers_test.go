@@ -70,6 +70,8 @@ type options struct {
 	webClientDir   string
 	logOut         io.Writer // logOut receives the server's log lines as JSON (default: discarded)
 	ready          httpapi.Readiness
+	// requireTwoFactor is REQUIRE_TWO_FACTOR.
+	requireTwoFactor bool
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -108,7 +110,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister && o.registration == "",
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: b.metrics,
 		TrustedProxies: o.trustedProxies,
-		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir, Ready: o.ready,
+		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir, Ready: o.ready, RequireTwoFactor: o.requireTwoFactor,
 	})
 	if err != nil {
 		t.Fatal(err)
