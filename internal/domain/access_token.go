@@ -62,4 +62,7 @@ type TwoFactor struct {
 	LastStep int64
 	// RecoveryLeft is how many recovery codes are still unused.
 	RecoveryLeft int
+	// Pending is true while an enrolment waits for its first code (not stored: the status read
+	// sets it).
+	Pending bool
 }

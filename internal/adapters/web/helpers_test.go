@@ -50,6 +50,8 @@ type options struct {
 	tmdb bool
 	// logOut receives the server's log lines as JSON (default: discarded).
 	logOut io.Writer
+	// requireTwoFactor is REQUIRE_TWO_FACTOR.
+	requireTwoFactor bool
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -68,7 +70,8 @@ func setup(t testing.TB, opts ...options) *bundle {
 	m := metrics.NewServer()
 	ao := app.Options{Log: env.Log, Metrics: m, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: o.registration == "",
 		Registration: o.registration,
-		Hasher:       fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit}
+		Hasher:       fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit,
+		RequireTwoFactor: o.requireTwoFactor}
 	if o.tmdb {
 		ao.Metadata, ao.MetadataImageURL = env.TMDb.Client(), env.TMDb.ImageURL()
 	}

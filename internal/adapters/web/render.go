@@ -212,6 +212,7 @@ var notices = map[string]string{
 	"password": "Password changed. Your other sessions are signed out.", "email": "E-mail changed.",
 	"username": "Username changed.", "session-ended": "Session signed out.",
 	"account-deleted": "Your account is deleted.",
+	"token-revoked":   "Token revoked.", "two-factor-off": "Two-factor authentication is off.",
 }
 
 func noticeText(key string) string { return notices[key] }

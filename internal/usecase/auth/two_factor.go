@@ -341,7 +341,7 @@ func (s *Service) TwoFactorStatus(ctx context.Context, me uuid.UUID) (domain.Two
 	if errors.Is(err, domain.ErrNotFound) {
 		return domain.TwoFactor{}, nil
 	}
-	tf.Secret = ""
+	tf.Secret, tf.Pending = "", !tf.Enabled
 	return tf, err
 }
 
