@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -158,8 +157,7 @@ func (s *Store) DisableTwoFactor(ctx context.Context, user uuid.UUID) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM recovery_codes WHERE user_id = ?`, user.String()); err != nil {
 			return fmt.Errorf("disable two factors: %w", err)
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM two_factor WHERE user_id = ?`, user.String())
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM two_factor WHERE user_id = ?`, user.String()); err != nil {
 			return fmt.Errorf("disable two factors: %w", err)
 		}
 		return nil

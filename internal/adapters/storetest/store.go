@@ -8,6 +8,7 @@ type Store interface {
 	Users
 	UserAdmin
 	Accounts
+	Credentials
 	Reviews
 	Movies
 	Goals
@@ -33,6 +34,9 @@ func RunStore[S Store](t *testing.T, open func(*testing.T, *Faults) S) {
 	})
 	t.Run("Accounts", func(t *testing.T) {
 		RunAccounts(t, func(t *testing.T, f *Faults) Accounts { return open(t, f) })
+	})
+	t.Run("Credentials", func(t *testing.T) {
+		RunCredentials(t, func(t *testing.T, f *Faults) Credentials { return open(t, f) })
 	})
 	t.Run("Reviews", func(t *testing.T) {
 		RunReviews(t, func(t *testing.T, f *Faults) Reviews { return open(t, f) })
