@@ -84,6 +84,7 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 		RefreshTTL:     time.Duration(cfg.RefreshTTLSeconds) * time.Second,
 		Registration:   cfg.Registration(), AuthRateLimit: cfg.RateLimit, Metadata: metadata,
 		Mail:             cfg.MailEnabled(),
+		RequireTwoFactor: cfg.RequireTwoFactor,
 		MetadataImageURL: cdn,
 		Images:           images,
 		Metrics:          serverMetrics,

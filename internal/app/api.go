@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"os"
 	"time"
 
@@ -82,6 +83,9 @@ type Options struct {
 	RootToClient bool
 	// SignOn, when set, offers single sign-on with an OpenID provider on the web pages (NewSite).
 	SignOn *SignOn
+	// RequireTwoFactor makes every user turn two factors on before anything else
+	// (REQUIRE_TWO_FACTOR).
+	RequireTwoFactor bool
 }
 
 // NewAPI builds the HTTP server with every use case over store.
@@ -144,7 +148,7 @@ func NewAPI(store Store, o Options) (*httpapi.Server, error) {
 		Authenticate: authn.Authenticate, TrustedProxies: o.TrustedProxies,
 		Auth: auth.New(store, signer, auth.Config{
 			Registration: registration(o), FirstUserAdmin: o.AllowRegistration, RefreshTTL: o.RefreshTTL, Hasher: o.Hasher,
-			Forget: authn.Forget, Mail: o.Mail,
+			Forget: authn.Forget, Mail: o.Mail, Challenges: signer, RequireTwoFactor: o.RequireTwoFactor, Issuer: issuer(o.BaseURL),
 		}),
 		Reviews:   review.NewService(store, store, resolver),
 		Export:    exporter,
@@ -177,6 +181,14 @@ func registration(o Options) domain.RegistrationMode {
 		return domain.RegistrationOpen
 	}
 	return cmp.Or(o.Registration, domain.RegistrationClosed)
+}
+
+// issuer names the instance in authenticator apps: BASE_URL's host.
+func issuer(baseURL string) string {
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return ""
 }
 
 // openTabular reads an import upload with the tabular parser.

@@ -70,6 +70,8 @@ type Config struct {
 	JWTTTLSeconds        int    `envconfig:"JWT_TTL_SECONDS" default:"900"`
 	RefreshTTLSeconds    int    `envconfig:"REFRESH_TTL_SECONDS" default:"2592000"`
 	RateLimit            int    `envconfig:"RATE_LIMIT" default:"60"` // auth requests per minute per IP
+	// RequireTwoFactor makes every user turn two factors (TOTP) on before anything else.
+	RequireTwoFactor bool `envconfig:"REQUIRE_TWO_FACTOR" default:"false"`
 
 	// Movie metadata (TMDb) for the server's movie resolution; no key: movies resolve from the
 	// database and the manual fields only.

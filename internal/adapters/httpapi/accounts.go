@@ -11,7 +11,8 @@ import (
 // accountRoutes are the routes of this file and its siblings.
 func (s *Server) accountRoutes() []route {
 	const post = http.MethodPost
-	return append(s.selfRoutes(),
+	rs := append(s.accessTokenRoutes(), s.twoFactorRoutes()...)
+	return append(append(rs, s.selfRoutes()...),
 		route{method: post, pattern: "/api/v1/admin/invites", summary: "Make a one-time invite link (admin)", access: accessAdmin,
 			handle: s.createInvite, response: inviteResponse{}, status: 201, errors: []int{401, 403}},
 		route{method: post, pattern: "/api/v1/admin/users/{id}/approve", summary: "Approve an account waiting for approval (admin)",

@@ -100,13 +100,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return required("password")
 	}
 	sess, err := s.Auth.Login(r.Context(), *req.Email, *req.Password)
+	if writeChallenge(w, err) { // two_factor.go
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, loginResponse{
-		Token: sess.Token, RefreshToken: sess.RefreshToken, UserID: sess.User.ID, Email: sess.User.Email,
-		ExpiresAt: sess.ExpiresAt.UTC().Format(time.RFC3339), Role: string(sess.User.Role),
-	})
+	writeLogin(w, sess)
 	return nil
 }
 

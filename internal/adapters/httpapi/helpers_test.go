@@ -71,6 +71,8 @@ type options struct {
 	logOut         io.Writer // logOut receives the server's log lines as JSON (default: discarded)
 	ready          httpapi.Readiness
 	mail           bool // mail: the instance sends mail (SMTP_HOST set)
+	// requireTwoFactor is REQUIRE_TWO_FACTOR.
+	requireTwoFactor bool
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -109,7 +111,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 		Log: log, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: !o.disallowRegister && o.registration == "",
 		AuthRateLimit: o.authRateLimit, Metadata: o.metadata, Hasher: fastHasher, Metrics: b.metrics,
 		TrustedProxies: o.trustedProxies,
-		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir, Ready: o.ready, Mail: o.mail,
+		CORSOrigins:    o.corsOrigins, WebClientDir: o.webClientDir, Ready: o.ready, Mail: o.mail, RequireTwoFactor: o.requireTwoFactor,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,10 @@ func (s *Server) Document() map[string]any {
 		"paths": paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{
-				"bearer": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+				"bearer": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT or mdp_ token",
+					"description": "A log-in's access token (JWT), or a personal access token (mdp_…) within its scope: " +
+						"read for GET and HEAD, write for every other route but the admin ones, admin for those; " +
+						"the /api/v1/account routes take a log-in's token only"},
 			},
 			"schemas": map[string]any{"Error": map[string]any{
 				"type": "object", "required": []string{"error"},
@@ -120,6 +123,11 @@ func operation(rt route) map[string]any {
 			continue
 		}
 		responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code), "content": errRef}
+	}
+	for code, body := range errorBodies[rt.method+" "+rt.pattern] {
+		responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code), "content": map[string]any{
+			"application/json": map[string]any{"schema": map[string]any{"oneOf": []any{
+				map[string]any{"$ref": "#/components/schemas/Error"}, schemaOf(reflect.TypeOf(body), inResponse)}}}}}
 	}
 	op["responses"] = responses
 	return op

@@ -157,12 +157,11 @@ func (s *Server) endpoint(rt route) http.Handler {
 			return
 		}
 		if rt.access != accessPublic {
-			id, err := s.authenticate(r)
-			if err != nil {
+			var err error
+			if r, err = s.authorize(r, rt); err != nil { // access_tokens.go
 				s.fail(w, r, err)
 				return
 			}
-			r = r.WithContext(context.WithValue(r.Context(), userKey{}, id))
 		}
 		if err := rt.handle(w, r); err != nil {
 			s.fail(w, r, err)

@@ -9,6 +9,7 @@ type Store interface {
 	UserAdmin
 	Accounts
 	MailLinks
+	Credentials
 	Reviews
 	Movies
 	Goals
@@ -37,6 +38,9 @@ func RunStore[S Store](t *testing.T, open func(*testing.T, *Faults) S) {
 	})
 	t.Run("MailLinks", func(t *testing.T) {
 		RunMailLinks(t, func(t *testing.T, f *Faults) MailLinks { return open(t, f) })
+	})
+	t.Run("Credentials", func(t *testing.T) {
+		RunCredentials(t, func(t *testing.T, f *Faults) Credentials { return open(t, f) })
 	})
 	t.Run("Reviews", func(t *testing.T) {
 		RunReviews(t, func(t *testing.T, f *Faults) Reviews { return open(t, f) })

@@ -78,6 +78,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, v visit) error {
 		return errTooMany
 	}
 	sess, err := s.Auth.Login(r.Context(), r.PostFormValue("email"), r.PostFormValue("password"))
+	var mfa *auth.SecondFactorRequired
+	if errors.As(err, &mfa) { // credentials.go
+		return s.codeForm(w, r, v, http.StatusOK, mfa.Challenge, "")
+	}
 	if err != nil {
 		st := authStatus(w, err)
 		if st == 0 {

@@ -8,12 +8,14 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// accountPage is the viewer's own account: password, e-mail, username, sessions, deletion.
+// accountPage is the viewer's own account: password, e-mail, username, sessions, personal
+// access tokens, two factors (credentials.go), deletion.
 type accountPage struct {
 	formState
 	Sessions []domain.LoginSession
 	// Export offers the diary download before the deletion.
 	Export bool
+	credentials
 }
 
 func (s *Server) account(w http.ResponseWriter, r *http.Request, v visit) error {
@@ -21,11 +23,19 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request, v visit) error 
 }
 
 func (s *Server) renderAccount(w http.ResponseWriter, r *http.Request, v visit, status int, f formState) error {
+	return s.renderAccountWith(w, r, v, status, f, credentials{})
+}
+
+// renderAccountWith renders the account page with what a credentials form shows once.
+func (s *Server) renderAccountWith(w http.ResponseWriter, r *http.Request, v visit, status int, f formState, c credentials) error {
 	list, err := s.Auth.Sessions(r.Context(), v.me.ID)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, v, status, "account", "Account", accountPage{formState: f, Sessions: list, Export: s.Export != nil})
+	if err := s.loadCredentials(r, v, &c); err != nil {
+		return err
+	}
+	return s.render(w, r, v, status, "account", "Account", accountPage{formState: f, Sessions: list, Export: s.Export != nil, credentials: c})
 }
 
 // refusedAccount re-renders the account page with err's message (the wait of a throttled one

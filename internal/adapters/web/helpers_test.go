@@ -52,6 +52,8 @@ type options struct {
 	logOut io.Writer
 	// mail: the instance sends mail (SMTP_HOST set).
 	mail bool
+	// requireTwoFactor is REQUIRE_TWO_FACTOR.
+	requireTwoFactor bool
 }
 
 func setup(t testing.TB, opts ...options) *bundle {
@@ -71,7 +73,7 @@ func setup(t testing.TB, opts ...options) *bundle {
 	ao := app.Options{Log: env.Log, Metrics: m, BaseURL: o.baseURL, Secret: testSecret, AllowRegistration: o.registration == "",
 		Registration: o.registration,
 		Hasher:       fastHasher, Images: env.Local, RootToClient: o.rootToClient, AuthRateLimit: o.authRateLimit,
-		Mail: o.mail}
+		Mail: o.mail, RequireTwoFactor: o.requireTwoFactor}
 	if o.tmdb {
 		ao.Metadata, ao.MetadataImageURL = env.TMDb.Client(), env.TMDb.ImageURL()
 	}

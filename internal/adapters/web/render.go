@@ -221,6 +221,7 @@ var notices = map[string]string{
 	"password": "Password changed. Your other sessions are signed out.", "email": "E-mail changed.",
 	"username": "Username changed.", "session-ended": "Session signed out.",
 	"account-deleted": "Your account is deleted.", "approved": "Account approved: it can log in now.",
+	"token-revoked": "Token revoked.", "two-factor-off": "Two-factor authentication is off.",
 }
 
 func noticeText(key string) string { return cmp.Or(notices[key], mailNotices[key]) }

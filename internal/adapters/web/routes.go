@@ -70,6 +70,7 @@ func (s *Server) routes(r chi.Router) {
 	r.Post("/account/username", s.page(member, s.changeUsername))
 	r.Post("/account/sessions/{id}/end", s.page(member, s.endLoginSession))
 	r.Post("/account/delete", s.page(member, s.deleteAccount))
+	s.credentialRoutes(r) // credentials.go
 
 	r.Get("/settings", s.page(member, s.settings))
 	r.Post("/settings/profile", s.page(member, s.saveProfile))

@@ -204,6 +204,12 @@ func (s *Server) pageLimit(who access, limit int64, h pageFunc) http.HandlerFunc
 			s.fail(w, r, v, domain.Errorf(domain.KindUnauthorized, "Sign in first."))
 			return
 		}
+		if sent, err := s.sendToEnrol(w, r, v); sent || err != nil { // credentials.go
+			if err != nil {
+				s.fail(w, r, v, err)
+			}
+			return
+		}
 		if err := h(w, r, v); err != nil {
 			s.fail(w, r, v, err)
 		}

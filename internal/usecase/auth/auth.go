@@ -48,6 +48,9 @@ type Accounts interface {
 	SelfService
 	// The mailed links (mail.go).
 	MailLinks
+	// Personal access tokens (access_tokens.go) and two factors (two_factor.go).
+	AccessTokenStore
+	TwoFactorStore
 	// UserByEmail returns the user with that e-mail (case-insensitive), or a KindNotFound error.
 	UserByEmail(ctx context.Context, email string) (domain.User, error)
 	// UserByID returns the user, or a KindNotFound error.
@@ -96,6 +99,14 @@ type Config struct {
 	// HashWait is how long a login or registration waits for a hashing slot before it is
 	// refused as unavailable; default HashWaitDefault.
 	HashWait time.Duration
+	// Challenges signs the challenge of a log-in's code step (two factors); nil refuses the
+	// log-in of users with two factors.
+	Challenges Challenger
+	// RequireTwoFactor makes every user turn two factors on before anything else
+	// (REQUIRE_TWO_FACTOR).
+	RequireTwoFactor bool
+	// Issuer names the instance in authenticator apps; default "moviesdiary".
+	Issuer string
 }
 
 // Service runs the account use cases.
@@ -105,6 +116,8 @@ type Service struct {
 	cfg      Config
 	throttle *loginThrottle
 	gate     *hashGate
+	// tokenFailures counts failed access-token lookups per client, apart from throttle.
+	tokenFailures *failureLimiter
 }
 
 // New builds the service.
@@ -123,8 +136,9 @@ func New(accounts Accounts, tokens Tokens, cfg Config) *Service {
 	go dummyHash()
 	cfg.HashConcurrency = cmp.Or(cfg.HashConcurrency, DefaultHashConcurrency(cfg.Hasher))
 	cfg.HashWait = cmp.Or(cfg.HashWait, HashWaitDefault)
+	cfg.Issuer = cmp.Or(cfg.Issuer, "moviesdiary")
 	return &Service{accounts: accounts, tokens: tokens, cfg: cfg, throttle: newLoginThrottle(cfg.Now),
-		gate: newHashGate(cfg.HashConcurrency, cfg.HashWait)}
+		gate: newHashGate(cfg.HashConcurrency, cfg.HashWait), tokenFailures: newFailureLimiter(TokenFailuresPerMinute)}
 }
 
 // Session is what a login or refresh hands the client.
@@ -266,7 +280,8 @@ var errBadCredentials = domain.Errorf(domain.KindUnauthorized, "Invalid credenti
 
 // Login checks a password and opens a session. Attempts on one account beyond
 // LoginFreeAttempts wait an exponential back-off (a *ThrottledError until it ends), whichever
-// address they come from; a successful login resets it.
+// address they come from; a successful login resets it. A user with two factors gets no session
+// but a *SecondFactorRequired with the challenge LoginTwoFactor takes with a code.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
 	if err := s.throttle.begin(email); err != nil {
 		return Session{}, err
@@ -295,6 +310,9 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 	s.throttle.succeeded(email)
 	if u.Pending {
 		return Session{}, errPending
+	}
+	if err := s.secondFactor(ctx, u, s.cfg.Now()); err != nil {
+		return Session{}, err
 	}
 	now := s.cfg.Now()
 	refresh, hash, err := newRefreshToken()

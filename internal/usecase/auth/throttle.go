@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -28,11 +29,13 @@ const loginThrottleMax = 100_000
 type ThrottledError struct {
 	// RetryAfter is how long until the account may try again.
 	RetryAfter time.Duration
+	// What is what came too often; empty for login attempts on one account.
+	What string
 }
 
 // Error says when to try again, in whole seconds.
 func (e *ThrottledError) Error() string {
-	return fmt.Sprintf("Too many login attempts for this account: try again in %d s", retrySeconds(e.RetryAfter))
+	return fmt.Sprintf("Too many %s: try again in %d s", cmp.Or(e.What, "login attempts for this account"), retrySeconds(e.RetryAfter))
 }
 
 // retrySeconds rounds d up to whole seconds, at least 1 (what a Retry-After header says).
