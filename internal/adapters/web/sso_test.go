@@ -41,6 +41,8 @@ type ssoOptions struct {
 	auth.SSOConfig
 	scopes      []string
 	groupsClaim string
+	// requireTwoFactor is REQUIRE_TWO_FACTOR.
+	requireTwoFactor bool
 }
 
 // setupSSO starts the provider with opAlice, opBob and opCarol, its client "web" allowed to
@@ -61,7 +63,7 @@ func setupSSO(t *testing.T, o ssoOptions) *ssoBundle {
 	env := mediatest.New(t)
 	site, err := app.NewSite(env.Store, app.Options{Log: env.Log, BaseURL: base, Secret: testSecret,
 		Registration: o.registration, Hasher: fastHasher, Images: env.Local, AuthRateLimit: 1000,
-		SignOn: &app.SignOn{Name: "TestID", Provider: p, SSOConfig: o.SSOConfig}})
+		RequireTwoFactor: o.requireTwoFactor, SignOn: &app.SignOn{Name: "TestID", Provider: p, SSOConfig: o.SSOConfig}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,4 +333,41 @@ func TestSignOnAdminGroup(t *testing.T) {
 			t.Fatalf("account %+v, %v; want demoted to standard (not in the admin group)", u, err)
 		}
 	})
+}
+
+// TestSignOnUnderRequiredTwoFactor: on an instance that requires two factors, an account made by
+// single sign-on, without a password, is guarded by its provider and not sent to enrol (it could
+// not: enrolment asks for the password); once it sets a password, it is.
+func TestSignOnUnderRequiredTwoFactor(t *testing.T) {
+	b := setupSSO(t, ssoOptions{SSOConfig: auth.SSOConfig{AutoRegister: true}, requireTwoFactor: true})
+	c := ssoClient()
+	if st, body := b.signIn(c, opAlice); st != http.StatusOK || !strings.Contains(body, "Signed in with TestID") {
+		t.Fatalf("sign-in ended %d:\n%s", st, body)
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.Get(b.srv.URL + "/diary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the diary of an account without a password: %d %s, want 200", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	u, err := b.identityUser(opAlice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if must, err := b.site.API.Auth.MustEnrol(context.Background(), u.ID); err != nil || must {
+		t.Fatalf("MustEnrol without a password: %v, %v", must, err)
+	}
+	hash, err := fastHasher.Hash("a new password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Store.SetPassword(context.Background(), u.ID, hash); err != nil {
+		t.Fatal(err)
+	}
+	if must, err := b.site.API.Auth.MustEnrol(context.Background(), u.ID); err != nil || !must {
+		t.Fatalf("MustEnrol with a password: %v, %v; want true", must, err)
+	}
 }

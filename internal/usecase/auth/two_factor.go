@@ -350,9 +350,18 @@ func (s *Service) TwoFactorStatus(ctx context.Context, me uuid.UUID) (domain.Two
 func (s *Service) RequireTwoFactor() bool { return s.cfg.RequireTwoFactor }
 
 // MustEnrol reports whether the user must turn two factors on before anything else: the instance
-// requires them and the user has none enabled.
+// requires them and the user has none enabled. An account without a password (made by single
+// sign-on) signs in only through its provider, whose factors guard it: it is not asked, until it
+// sets a password.
 func (s *Service) MustEnrol(ctx context.Context, id uuid.UUID) (bool, error) {
 	if !s.cfg.RequireTwoFactor {
+		return false, nil
+	}
+	u, err := s.accounts.UserByID(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if u.PasswordHash == "" {
 		return false, nil
 	}
 	tf, err := s.accounts.TwoFactor(ctx, id)
