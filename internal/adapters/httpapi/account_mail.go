@@ -21,7 +21,18 @@ func (s *Server) mailRoutes() []route {
 		{method: post, pattern: "/api/v1/account/email/confirm", limited: true,
 			summary: "Confirm an e-mail address with its link's token (works once, for an hour)",
 			handle:  s.confirmEmail, request: confirmEmailRequest{}, status: 204, errors: []int{400, 403, 415, 422, 429}},
+		{method: post, pattern: "/api/v1/account/email/resend", access: accessUser, limited: true,
+			summary: "Mail my unconfirmed address its confirmation link again (400 when confirmed; 501 without mail)",
+			handle:  s.resendConfirmation, response: acceptedResponse{}, status: 202, errors: []int{400, 401, 403, 409, 429, 501}},
 	}
+}
+
+func (s *Server) resendConfirmation(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Auth.ResendConfirmation(r.Context(), currentUser(r)); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, acceptedResponse{Status: "accepted"})
+	return nil
 }
 
 type passwordResetRequest struct {

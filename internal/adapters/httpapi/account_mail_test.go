@@ -247,3 +247,35 @@ func TestEmailChangeConfirmedByMail(t *testing.T) {
 		t.Errorf("a taken address: %d %s", r.status, r.body)
 	}
 }
+
+// TestResendConfirmation: an unconfirmed address gets its link again, and the newest link
+// confirms it; a confirmed address is a 400, and an instance without mail answers 501.
+func TestResendConfirmation(t *testing.T) {
+	t.Parallel()
+	b := setup(t, options{mail: true})
+	m := newMailer(t, b)
+	since := b.lastEvent()
+	a := b.register("dora")
+	m.deliver(t, b, since) // the registration's link, lost
+	since = b.lastEvent()
+	b.must(202, req{method: "POST", path: "/api/v1/account/email/resend", token: a.token})
+	if got := b.eventTypes(since); !slices.Equal(got, []string{"EmailConfirmationRequested"}) {
+		t.Fatalf("resend events %v", got)
+	}
+	tok := m.deliver(t, b, since)[0]
+	b.must(204, req{method: "POST", path: "/api/v1/account/email/confirm", body: map[string]any{"token": tok}})
+	if got := b.scalar(`SELECT email_confirmed FROM users WHERE id = ?`, a.id.String()); got != "1" {
+		t.Fatalf("confirmed = %s after the resent link", got)
+	}
+	if r := b.do(req{method: "POST", path: "/api/v1/account/email/resend", token: a.token}); r.status != 400 {
+		t.Errorf("resend for a confirmed address: %d, want 400", r.status)
+	}
+	if r := b.do(req{method: "POST", path: "/api/v1/account/email/resend"}); r.status != 401 {
+		t.Errorf("resend without a token: %d, want 401", r.status)
+	}
+	off := setup(t)
+	o := off.register("erin")
+	if r := off.do(req{method: "POST", path: "/api/v1/account/email/resend", token: o.token}); r.status != 501 {
+		t.Errorf("resend without mail: %d, want 501", r.status)
+	}
+}

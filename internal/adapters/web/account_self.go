@@ -71,6 +71,14 @@ func (s *Server) changeEmail(w http.ResponseWriter, r *http.Request, v visit) er
 	return redirect(w, r, "/account?done=email")
 }
 
+// resendConfirmation mails the caller's unconfirmed address its confirmation link again.
+func (s *Server) resendConfirmation(w http.ResponseWriter, r *http.Request, v visit) error {
+	if err := s.Auth.ResendConfirmation(r.Context(), v.me.ID); err != nil {
+		return s.refusedAccount(w, r, v, err)
+	}
+	return redirect(w, r, "/account?done=email-resent")
+}
+
 func (s *Server) changeUsername(w http.ResponseWriter, r *http.Request, v visit) error {
 	if _, err := s.Auth.ChangeUsername(r.Context(), v.me.ID, r.PostFormValue("username")); err != nil {
 		return s.refusedAccount(w, r, v, err)

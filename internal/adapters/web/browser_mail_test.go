@@ -85,7 +85,8 @@ func (b *bundle) lastEventRow(t *testing.T) int64 {
 	return n
 }
 
-// TestBrowserPasswordReset: forgot password on the log-in page → the link mailed through a real
+// TestBrowserPasswordReset: a new account's unconfirmed address gets its link again from the
+// account page; forgot password on the log-in page → the link mailed through a real
 // SMTP server → a new password → log in with it. The old password no longer works, the link
 // works once, and without mail the page says to ask the admin.
 func TestBrowserPasswordReset(t *testing.T) {
@@ -99,6 +100,11 @@ func TestBrowserPasswordReset(t *testing.T) {
 	bob.open("/register")
 	bob.fill("#email", "bob@example.com", "#username", "bob", "#password", "correct horse", "#password2", "correct horse")
 	bob.submit("form.card button[type=submit]", "Account created")
+	// His address waits for its link; the account page says so and sends it again.
+	bob.open("/account")
+	bob.waitText("#unconfirmed", "is not confirmed yet")
+	bob.do(chromedp.Click(chromedp.CSS("#unconfirmed button")))
+	bob.waitText(".notice", "on its way again")
 
 	since := b.lastEventRow(t)
 	guest := person(t, browser, b.srv.URL, dir)

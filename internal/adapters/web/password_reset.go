@@ -13,6 +13,7 @@ var mailNotices = map[string]string{
 	"password-reset":  "Password set. Every session of the account is signed out: log in with the new password.",
 	"email-sent":      "A confirmation link is on its way to the new address: the change takes effect when you follow it.",
 	"email-confirmed": "E-mail address confirmed.",
+	"email-resent":    "The confirmation link is on its way again: follow the newest one.",
 }
 
 // forgotPage is the forgot-password page: its form, or that the link was sent, or that the

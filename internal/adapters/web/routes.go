@@ -67,6 +67,7 @@ func (s *Server) routes(r chi.Router) {
 	r.Get("/account", s.page(member, s.account))
 	r.Post("/account/password", s.page(member, s.changePassword))
 	r.Post("/account/email", s.page(member, s.changeEmail))
+	r.Post("/account/email/resend", s.page(member, s.resendConfirmation))
 	r.Post("/account/username", s.page(member, s.changeUsername))
 	r.Post("/account/sessions/{id}/end", s.page(member, s.endLoginSession))
 	r.Post("/account/delete", s.page(member, s.deleteAccount))

@@ -101,6 +101,29 @@ func (s *Service) ConfirmEmail(ctx context.Context, token string) error {
 	return s.accounts.ConfirmEmail(ctx, HashToken(token), s.cfg.Now())
 }
 
+// ResendConfirmation mails the caller's unconfirmed address its confirmation link again (the
+// first one lost, expired or spent on another device). A confirmed address is KindInvalid;
+// without mail KindUnsupported; beyond ConfirmationLinksPerHour an hour KindConflict.
+func (s *Service) ResendConfirmation(ctx context.Context, me uuid.UUID) error {
+	if !s.cfg.Mail {
+		return errNoMail
+	}
+	u, err := s.accounts.UserByID(ctx, me)
+	if err != nil {
+		return err
+	}
+	if !u.EmailUnconfirmed {
+		return domain.Invalid("Your e-mail address is already confirmed")
+	}
+	now := s.cfg.Now()
+	id, err := s.accounts.RequestMailLink(ctx, domain.MailLink{UserID: me, Kind: domain.MailEmailConfirmation, Email: u.Email,
+		RequestedAt: now, ExpiresAt: now.Add(domain.MailLinkTTL)}, ConfirmationLinksPerHour, now.Add(-domain.MailLinkTTL))
+	if err == nil && id == uuid.Nil {
+		return errTooManyConfirmations
+	}
+	return err
+}
+
 // requestConfirmation mails a confirmation link for email to the account me, after checking that
 // no other account has the address.
 func (s *Service) requestConfirmation(ctx context.Context, me uuid.UUID, email string) error {
