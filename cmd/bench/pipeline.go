@@ -195,7 +195,10 @@ type offered struct {
 }
 
 // offerLoad commits rate events/s for d, one transaction per event as the server writes them,
-// from producers goroutines, and measures commit → first handler start and the handled rate.
+// from producers goroutines, and measures commit → first handler start and the handled rate. The
+// first second's events (warmUpEvents) run at the same pace uncounted: the pools open their
+// connections then (on PostgreSQL each with SCRAM authentication), which made a cold run's
+// p99 the warm-up's, not the steady state's. River's bench (bench/peers/river) does the same.
 func offerLoad(ctx context.Context, dir, name string, o options, log *slog.Logger, newPipe newPipeline, rate int, d time.Duration, producers int) (offered, error) {
 	rec := newRecorder()
 	p, err := newPipe(ctx, dir, name, o, log, rec.handlers(o.handlers, true))
@@ -204,7 +207,8 @@ func offerLoad(ctx context.Context, dir, name string, o options, log *slog.Logge
 	}
 	defer p.close()
 	p.start(ctx)
-	n := max(1, int(d.Seconds()*float64(rate)))
+	warm := warmUpEvents(rate)
+	n := warm + max(1, int(d.Seconds()*float64(rate)))
 	interval := time.Second / time.Duration(rate)
 	committed := make([]struct {
 		id uuid.UUID
@@ -243,8 +247,8 @@ func offerLoad(ctx context.Context, dir, name string, o options, log *slog.Logge
 	elapsed := time.Since(begin)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	res := offered{handled: float64(n) / elapsed.Seconds(), latencies: make([]time.Duration, 0, n)}
-	for _, c := range committed {
+	res := offered{handled: float64(n) / elapsed.Seconds(), latencies: make([]time.Duration, 0, n-warm)}
+	for _, c := range committed[warm:] {
 		s, ok := rec.started[c.id]
 		if !ok {
 			return offered{}, fmt.Errorf("event %s never reached its handler", c.id)
@@ -253,6 +257,9 @@ func offerLoad(ctx context.Context, dir, name string, o options, log *slog.Logge
 	}
 	return res, nil
 }
+
+// warmUpEvents is one second's events at rate: offerLoad's uncounted warm-up.
+func warmUpEvents(rate int) int { return max(1, rate) }
 
 // waitDone waits until handled says every handler ran (a cheap in-memory check), then until n
 // rows are done; counting rows on every poll would load the database under measurement.
