@@ -21,10 +21,7 @@
 package oidctest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -34,10 +31,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -215,107 +209,16 @@ func readBody(t testing.TB, resp *http.Response) string {
 	return string(b)
 }
 
-// failed is this test binary's failed build of the provider, so its other tests do not try again.
-var failed struct {
-	sync.Mutex
-	err error
-}
+// provider is the provider binary, built from its pin module (./provider).
+var provider = &testtool.Pinned{Tool: testtool.OIDCProvider, Module: "internal/adapters/oidc/oidctest/provider",
+	Package: "github.com/zitadel/oidc/v3/example/server", Name: "oidc-provider"}
 
 // Binary returns the path of the provider binary, building it on first use. When it cannot be
 // built (offline, typically) or MOVIESDIARY_TEST_WITHOUT names oidc-provider, the test ends as
 // testtool.Missing says: a failure, or a skip under the fast switch.
 func Binary(t testing.TB) string {
 	t.Helper()
-	if testtool.Hidden(testtool.OIDCProvider) {
-		testtool.Missing(t, testtool.OIDCProvider, fmt.Errorf("left out by %s", testtool.WithoutEnv))
-	}
-	failed.Lock()
-	defer failed.Unlock()
-	if failed.err != nil {
-		testtool.Missing(t, testtool.OIDCProvider, failed.err)
-	}
-	bin, err := build(t)
-	if err != nil {
-		failed.err = err
-		testtool.Missing(t, testtool.OIDCProvider, err)
-	}
-	return bin
-}
-
-// build returns the kept provider binary, building it first if there is none; its error is a
-// failed go build (whose whole output goes to the test's log).
-func build(t testing.TB) (string, error) {
-	t.Helper()
-	module, err := providerModule()
-	if err != nil {
-		t.Fatalf("oidctest: the provider module: %v", err)
-	}
-	var pin []byte
-	for _, f := range []string{"go.mod", "go.sum"} {
-		b, err := os.ReadFile(filepath.Join(module, f))
-		if err != nil {
-			t.Fatalf("oidctest: the provider module: %v", err)
-		}
-		pin = append(pin, b...)
-	}
-	h := sha256.Sum256(pin)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "moviesdiary", "oidc-provider-"+hex.EncodeToString(h[:6]))
-	bin := filepath.Join(dir, "oidc-provider")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	if _, err := os.Stat(bin); err == nil { // another package built it while this one waited
-		return bin, nil
-	}
-	t.Logf("oidctest: building the OpenID provider into %s (once; a cold build takes a minute or two)", dir)
-	tmp := bin + ".tmp"
-	cmd := exec.Command("go", "build", "-o", tmp, "github.com/zitadel/oidc/v3/example/server")
-	cmd.Dir = module
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Logf("oidctest: go build the provider: %v\n%s", err, out)
-		// The last line says why (offline: "module lookup disabled", "dial tcp …").
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		return "", fmt.Errorf("go build the provider: %v: %s", err, lines[len(lines)-1])
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin, nil
-}
-
-// providerModule is the directory of the provider's pin module: beside this file, found from
-// the main module's go.mod when the test was built with -trimpath.
-func providerModule() (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	if filepath.IsAbs(file) {
-		return filepath.Join(filepath.Dir(file), "provider"), nil
-	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside the moviesdiary module")
-	}
-	return filepath.Join(filepath.Dir(gomod), "internal", "adapters", "oidc", "oidctest", "provider"), nil
+	return provider.Binary(t)
 }
 
 // freePort returns a TCP port free at the moment (the provider listens on every interface).

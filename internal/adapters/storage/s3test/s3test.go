@@ -14,19 +14,13 @@ package s3test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -184,107 +178,16 @@ func Open(t testing.TB) (*storage.S3, *Server) {
 	return store, srv
 }
 
-// failed is this test binary's failed build of the gateway, so its other tests do not try again.
-var failed struct {
-	sync.Mutex
-	err error
-}
+// gateway is the gateway binary, built from its pin module (./versitygw).
+var gateway = &testtool.Pinned{Tool: testtool.S3Gateway, Module: "internal/adapters/storage/s3test/versitygw",
+	Package: "github.com/versity/versitygw/cmd/versitygw", Name: "versitygw"}
 
 // Binary returns the path of the gateway binary, building it on first use. When it cannot be
 // built (offline, typically) or MOVIESDIARY_TEST_WITHOUT names s3-gateway, the test ends as
 // testtool.Missing says: a failure, or a skip under the fast switch.
 func Binary(t testing.TB) string {
 	t.Helper()
-	if testtool.Hidden(testtool.S3Gateway) {
-		testtool.Missing(t, testtool.S3Gateway, fmt.Errorf("left out by %s", testtool.WithoutEnv))
-	}
-	failed.Lock()
-	defer failed.Unlock()
-	if failed.err != nil {
-		testtool.Missing(t, testtool.S3Gateway, failed.err)
-	}
-	bin, err := build(t)
-	if err != nil {
-		failed.err = err
-		testtool.Missing(t, testtool.S3Gateway, err)
-	}
-	return bin
-}
-
-// build returns the kept gateway binary, building it first if there is none; its error is a
-// failed go build (whose whole output goes to the test's log).
-func build(t testing.TB) (string, error) {
-	t.Helper()
-	module, err := gatewayModule()
-	if err != nil {
-		t.Fatalf("s3test: the gateway module: %v", err)
-	}
-	sum, err := os.ReadFile(filepath.Join(module, "go.sum"))
-	if err != nil {
-		t.Fatalf("s3test: the gateway module: %v", err)
-	}
-	mod, err := os.ReadFile(filepath.Join(module, "go.mod"))
-	if err != nil {
-		t.Fatalf("s3test: the gateway module: %v", err)
-	}
-	h := sha256.Sum256(append(mod, sum...))
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "moviesdiary", "versitygw-"+hex.EncodeToString(h[:6]))
-	bin := filepath.Join(dir, "versitygw")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	if _, err := os.Stat(bin); err == nil { // another package built it while this one waited
-		return bin, nil
-	}
-	t.Logf("s3test: building versitygw into %s (once; a cold build takes minutes)", dir)
-	tmp := bin + ".tmp"
-	cmd := exec.Command("go", "build", "-o", tmp, "github.com/versity/versitygw/cmd/versitygw")
-	cmd.Dir = module
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Logf("s3test: go build versitygw: %v\n%s", err, out)
-		// The last line says why (offline: "module lookup disabled", "dial tcp …").
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		return "", fmt.Errorf("go build versitygw: %v: %s", err, lines[len(lines)-1])
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin, nil
-}
-
-// gatewayModule is the directory of the gateway's module: beside this file, found from the
-// main module's go.mod when the test was built with -trimpath.
-func gatewayModule() (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	if filepath.IsAbs(file) {
-		return filepath.Join(filepath.Dir(file), "versitygw"), nil
-	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside the moviesdiary module")
-	}
-	return filepath.Join(filepath.Dir(gomod), "internal", "adapters", "storage", "s3test", "versitygw"), nil
+	return gateway.Binary(t)
 }
 
 // freePort returns a loopback TCP port free at the moment.
