@@ -8,8 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"moviesdiary/internal/adapters/sqlstore/legacy"
 	"moviesdiary/internal/domain"
 	"moviesdiary/internal/outbox"
+	"moviesdiary/migrations"
 	pgmigrations "moviesdiary/migrations/postgres"
 )
 
@@ -487,7 +486,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, shape legacy.Diff, log *slog
 	if err := renameLegacy(ctx, tx); err != nil {
 		return rep, err
 	}
-	files, err := schemaFiles()
+	files, err := migrations.UpTo(pgmigrations.FS, pgAdoptVersion)
 	if err != nil {
 		return rep, err
 	}
@@ -503,21 +502,21 @@ func convertLegacy(ctx context.Context, db *sql.DB, shape legacy.Diff, log *slog
 	}
 	for _, f := range files {
 		kept := false
-		if f.v == 100 {
+		if f.Version == 100 {
 			if kept, err = keepOutbox(ctx, tx); err != nil {
 				return rep, err
 			}
 		}
 		if !kept {
-			body, err := fs.ReadFile(pgmigrations.FS, f.name)
+			body, err := fs.ReadFile(pgmigrations.FS, f.Name)
 			if err != nil {
 				return rep, err
 			}
 			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return rep, fmt.Errorf("migration %s: %w", f.name, err)
+				return rep, fmt.Errorf("migration %s: %w", f.Name, err)
 			}
 		}
-		if err := carryUpTo(f.v); err != nil {
+		if err := carryUpTo(f.Version); err != nil {
 			return rep, err
 		}
 	}
@@ -684,31 +683,4 @@ func runCarry(ctx context.Context, tx *sqlx.Tx, c carry, rep *adoptReport, log *
 	rep.carried[c.name] = n
 	log.Debug("adopt: carried", "step", c.name, "rows", n, "duration", time.Since(began).Round(time.Millisecond))
 	return nil
-}
-
-// migrationFile is an embedded migration.
-type migrationFile struct {
-	v    uint64
-	name string
-}
-
-// schemaFiles are our embedded PostgreSQL migrations up to pgAdoptVersion, in order.
-func schemaFiles() ([]migrationFile, error) {
-	names, err := fs.Glob(pgmigrations.FS, "*.up.sql")
-	if err != nil {
-		return nil, err
-	}
-	var files []migrationFile
-	for _, f := range names {
-		num, _, _ := strings.Cut(f, "_")
-		v, err := strconv.ParseUint(num, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: %w", f, err)
-		}
-		if v <= pgAdoptVersion {
-			files = append(files, migrationFile{v, f})
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].v < files[j].v })
-	return files, nil
 }

@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -551,7 +549,7 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, sha
 	if err := renameLegacy(ctx, tx); err != nil {
 		return rep, err
 	}
-	files, err := schemaFiles()
+	files, err := migrations.UpTo(migrations.FS, adoptVersion)
 	if err != nil {
 		return rep, err
 	}
@@ -570,14 +568,14 @@ func convertLegacy(ctx context.Context, db *sql.DB, counts map[string]int64, sha
 		if err := carryUpTo(applied); err != nil {
 			return rep, err
 		}
-		body, err := fs.ReadFile(migrations.FS, f.name)
+		body, err := fs.ReadFile(migrations.FS, f.Name)
 		if err != nil {
 			return rep, err
 		}
 		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			return rep, fmt.Errorf("migration %s: %w", f.name, err)
+			return rep, fmt.Errorf("migration %s: %w", f.Name, err)
 		}
-		applied = f.v
+		applied = f.Version
 	}
 	if err := carryUpTo(applied); err != nil {
 		return rep, err
@@ -744,33 +742,6 @@ func runCarry(ctx context.Context, tx *sqlx.Tx, c carry, rep *adoptReport, log *
 	rep.carried[c.name] = n
 	log.Debug("adopt: carried", "step", c.name, "rows", n, "duration", time.Since(began).Round(time.Millisecond))
 	return nil
-}
-
-// migrationFile is an embedded migration.
-type migrationFile struct {
-	v    uint64
-	name string
-}
-
-// schemaFiles are our embedded migrations up to adoptVersion, in order.
-func schemaFiles() ([]migrationFile, error) {
-	names, err := fs.Glob(migrations.FS, "*.up.sql")
-	if err != nil {
-		return nil, err
-	}
-	var files []migrationFile
-	for _, f := range names {
-		num, _, _ := strings.Cut(f, "_")
-		v, err := strconv.ParseUint(num, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: %w", f, err)
-		}
-		if v <= adoptVersion {
-			files = append(files, migrationFile{v, f})
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].v < files[j].v })
-	return files, nil
 }
 
 // queryStrings reads the one text column of q's rows, in a transaction or on a handle.
