@@ -50,6 +50,22 @@ type Counts struct {
 	Skipped []Skipped `json:"skipped"`
 }
 
+// count adds one entry's outcome: added, already present, or skipped with a client's error
+// saying why; an error of ours (the database) is returned and ends the area's import.
+func (c *Counts) count(entry string, added bool, err error) error {
+	switch {
+	case err != nil && !skippable(err):
+		return err
+	case err != nil:
+		c.Skipped = append(c.Skipped, Skipped{Entry: entry, Error: err.Error()})
+	case added:
+		c.Added++
+	default:
+		c.Present++
+	}
+	return nil
+}
+
 // Skipped is an entry not imported and why.
 type Skipped struct {
 	Entry string `json:"entry"`
@@ -174,14 +190,10 @@ func (s *Service) restoreGoals(ctx context.Context, user uuid.UUID, goals []Goal
 			out.Present++ // the account's own goal for that year stays
 			continue
 		}
-		if _, err := s.d.Goals.Create(ctx, user, g.Year, g.TargetCount); err != nil {
-			if !skippable(err) {
-				return out, err
-			}
-			out.Skipped = append(out.Skipped, Skipped{Entry: strings.TrimSpace(g.record()[0]), Error: err.Error()})
-			continue
+		_, err := s.d.Goals.Create(ctx, user, g.Year, g.TargetCount)
+		if err := out.count(strings.TrimSpace(g.record()[0]), true, err); err != nil {
+			return out, err
 		}
-		out.Added++
 	}
 	return out, nil
 }
@@ -194,15 +206,8 @@ func (s *Service) restoreImportProfiles(ctx context.Context, user uuid.UUID, pro
 			ms[i] = importer.Mapping{SourceColumn: m.SourceColumn, Field: importer.Field(m.Field), RatingScale: m.RatingScale, DateFormat: m.DateFormat}
 		}
 		added, err := s.d.Imports.RestoreProfile(ctx, user, p.Name, ms, p.CreatedAt)
-		switch {
-		case err != nil && !skippable(err):
+		if err := out.count(p.Name, added, err); err != nil {
 			return out, err
-		case err != nil:
-			out.Skipped = append(out.Skipped, Skipped{Entry: p.Name, Error: err.Error()})
-		case added:
-			out.Added++
-		default:
-			out.Present++
 		}
 	}
 	return out, nil
@@ -258,15 +263,8 @@ func (s *Service) restoreWatchlist(ctx context.Context, user uuid.UUID, entries 
 			req.ManualYear = &year
 		}
 		added, err := s.d.Watchlist.Restore(ctx, user, req, e.AddedAt)
-		switch {
-		case err != nil && !skippable(err):
+		if err := out.count(e.Title, added, err); err != nil {
 			return out, err
-		case err != nil:
-			out.Skipped = append(out.Skipped, Skipped{Entry: e.Title, Error: err.Error()})
-		case added:
-			out.Added++
-		default:
-			out.Present++
 		}
 	}
 	return out, nil
@@ -293,14 +291,9 @@ func (s *Service) restoreFollowing(ctx context.Context, me domain.User, actors [
 			out.Skipped = append(out.Skipped, Skipped{Entry: a.Handle, Error: "this account itself"})
 			continue
 		}
-		if err := s.d.Social.Follow(ctx, me.ID, target); err != nil {
-			if !skippable(err) {
-				return out, err
-			}
-			out.Skipped = append(out.Skipped, Skipped{Entry: a.Handle, Error: err.Error()})
-			continue
+		if err := out.count(a.Handle, true, s.d.Social.Follow(ctx, me.ID, target)); err != nil {
+			return out, err
 		}
-		out.Added++
 	}
 	return out, nil
 }
@@ -329,14 +322,9 @@ func (s *Service) restoreBlocks(ctx context.Context, me domain.User, actors []Ac
 			}
 			target = s.d.Social.ActorURL(u.ID)
 		}
-		if err := s.d.Social.Block(ctx, me.ID, target); err != nil {
-			if !skippable(err) {
-				return out, err
-			}
-			out.Skipped = append(out.Skipped, Skipped{Entry: a.Handle, Error: err.Error()})
-			continue
+		if err := out.count(a.Handle, true, s.d.Social.Block(ctx, me.ID, target)); err != nil {
+			return out, err
 		}
-		out.Added++
 	}
 	return out, nil
 }
