@@ -65,60 +65,47 @@ func migrateURL(t testing.TB, url string, log *slog.Logger) error {
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// TestAdoptRefusesAnOlderOriginal: a database the original left at an older schema is refused,
-// unchanged, with the way forward in the error (not PostgreSQL's "relation already exists").
-func TestAdoptRefusesAnOlderOriginal(t *testing.T) {
-	t.Parallel()
+// wantRefused makes an original, changes it with change, starts on it, and wants the adoption
+// refused with an error containing each of want and the database left as it was.
+func wantRefused(t *testing.T, change string, want ...string) {
+	t.Helper()
 	url := newLegacyDB(t)
 	db := rawDB(t, url)
-	if _, err := db.Exec(`DELETE FROM _sqlx_migrations WHERE version = 29`); err != nil {
+	if _, err := db.Exec(change); err != nil {
 		t.Fatal(err)
 	}
 	before := dumpDB(t, db)
 	err := migrateURL(t, url, discard())
-	if err == nil || !strings.Contains(err.Error(), "last movies-diary release") {
-		t.Fatalf("migrate an older original: %v, want a refusal naming the way forward", err)
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Fatalf("migrate after %q: %v, want a refusal saying %q", change, err, w)
+		}
 	}
 	if dumpDB(t, db) != before {
 		t.Error("a refused adoption changed the database")
 	}
+}
+
+// TestAdoptRefusesAnOlderOriginal: a database the original left at an older schema is refused,
+// unchanged, with the way forward in the error (not PostgreSQL's "relation already exists").
+func TestAdoptRefusesAnOlderOriginal(t *testing.T) {
+	t.Parallel()
+	wantRefused(t, `DELETE FROM _sqlx_migrations WHERE version = 29`, "last movies-diary release")
 }
 
 // TestAdoptRefusesAMissingColumn: a table of the original's last schema without one of its
 // columns, or a table missing, is not that schema: refused unchanged, naming both.
 func TestAdoptRefusesAMissingColumn(t *testing.T) {
 	t.Parallel()
-	url := newLegacyDB(t)
-	db := rawDB(t, url)
-	if _, err := db.Exec(`ALTER TABLE reviews DROP COLUMN watch_medium; DROP TABLE ap_announces`); err != nil {
-		t.Fatal(err)
-	}
-	before := dumpDB(t, db)
-	err := migrateURL(t, url, discard())
-	if err == nil || !strings.Contains(err.Error(), "column reviews.watch_medium") || !strings.Contains(err.Error(), "table ap_announces") {
-		t.Fatalf("migrate without reviews.watch_medium and ap_announces: %v, want a refusal naming both", err)
-	}
-	if dumpDB(t, db) != before {
-		t.Error("a refused adoption changed the database")
-	}
+	wantRefused(t, `ALTER TABLE reviews DROP COLUMN watch_medium; DROP TABLE ap_announces`,
+		"column reviews.watch_medium", "table ap_announces")
 }
 
 // TestAdoptRefusesAQueueVersionWithoutItsTable: version 100 without event_queue is neither shape
 // the original leaves.
 func TestAdoptRefusesAQueueVersionWithoutItsTable(t *testing.T) {
 	t.Parallel()
-	url := newLegacyDB(t)
-	db := rawDB(t, url)
-	if _, err := db.Exec(`DROP TABLE event_queue`); err != nil {
-		t.Fatal(err)
-	}
-	before := dumpDB(t, db)
-	if err := migrateURL(t, url, discard()); err == nil || !strings.Contains(err.Error(), "event_queue") {
-		t.Fatalf("migrate without event_queue but with its version: %v, want a refusal naming it", err)
-	}
-	if dumpDB(t, db) != before {
-		t.Error("a refused adoption changed the database")
-	}
+	wantRefused(t, `DROP TABLE event_queue`, "event_queue")
 }
 
 // TestAdoptCarriesEveryRow: a database on the database bus is adopted: a verified backup
@@ -329,20 +316,9 @@ func TestAdoptSaysWhatItKeepsAndDrops(t *testing.T) {
 // original compared them exactly, we do not) are refused before anything is written, naming them.
 func TestAdoptRefusesCaseTwins(t *testing.T) {
 	t.Parallel()
-	url := newLegacyDB(t)
-	db := rawDB(t, url)
-	if _, err := db.Exec(`INSERT INTO users (id, email, username, password_hash, created_at)
-		VALUES ('12121212-1212-4121-8121-121212121212', 'other@example.org', 'Alice', 'x', '2024-03-01 00:00:00+00')`); err != nil {
-		t.Fatal(err)
-	}
-	before := dumpDB(t, db)
-	err := migrateURL(t, url, discard())
-	if err == nil || !strings.Contains(err.Error(), "letter case") || !strings.Contains(err.Error(), "Alice") {
-		t.Fatalf("migrate with case twins: %v, want a refusal naming them", err)
-	}
-	if dumpDB(t, db) != before {
-		t.Error("a refused adoption changed the database")
-	}
+	wantRefused(t, `INSERT INTO users (id, email, username, password_hash, created_at)
+		VALUES ('12121212-1212-4121-8121-121212121212', 'other@example.org', 'Alice', 'x', '2024-03-01 00:00:00+00')`,
+		"letter case", "Alice")
 }
 
 // TestAdoptServerAndWorkerAtOnce: the server and the worker start together on the original's
