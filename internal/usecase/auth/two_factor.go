@@ -357,19 +357,17 @@ func (s *Service) MustEnrol(ctx context.Context, id uuid.UUID) (bool, error) {
 	if !s.cfg.RequireTwoFactor {
 		return false, nil
 	}
+	// Every authenticated request asks: the common answer (enabled) costs one read.
+	tf, err := s.accounts.TwoFactor(ctx, id)
+	switch {
+	case err == nil && tf.Enabled:
+		return false, nil
+	case err != nil && !errors.Is(err, domain.ErrNotFound):
+		return false, err
+	}
 	u, err := s.accounts.UserByID(ctx, id)
 	if err != nil {
 		return false, err
 	}
-	if u.PasswordHash == "" {
-		return false, nil
-	}
-	tf, err := s.accounts.TwoFactor(ctx, id)
-	if errors.Is(err, domain.ErrNotFound) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return !tf.Enabled, nil
+	return u.PasswordHash != "", nil
 }
