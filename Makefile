@@ -81,8 +81,8 @@ bench: build
 # BENCH_PEERS_STORES=sqlite or =postgres runs one of the two comparisons.
 BENCH_PEERS_EVENTS ?= 20000
 BENCH_PEERS_STORES ?= sqlite,postgres
-bench_peers_only_sqlite = db,latency,idle,write
-bench_peers_only_postgres = pg-db,pg-latency,pg-idle,pg-write
+bench_peers_only_sqlite = db,latency,idle,commit
+bench_peers_only_postgres = pg-db,pg-latency,pg-idle,pg-commit
 bench_peers_comma := ,
 bench_peers_empty :=
 bench_peers_space := $(bench_peers_empty) $(bench_peers_empty)

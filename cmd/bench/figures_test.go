@@ -14,7 +14,7 @@ import (
 	"moviesdiary/internal/adapters/sqlite"
 )
 
-// TestFiguresHavePostgresRows runs the pg-latency, pg-idle and pg-write scenarios at toy sizes
+// TestFiguresHavePostgresRows runs the pg-latency, pg-idle and pg-commit scenarios at toy sizes
 // with -figures and checks the file holds their synchronous_commit=on figures under the keys
 // bench/peers/river reads (pg-db drains in a child of the bench binary, which a test binary is
 // not, so its pg_drain key is checked only against the peers' list).
@@ -24,7 +24,7 @@ func TestFiguresHavePostgresRows(t *testing.T) {
 	o := options{
 		events: 10, handlers: 3, payload: 16, steadyRate: 100, loadRate: 200, duration: 200 * time.Millisecond,
 		idle: 3, batch: 100, conc: 4, writeD: 100 * time.Millisecond, clients: 2, writeSpread: 1,
-		only: "pg-latency,pg-idle,pg-write", figures: figures,
+		only: "pg-latency,pg-idle,pg-commit", figures: figures,
 		syncs: []sqlite.Synchronous{sqlite.SynchronousNormal}, pgCommits: []string{"on"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -40,12 +40,12 @@ func TestFiguresHavePostgresRows(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%s: %v", b, err)
 	}
-	for _, k := range []string{"pg_latency_p50_ms", "pg_latency_p99_ms", "pg_idle_p50_ms", "pg_idle_p99_ms", "pg_write"} {
+	for _, k := range []string{"pg_latency_p50_ms", "pg_latency_p99_ms", "pg_idle_p50_ms", "pg_idle_p99_ms", "pg_commit"} {
 		if v, ok := got[k]; !ok || v <= 0 {
 			t.Errorf("figures %s: %s = %v (present %t), want a positive figure", b, k, v, ok)
 		}
 	}
-	for _, k := range []string{"drain", "write", "latency_p50_ms"} {
+	for _, k := range []string{"drain", "commit", "latency_p50_ms"} {
 		if _, ok := got[k]; ok {
 			t.Errorf("figures %s: SQLite's %s written though no SQLite scenario ran", b, k)
 		}
@@ -59,7 +59,7 @@ func TestFiguresKeysMatchPeers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqliteKeys := []string{"drain", "latency_p50_ms", "latency_p99_ms", "idle_p50_ms", "idle_p99_ms", "write"}
+	sqliteKeys := []string{"drain", "latency_p50_ms", "latency_p99_ms", "idle_p50_ms", "idle_p99_ms", "commit"}
 	for _, k := range sqliteKeys {
 		for _, key := range []string{k, pgFigure(k)} {
 			if !strings.Contains(string(src), `"`+key+`"`) {

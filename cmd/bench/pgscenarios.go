@@ -15,9 +15,9 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// pgScenarios are the PostgreSQL twins of db, latency, idle and write, run on one throwaway
-// cluster with PostgreSQL's durable defaults.
-var pgScenarios = []string{"pg-db", "pg-latency", "pg-idle", "pg-write"}
+// pgScenarios are the PostgreSQL twins of db, latency, idle, write and commit, run on one
+// throwaway cluster with PostgreSQL's durable defaults.
+var pgScenarios = []string{"pg-db", "pg-latency", "pg-idle", "pg-write", "pg-commit"}
 
 func (o options) wantsPostgres() bool {
 	for _, s := range pgScenarios {

@@ -182,7 +182,7 @@ func comparisons(o options, ours map[string]float64, prefix string, f riverFigur
 		{fmt.Sprintf("commit → work at %d/s, p99", loadRate), ours[prefix+"latency_p99_ms"], quantileMS(f.loaded, 0.99), "%.2f ms", "%.2f ms", true},
 		{"commit → work when idle (1 per 100 ms), p50", ours[prefix+"idle_p50_ms"], quantileMS(f.idle, 0.5), "%.2f ms", "%.2f ms", true},
 		{"commit → work when idle (1 per 100 ms), p99", ours[prefix+"idle_p99_ms"], quantileMS(f.idle, 0.99), "%.2f ms", "%.2f ms", true},
-		{"write path: domain row + event/job in one transaction", ours[prefix+"write"], f.wrote, "%.0f req/s", "%.0f commits/s", false},
+		{"write path: domain row + event/job in one transaction, 16 goroutines", ours[prefix+"commit"], f.wrote, "%.0f commits/s", "%.0f commits/s", false},
 	}
 }
 

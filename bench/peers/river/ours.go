@@ -10,17 +10,17 @@ import (
 )
 
 // oursKeys are the figures cmd/bench -figures writes that this benchmark compares with, by
-// store: SQLite's from its db, latency, idle and write scenarios, PostgreSQL's (synchronous_commit
-// on) from pg-db, pg-latency, pg-idle and pg-write.
+// store: SQLite's from its db, latency, idle and commit scenarios, PostgreSQL's (synchronous_commit
+// on) from pg-db, pg-latency, pg-idle and pg-commit.
 var oursKeys = map[string][]string{
-	"sqlite":   {"drain", "latency_p50_ms", "latency_p99_ms", "idle_p50_ms", "idle_p99_ms", "write"},
-	"postgres": {"pg_drain", "pg_latency_p50_ms", "pg_latency_p99_ms", "pg_idle_p50_ms", "pg_idle_p99_ms", "pg_write"},
+	"sqlite":   {"drain", "latency_p50_ms", "latency_p99_ms", "idle_p50_ms", "idle_p99_ms", "commit"},
+	"postgres": {"pg_drain", "pg_latency_p50_ms", "pg_latency_p99_ms", "pg_idle_p50_ms", "pg_idle_p99_ms", "pg_commit"},
 }
 
 // oursScenarios are the cmd/bench scenarios that write a store's figures.
 var oursScenarios = map[string]string{
-	"sqlite":   "db,latency,idle,write",
-	"postgres": "pg-db,pg-latency,pg-idle,pg-write -pg-synchronous-commit on",
+	"sqlite":   "db,latency,idle,commit",
+	"postgres": "pg-db,pg-latency,pg-idle,pg-commit -pg-synchronous-commit on",
 }
 
 // readOurs reads moviesdiary's figures for stores from path (cmd/bench -figures), and says which

@@ -16,7 +16,7 @@ func TestReadOurs(t *testing.T) {
 		}
 		return p
 	}
-	full := `{"drain":8108,"latency_p50_ms":3.64,"latency_p99_ms":96.1,"idle_p50_ms":1.23,"idle_p99_ms":10.8,"write":939}`
+	full := `{"drain":8108,"latency_p50_ms":3.64,"latency_p99_ms":96.1,"idle_p50_ms":1.23,"idle_p99_ms":10.8,"commit":939}`
 
 	f, err := readOurs(write("full.json", full), []string{"sqlite"})
 	if err != nil {
@@ -30,8 +30,8 @@ func TestReadOurs(t *testing.T) {
 		{"missing file", filepath.Join(dir, "absent.json"), "run cmd/bench"},
 		{"not JSON", write("bad.json", "drain=1"), "not a JSON object of numbers"},
 		{"a string figure", write("string.json", `{"drain":"fast"}`), "not a JSON object of numbers"},
-		{"no write figure", write("nowrite.json", strings.Replace(full, `,"write":939`, "", 1)), `no "write"`},
-		{"zero figure", write("zero.json", strings.Replace(full, `"write":939`, `"write":0`, 1)), "want a positive number"},
+		{"no commit figure", write("nocommit.json", strings.Replace(full, `,"commit":939`, "", 1)), `no "commit"`},
+		{"zero figure", write("zero.json", strings.Replace(full, `"commit":939`, `"commit":0`, 1)), "want a positive number"},
 	} {
 		if _, err := readOurs(c.path, []string{"sqlite"}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: readOurs = %v, want an error containing %q", c.name, err, c.want)
@@ -42,23 +42,23 @@ func TestReadOurs(t *testing.T) {
 func TestReadOursPostgres(t *testing.T) {
 	dir := t.TempDir()
 	sqliteOnly := filepath.Join(dir, "sqlite.json")
-	if err := os.WriteFile(sqliteOnly, []byte(`{"drain":8108,"latency_p50_ms":3.64,"latency_p99_ms":96.1,"idle_p50_ms":1.23,"idle_p99_ms":10.8,"write":939}`), 0o644); err != nil {
+	if err := os.WriteFile(sqliteOnly, []byte(`{"drain":8108,"latency_p50_ms":3.64,"latency_p99_ms":96.1,"idle_p50_ms":1.23,"idle_p99_ms":10.8,"commit":939}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// SQLite's figures alone do not do for PostgreSQL, and the error names the pg-* scenarios.
 	if _, err := readOurs(sqliteOnly, []string{"postgres"}); err == nil || !strings.Contains(err.Error(), `no "pg_drain"`) ||
-		!strings.Contains(err.Error(), "pg-db,pg-latency,pg-idle,pg-write -pg-synchronous-commit on") {
+		!strings.Contains(err.Error(), "pg-db,pg-latency,pg-idle,pg-commit -pg-synchronous-commit on") {
 		t.Errorf("readOurs(SQLite's figures, postgres) = %v, want no pg_drain and the pg-* scenarios", err)
 	}
 	pgOnly := filepath.Join(dir, "pg.json")
-	if err := os.WriteFile(pgOnly, []byte(`{"pg_drain":5000,"pg_latency_p50_ms":4.1,"pg_latency_p99_ms":20,"pg_idle_p50_ms":3,"pg_idle_p99_ms":9,"pg_write":700}`), 0o644); err != nil {
+	if err := os.WriteFile(pgOnly, []byte(`{"pg_drain":5000,"pg_latency_p50_ms":4.1,"pg_latency_p99_ms":20,"pg_idle_p50_ms":3,"pg_idle_p99_ms":9,"pg_commit":700}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, err := readOurs(pgOnly, []string{"postgres"})
-	if err != nil || f["pg_write"] != 700 {
+	if err != nil || f["pg_commit"] != 700 {
 		t.Errorf("readOurs(PostgreSQL's figures, postgres) = %v, %v", f, err)
 	}
-	if _, err := readOurs(pgOnly, []string{"sqlite", "postgres"}); err == nil || !strings.Contains(err.Error(), "db,latency,idle,write,pg-db") {
+	if _, err := readOurs(pgOnly, []string{"sqlite", "postgres"}); err == nil || !strings.Contains(err.Error(), "db,latency,idle,commit,pg-db") {
 		t.Errorf("readOurs(PostgreSQL's figures, both) = %v, want an error naming both runs", err)
 	}
 }

@@ -77,6 +77,7 @@ type options struct {
 	// beforeMigrate, for tests, runs once between OpenMigrated's first connection and its
 	// migration.
 	beforeMigrate func()
+	measure       *WriteFunc
 }
 
 // WithClock sets the clock of every time the store writes or compares: outbox stamps, claims,
@@ -89,6 +90,17 @@ func WithClock(now func() time.Time) Option {
 // only, as the SQLite store's option of the same name. nil keeps outbox.Insert.
 func WithEnqueue(f sqlstore.EnqueueFunc) Option {
 	return func(o *options) { o.enqueue = f }
+}
+
+// WriteFunc runs fn in a write transaction of the store's own, as its repositories do: enqueue
+// adds events to the outbox in it, and the commit wakes the queues.
+type WriteFunc func(ctx context.Context, fn func(tx *sqlx.Tx, enqueue func(...domain.Event) error) error) error
+
+// WithMeasurementWriter sets *w to the store's own write transaction, for the benchmark's
+// domain-row-plus-event measurement only (River does the same through InsertTx); everything
+// else writes through the repositories.
+func WithMeasurementWriter(w *WriteFunc) Option {
+	return func(o *options) { o.measure = w }
 }
 
 // WithPool sets the pool's size: at most maxConns open connections, maxIdle of them kept idle
@@ -159,6 +171,13 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		s.insert = outbox.Insert
 	}
 	s.Store = sqlstore.New(sqlstore.Config{Dialect: &dialect{s: s}, Read: db, Now: s.now, Enqueue: s.enqueue})
+	if o.measure != nil {
+		*o.measure = func(ctx context.Context, fn func(*sqlx.Tx, func(...domain.Event) error) error) error {
+			return s.write(ctx, func(tx *sqlx.Tx) error {
+				return fn(tx, func(events ...domain.Event) error { return s.enqueue(ctx, tx, s.now(), events...) })
+			})
+		}
+	}
 	s.startWaker()
 	if err := s.connect(ctx, o.wait, o.log); err != nil {
 		db.Close()
