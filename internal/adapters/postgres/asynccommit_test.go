@@ -22,15 +22,15 @@ import (
 // wait for its flush (a durable commit returns only once its commit record is flushed, so it
 // never leaves any). The WAL writer flushes in the background, rarely here, so most of the 80
 // checks must find unflushed WAL; durable claims leave none (0 of 80). (pg_stat_wal's flush
-// count cannot tell: a backend reports its counts only every few seconds.) The settle stays
-// durable.
+// count cannot tell: a backend reports its counts only every few seconds.) Each is one
+// statement outside a transaction, a round trip instead of three. The settle stays durable.
 func TestClaimsDoNotWaitForTheWALFlush(t *testing.T) {
 	pgtest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The WAL writer's background flush of asynchronous commits, every 200 ms by default, at
 	// its longest instead, so the count below is the claims' own.
-	srv, err := pgtest.StartDurable(ctx, "wal_writer_delay = 10000")
+	srv, err := pgtest.StartDurable(ctx, "wal_writer_delay = 10000", "shared_preload_libraries = 'pg_stat_statements'")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +71,12 @@ func TestClaimsDoNotWaitForTheWALFlush(t *testing.T) {
 		}
 		return u
 	}
+	if _, err := db.ExecContext(ctx, `CREATE EXTENSION pg_stat_statements`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `SELECT pg_stat_statements_reset()`); err != nil {
+		t.Fatal(err)
+	}
 	var msgs []delivery.Message
 	claims, ledgerClaims := 0, 0
 	for range cycles {
@@ -92,6 +98,16 @@ func TestClaimsDoNotWaitForTheWALFlush(t *testing.T) {
 	if claims < cycles/2 || ledgerClaims < cycles/2 {
 		t.Fatalf("unflushed WAL after %d of %d claims and %d of %d ledger claims, want at least half of each: they waited for their flushes",
 			claims, cycles, ledgerClaims, cycles)
+	}
+	// One round trip each: the claims ran outside transactions, but for the first, which
+	// sweeps for dead letters in its own.
+	var begins int
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(s.calls), 0) FROM pg_stat_statements s
+		JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database() AND lower(s.query) = 'begin'`).Scan(&begins); err != nil {
+		t.Fatal(err)
+	}
+	if begins > 1 {
+		t.Errorf("%d claims and ledger claims began %d transactions, want 1 (the first claim's sweep): each should be one statement", 2*cycles, begins)
 	}
 	for _, m := range msgs {
 		if err := q.Settle(ctx, []delivery.Result{{Msg: m, Kind: delivery.Ack}}); err != nil {

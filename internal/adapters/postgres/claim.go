@@ -3,11 +3,14 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"moviesdiary/internal/adapters/sqlstore"
 	"moviesdiary/internal/delivery"
@@ -18,16 +21,26 @@ import (
 // woken by the store's commit notifier, which the first queue starts.
 func (s *Store) Queue(cfg outbox.QueueConfig) *sqlstore.Queue {
 	log := cmp.Or(cfg.Logger, slog.Default())
-	return s.NewQueue(cfg, claims{}, &listenWaker{n: s.startNotifier(log), poll: s.notifyPoll})
+	return s.NewQueue(cfg, claims{db: s.db}, &listenWaker{n: s.startNotifier(log), poll: s.notifyPoll})
 }
 
 // Ledger returns the store's processed-event ledger.
-func (s *Store) Ledger() *sqlstore.Ledger { return s.NewLedger(claims{}) }
+func (s *Store) Ledger() *sqlstore.Ledger { return s.NewLedger(claims{db: s.db}) }
 
 // claims is PostgreSQL's side of sqlstore.Claimer: claimers on any number of hosts run at once,
 // so a claim locks what it takes with FOR UPDATE SKIP LOCKED and never waits for another's rows
-// or gets the same row.
-type claims struct{}
+// or gets the same row. Each claim is one statement, run on its own outside a transaction
+// (sqlstore.AloneClaimer) except where the queue sweeps in the same transaction.
+type claims struct{ db *sqlx.DB }
+
+var _ sqlstore.AloneClaimer = claims{}
+
+// querier is what a claim runs its statements on: a transaction, or the pool (one statement,
+// committed on its own).
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
 
 // claimSQL claims in one statement. Three branches each walk their index in due order and stop
 // at $3 rows, skipping rows another claimer has locked: due pending rows, expired claims, and
@@ -73,8 +86,16 @@ const claimSQL = `WITH pending AS MATERIALIZED (
 const asyncCommit = `(SELECT set_config('synchronous_commit', 'off', true)) = 'off'`
 
 func (claims) ClaimRows(ctx context.Context, tx *sqlstore.Tx, c sqlstore.ClaimArgs) (sqlstore.Claimed, error) {
+	return claimRows(ctx, tx, c)
+}
+
+func (cl claims) ClaimRowsAlone(ctx context.Context, c sqlstore.ClaimArgs) (sqlstore.Claimed, error) {
+	return claimRows(ctx, cl.db, c)
+}
+
+func claimRows(ctx context.Context, q querier, c sqlstore.ClaimArgs) (sqlstore.Claimed, error) {
 	var out sqlstore.Claimed
-	rows, err := tx.QueryContext(ctx, claimSQL, c.Now, c.Stale, c.Max, c.Abandoned, c.Lost, c.MaxAttempts, c.Overdue)
+	rows, err := q.QueryContext(ctx, claimSQL, c.Now, c.Stale, c.Max, c.Abandoned, c.Lost, c.MaxAttempts, c.Overdue)
 	if err != nil {
 		return out, err
 	}
@@ -105,6 +126,16 @@ const claimRounds = 3
 // took over, and the rest are read as they stand (after the upsert waited for any transaction
 // that held them).
 func (claims) ClaimLedger(ctx context.Context, tx *sqlstore.Tx, keys []delivery.Key, token, stale int64) (map[delivery.Key]int, map[delivery.Key]outbox.Entry, error) {
+	return claimLedger(ctx, tx, keys, token, stale)
+}
+
+// ClaimLedgerAlone runs ClaimLedger's rounds each as a statement of its own: a round's upsert
+// and read are one statement, and no round depends on another having committed with it.
+func (cl claims) ClaimLedgerAlone(ctx context.Context, keys []delivery.Key, token, stale int64) (map[delivery.Key]int, map[delivery.Key]outbox.Entry, error) {
+	return claimLedger(ctx, cl.db, keys, token, stale)
+}
+
+func claimLedger(ctx context.Context, q querier, keys []delivery.Key, token, stale int64) (map[delivery.Key]int, map[delivery.Key]outbox.Entry, error) {
 	// Distinct keys in one order: an upsert may not touch a row twice, and transactions that lock
 	// rows in the same order cannot deadlock.
 	todo := slices.Clone(keys)
@@ -130,7 +161,7 @@ func (claims) ClaimLedger(ctx context.Context, tx *sqlstore.Tx, keys []delivery.
 			Status    string `db:"status"`
 			StartedAt int64  `db:"started_at"`
 		}
-		if err := tx.SelectContext(ctx, &got, `WITH keys AS (
+		if err := q.SelectContext(ctx, &got, `WITH keys AS (
 				SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k (event_id, handler, ord)),
 			claimed AS (
 				INSERT INTO processed_events (event_id, handler, status, started_at)

@@ -29,6 +29,22 @@ var _ delivery.Ledger = (*Ledger)(nil)
 // in_progress row older than lease is taken over, and anything else is reported as it stands.
 func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, keys []delivery.Key) ([]delivery.Claim, error) {
 	token := sqlrow.Millis(now)
+	if alone, ok := l.claims.(AloneClaimer); ok {
+		acquired, standing, err := alone.ClaimLedgerAlone(ctx, keys, token, token-lease.Milliseconds())
+		if err != nil {
+			return nil, fmt.Errorf("claim ledger: %w", err)
+		}
+		return outbox.Claims(keys, token, lease, func(k delivery.Key) (delivery.Claim, error) {
+			if takeovers, ok := acquired[k]; ok {
+				return delivery.Claim{State: delivery.Acquired, Token: token, TookOver: takeovers > 0}, nil
+			}
+			e, ok := standing[k]
+			if !ok {
+				return delivery.Claim{}, fmt.Errorf("claim ledger: no answer for %s/%s", k.EventID, k.Handler)
+			}
+			return outbox.Stands(e, lease), nil
+		})
+	}
 	var claims []delivery.Claim
 	err := l.s.writeAlone(ctx, func(tx *Tx) error {
 		acquired, standing, err := l.claims.ClaimLedger(ctx, tx, keys, token, token-lease.Milliseconds())

@@ -35,6 +35,18 @@ type Claimer interface {
 	ClaimLedger(ctx context.Context, tx *Tx, keys []delivery.Key, token, stale int64) (acquired map[delivery.Key]int, standing map[delivery.Key]outbox.Entry, err error)
 }
 
+// AloneClaimer is a Claimer that can also claim outside a transaction, each claim one
+// statement committed on its own: PostgreSQL's claims are single statements, and BEGIN and
+// COMMIT around them were two of their three round trips (issue 34). The queue uses it for
+// claims without the dead-letter sweep, the ledger for every claim.
+type AloneClaimer interface {
+	Claimer
+	// ClaimRowsAlone is ClaimRows in a statement of its own.
+	ClaimRowsAlone(ctx context.Context, c ClaimArgs) (Claimed, error)
+	// ClaimLedgerAlone is ClaimLedger in statements of their own, answering for every key.
+	ClaimLedgerAlone(ctx context.Context, keys []delivery.Key, token, stale int64) (acquired map[delivery.Key]int, standing map[delivery.Key]outbox.Entry, err error)
+}
+
 // ClaimArgs are a claim's inputs, in Unix milliseconds.
 type ClaimArgs struct {
 	Now, Stale int64
@@ -156,16 +168,21 @@ func (q *Queue) Claim(ctx context.Context, max int) ([]delivery.Message, error) 
 		Abandoned: q.life.AbandonedError(), Lost: outbox.LostError}
 	var claimed Claimed
 	var dead []outbox.DeadRow
-	err := q.s.writeAlone(ctx, func(tx *Tx) error {
-		var err error
-		if sweep {
-			if dead, err = q.deadLetterAbandoned(ctx, tx, args); err != nil {
-				return err
+	var err error
+	if alone, ok := q.claims.(AloneClaimer); ok && !sweep {
+		claimed, err = alone.ClaimRowsAlone(ctx, args)
+	} else {
+		err = q.s.writeAlone(ctx, func(tx *Tx) error {
+			var err error
+			if sweep {
+				if dead, err = q.deadLetterAbandoned(ctx, tx, args); err != nil {
+					return err
+				}
 			}
-		}
-		claimed, err = q.claims.ClaimRows(ctx, tx, args)
-		return err
-	})
+			claimed, err = q.claims.ClaimRows(ctx, tx, args)
+			return err
+		})
+	}
 	if err == nil && sweep {
 		q.nextSweep.Store(now + q.lease.Milliseconds()/4)
 	}
