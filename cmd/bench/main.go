@@ -28,6 +28,7 @@ import (
 
 // options are the benchmark's flags.
 type options struct {
+	shared     bool // worker-child: other workers drain the same backlog
 	events     int
 	handlers   int
 	payload    int
@@ -100,7 +101,7 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 16, "concurrent HTTP clients for the write path")
 	flag.IntVar(&o.writeSpread, "write-spread", 1, "users (each with a movie of its own) the write path's clients post as, client i as user i mod this; 1: every review updates one user's and one movie's counters, hot rows for PostgreSQL")
 	flag.IntVar(&o.relayN, "relay-events", 20_000, "backlog size for the relay fsync scenario")
-	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,commit,mixed,fanout,resolve,grid,merge,pg-db,pg-latency,pg-idle,pg-write,pg-commit (default all)")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenarios to run: limit,db,worker,nats,relay,latency,idle,write,commit,mixed,fanout,resolve,grid,merge,pg-db,pg-workers,pg-latency,pg-idle,pg-write,pg-commit (default all)")
 	flag.StringVar(&o.workerBin, "worker", "bin/worker", "the worker binary the worker scenario measures (make bench builds it)")
 	mixedSizes := flag.String("mixed-reviews", "1000,100000", "comma-separated database sizes (reviews) of the mixed load")
 	mixedClients := flag.String("mixed-clients", "8,32,128", "comma-separated client counts of the mixed load")
@@ -315,7 +316,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 		}
 	}
-	if o.pg != nil && (o.wants("pg-db") || o.wants("pg-latency") || o.wants("pg-idle")) {
+	if o.pg != nil && (o.wants("pg-db") || o.wants("pg-workers") || o.wants("pg-latency") || o.wants("pg-idle")) {
 		if err := postgresScenarios(ctx, dir, o, log, sqliteRun{drains: drains, figures: figures}, figures, add); err != nil {
 			return fmt.Errorf("postgres: %w", err)
 		}

@@ -15,9 +15,10 @@ import (
 	"moviesdiary/internal/domain"
 )
 
-// pgScenarios are the PostgreSQL twins of db, latency, idle, write and commit, run on one
-// throwaway cluster with PostgreSQL's durable defaults.
-var pgScenarios = []string{"pg-db", "pg-latency", "pg-idle", "pg-write", "pg-commit"}
+// pgScenarios are the PostgreSQL twins of db, latency, idle, write and commit, and pg-workers
+// (one worker's drain against two's), run on one throwaway cluster with PostgreSQL's durable
+// defaults.
+var pgScenarios = []string{"pg-db", "pg-workers", "pg-latency", "pg-idle", "pg-write", "pg-commit"}
 
 func (o options) wantsPostgres() bool {
 	for _, s := range pgScenarios {
@@ -84,6 +85,19 @@ func postgresScenarios(ctx context.Context, dir string, o options, log *slog.Log
 			add("pg: worker peak RSS draining it"+tag(c), "%.1f MiB", float64(r.PeakRSS)/1024)
 		}
 	}
+	if o.wants("pg-workers") {
+		one, two, err := pgWorkers(ctx, o, log)
+		if err != nil {
+			return fmt.Errorf("pg-workers: %w", err)
+		}
+		var ratios []float64
+		for i := range one {
+			ratios = append(ratios, two[i]/one[i])
+		}
+		add(fmt.Sprintf("pg: drain %d-event backlog, 1 worker then 2%s", o.events, tag(o.pgCommits[0])),
+			"1 worker %s events/s, 2 workers %s events/s: %.2f× (median ratio of %d alternated pairs; target 1.5×)",
+			rates(one), rates(two), median(ratios), len(ratios))
+	}
 	for _, l := range []struct {
 		scenario, name, key string
 		rate                int
@@ -144,4 +158,13 @@ func pgWriteModes(o options, log *slog.Logger) []writeMode {
 			}})
 	}
 	return out
+}
+
+// rates is "r1 / r2 / …" of events/s figures.
+func rates(v []float64) string {
+	parts := make([]string, len(v))
+	for i, r := range v {
+		parts[i] = fmt.Sprintf("%.0f", r)
+	}
+	return strings.Join(parts, " / ")
 }
