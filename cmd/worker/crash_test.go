@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WORKER_TEST_CHILD") == "1" {
 		os.Exit(childWorker())
 	}
-	goleak.VerifyTestMain(withPostgres{m})
+	goleak.VerifyTestMain(withPostgres{m}, natsServerGoroutines...)
 }
 
 // withPostgres stops the throwaway PostgreSQL cluster (started by the first test that needs

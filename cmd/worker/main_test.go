@@ -61,7 +61,7 @@ func TestRunStopsWithAFailingPart(t *testing.T) {
 			}
 		})
 		// Checked after the subtest, once its NATS server is shut down.
-		goleak.VerifyNone(t)
+		goleak.VerifyNone(t, natsServerGoroutines...)
 	}
 }
 
@@ -108,7 +108,7 @@ func TestRunStopsCleanly(t *testing.T) {
 				t.Fatal("run did not return after its context ended")
 			}
 			db.Close()
-			goleak.VerifyNone(t)
+			goleak.VerifyNone(t, natsServerGoroutines...)
 		})
 	}
 }
