@@ -78,6 +78,7 @@ func TestClaimsDoNotWaitForTheWALFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	var msgs []delivery.Message
+	tokens := map[string]int64{}
 	claims, ledgerClaims := 0, 0
 	for range cycles {
 		m, err := q.Claim(ctx, 1)
@@ -87,9 +88,11 @@ func TestClaimsDoNotWaitForTheWALFlush(t *testing.T) {
 		if unflushed() {
 			claims++
 		}
-		if _, err := ledger.Claim(ctx, time.Now(), time.Minute, []delivery.Key{{EventID: m[0].EventID, Handler: "h"}}); err != nil {
-			t.Fatal(err)
+		c, err := ledger.Claim(ctx, time.Now(), time.Minute, []delivery.Key{{EventID: m[0].EventID, Handler: "h"}})
+		if err != nil || len(c) != 1 || c[0].State != delivery.Acquired {
+			t.Fatalf("ledger claim: %v, %+v", err, c)
 		}
+		tokens[m[0].EventID] = c[0].Token
 		if unflushed() {
 			ledgerClaims++
 		}
@@ -109,9 +112,33 @@ func TestClaimsDoNotWaitForTheWALFlush(t *testing.T) {
 	if begins > 1 {
 		t.Errorf("%d claims and ledger claims began %d transactions, want 1 (the first claim's sweep): each should be one statement", 2*cycles, begins)
 	}
+	// The settle of acked rows is one statement too, and durable: what it wrote is flushed when
+	// it returns (but for the odd background write, autovacuum's, after it).
+	settles := 0
 	for _, m := range msgs {
-		if err := q.Settle(ctx, []delivery.Result{{Msg: m, Kind: delivery.Ack}}); err != nil {
+		if err := q.Settle(ctx, []delivery.Result{{Msg: m, Kind: delivery.Ack, Marks: []delivery.Mark{{Key: delivery.Key{EventID: m.EventID, Handler: "h"}, Token: tokens[m.EventID], Done: true}}}}); err != nil {
 			t.Fatal(err)
 		}
+		if unflushed() {
+			settles++
+		}
+	}
+	if settles > cycles/4 {
+		t.Errorf("unflushed WAL after %d of %d settles, want at most a quarter: they did not wait for their flushes", settles, cycles)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(s.calls), 0) FROM pg_stat_statements s
+		JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database() AND lower(s.query) = 'begin'`).Scan(&begins); err != nil {
+		t.Fatal(err)
+	}
+	if begins > 1 {
+		t.Errorf("%d settles of acked rows began %d transactions beside the first claim's, want none", cycles, begins-1)
+	}
+	var done, ledgerDone int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM event_queue WHERE status = 'done'),
+		(SELECT count(*) FROM processed_events WHERE status = 'done')`).Scan(&done, &ledgerDone); err != nil {
+		t.Fatal(err)
+	}
+	if done != cycles || ledgerDone != cycles {
+		t.Errorf("after the settles %d rows and %d ledger rows done, want %d of each", done, ledgerDone, cycles)
 	}
 }

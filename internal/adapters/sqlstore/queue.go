@@ -45,6 +45,11 @@ type AloneClaimer interface {
 	ClaimRowsAlone(ctx context.Context, c ClaimArgs) (Claimed, error)
 	// ClaimLedgerAlone is ClaimLedger in statements of their own, answering for every key.
 	ClaimLedgerAlone(ctx context.Context, keys []delivery.Key, token, stale int64) (acquired map[delivery.Key]int, standing map[delivery.Key]outbox.Entry, err error)
+	// SettleAckedAlone settles acked rows in one statement: it marks done the ledger claims of
+	// marks (all Done) that still carry their tokens, and marks done (outbox.Lifecycle.Settle's
+	// Ack) each row of rows (id → event id) whose every mark landed or whose handler's row was
+	// already done. It returns those rows' ids; the caller settles the others as Settle does.
+	SettleAckedAlone(ctx context.Context, now int64, marks []delivery.Mark, rows map[int64]string) (complete []int64, err error)
 }
 
 // ClaimArgs are a claim's inputs, in Unix milliseconds.
@@ -244,7 +249,8 @@ func (q *Queue) deadLetterAbandoned(ctx context.Context, tx *Tx, c ClaimArgs) ([
 
 // Settle writes the ledger marks and the rows' outcomes in one transaction, each row's as
 // outbox.Lifecycle.Settle decides it: conditioned on its claim token, so a row claimed again
-// meanwhile is left to its new owner.
+// meanwhile is left to its new owner. A batch of acks is one statement where the claimer can
+// (settleAcked), and only what it could not complete goes through the transaction.
 func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	now := q.s.now()
 	var marks []delivery.Mark
@@ -253,15 +259,21 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	}
 	q.tokens.Lock()
 	defer q.tokens.Unlock()
-	err := q.s.writeAlone(ctx, func(tx *Tx) error {
-		incomplete, err := q.s.settleLedger(ctx, tx, now, marks)
-		if err != nil {
-			return err
-		}
-		return q.settleRows(ctx, tx, now, results, incomplete)
-	})
+	rest, restMarks, err := q.settleAcked(ctx, now, results, marks)
 	if err != nil {
 		return fmt.Errorf("settle events: %w", err)
+	}
+	if len(rest) > 0 {
+		err = q.s.writeAlone(ctx, func(tx *Tx) error {
+			incomplete, err := q.s.settleLedger(ctx, tx, now, restMarks)
+			if err != nil {
+				return err
+			}
+			return q.settleRows(ctx, tx, now, rest, incomplete)
+		})
+		if err != nil {
+			return fmt.Errorf("settle events: %w", err)
+		}
 	}
 	q.mu.Lock()
 	for _, r := range results {
@@ -271,6 +283,48 @@ func (q *Queue) Settle(ctx context.Context, results []delivery.Result) error {
 	}
 	q.mu.Unlock()
 	return nil
+}
+
+// settleAcked settles a batch of acks in one statement where the claimer can
+// (AloneClaimer.SettleAckedAlone), the common case of a queue that keeps up: every result an
+// Ack, every mark Done. It returns the results and marks left for the transaction: all of them
+// where it cannot, those whose rows it did not complete otherwise (a mark that missed: the
+// transaction's settle finds the claim taken over and defers the row, as before).
+func (q *Queue) settleAcked(ctx context.Context, now time.Time, results []delivery.Result, marks []delivery.Mark) ([]delivery.Result, []delivery.Mark, error) {
+	alone, ok := q.claims.(AloneClaimer)
+	if !ok || len(results) == 0 {
+		return results, marks, nil
+	}
+	rows := make(map[int64]string, len(results))
+	for _, r := range results {
+		ref, ok := r.Msg.Ref.(*rowRef)
+		if !ok || r.Kind != delivery.Ack || r.Msg.EventID == "" {
+			return results, marks, nil
+		}
+		for _, m := range r.Marks {
+			if !m.Done {
+				return results, marks, nil
+			}
+		}
+		rows[ref.id] = r.Msg.EventID
+	}
+	complete, err := alone.SettleAckedAlone(ctx, sqlrow.Millis(now), marks, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	done := make(map[int64]bool, len(complete))
+	for _, id := range complete {
+		done[id] = true
+	}
+	var rest []delivery.Result
+	var restMarks []delivery.Mark
+	for _, r := range results {
+		if !done[r.Msg.Ref.(*rowRef).id] {
+			rest = append(rest, r)
+			restMarks = append(restMarks, r.Marks...)
+		}
+	}
+	return rest, restMarks, nil
 }
 
 // ExtendEvery is how often the pump extends this queue's claims: a third of the lease, so two
