@@ -30,7 +30,7 @@ func exec(t *testing.T, db *sqlx.DB, query string, args ...any) {
 
 // TestReviewCountsFollowReviews: the maintained counts of 0200 follow inserts, moves and
 // deletes, including the deletes a user's removal cascades to (a count is the sum of its slots:
-// 0206).
+// 0206, 0410).
 func TestReviewCountsFollowReviews(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -76,7 +76,8 @@ func TestReviewCountsFollowReviews(t *testing.T) {
 		R2        int    `db:"r2"`
 		R4        int    `db:"r4"`
 	}
-	if err := db.SelectContext(ctx, &stats, `SELECT movie_id, n, federated, rating_sum, r1, r2, r4 FROM movie_review_stats ORDER BY movie_id`); err != nil {
+	if err := db.SelectContext(ctx, &stats, `SELECT movie_id, sum(n) AS n, sum(federated) AS federated, sum(rating_sum) AS rating_sum,
+		sum(r1) AS r1, sum(r2) AS r2, sum(r4) AS r4 FROM movie_review_stats GROUP BY movie_id ORDER BY movie_id`); err != nil {
 		t.Fatal(err)
 	}
 	if len(stats) != 2 || stats[0].N != 1 || stats[0].Federated != 1 || stats[0].Sum != 4 || stats[0].R4 != 1 ||
@@ -134,11 +135,26 @@ func TestSearchDocuments(t *testing.T) {
 }
 
 // TestReviewWritesDoNotQueueOnTheInstanceCounts: two transactions on different connections each
-// write a review of their own user and movie; the second commits while the first is still open.
-// With one row per instance-wide count (before 0206) the second waited for the first's row lock
-// on the 'all' count and ran into its lock_timeout.
+// write a review; the second commits while the first is still open. With one row per
+// instance-wide count (before 0206) the second waited for the first's row lock on the 'all'
+// count and ran into its lock_timeout; reviews of the same movie by the same user waited on the
+// movie's stats and the user's counts until 0410.
 func TestReviewWritesDoNotQueueOnTheInstanceCounts(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct{ name, user, movie string }{
+		{"another user and movie", "u2", "m2"},
+		{"the same user and movie", "u1", "m1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			reviewWritesDoNotQueue(t, tc.user, tc.movie)
+		})
+	}
+}
+
+// reviewWritesDoNotQueue writes a review of m1 by u1 and, while it is open, one of movie by
+// user on another connection whose writes go to another slot, which must commit first.
+func reviewWritesDoNotQueue(t *testing.T, user, movie string) {
 	ctx := context.Background()
 	db := migratedDB(t)
 	exec(t, db, `INSERT INTO users (id, username, email, password_hash) VALUES ('u1', 'Ann', 'ann@example.org', 'x'),
@@ -180,7 +196,7 @@ func TestReviewWritesDoNotQueueOnTheInstanceCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := second.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, watched_at) VALUES
-		('r2', 'u2', 'm2', 4, '2026-01-02T00:00:00.000Z')`); err != nil {
+		('r2', $1, $2, 4, '2026-01-02T00:00:00.000Z')`, user, movie); err != nil {
 		t.Fatalf("the second writer waited for the first: %v", err)
 	}
 	if err := second.Commit(); err != nil {
@@ -189,8 +205,10 @@ func TestReviewWritesDoNotQueueOnTheInstanceCounts(t *testing.T) {
 	if err := first.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	var all int
-	if err := db.GetContext(ctx, &all, `SELECT sum(n) FROM review_counts WHERE scope = 'all'`); err != nil || all != 2 {
-		t.Fatalf("the 'all' count is %d (%v), want 2", all, err)
+	var all, users, movies int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT sum(n) FROM review_counts WHERE scope = 'all'),
+		(SELECT sum(n) FROM review_counts WHERE scope = 'user'), (SELECT sum(n) FROM movie_review_stats)`).Scan(&all, &users, &movies); err != nil ||
+		all != 2 || users != 2 || movies != 2 {
+		t.Fatalf("counts: all %d, users %d, movies %d (%v), want 2 of each", all, users, movies, err)
 	}
 }

@@ -55,9 +55,13 @@ func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, erro
 		Federated int               `db:"federated"`
 		sqlrow.Ratings
 	}
-	// The totals the triggers of migration 0200 keep; a movie with no review has no row.
-	err := s.read.GetContext(ctx, &row, `SELECT n AS total, CASE WHEN n > 0 THEN CAST(rating_sum AS DOUBLE PRECISION) / n END AS avg_rating,
-		federated, r1, r2, r3, r4, r5 FROM movie_review_stats WHERE movie_id = ?`, id.String())
+	// The totals the triggers of migration 0200 keep, the sum of the movie's rows (PostgreSQL's
+	// 0410 spreads them over slots; SQLite keeps one); a movie with no review has no row.
+	err := s.read.GetContext(ctx, &row, `SELECT CAST(sum(n) AS BIGINT) AS total,
+		CASE WHEN sum(n) > 0 THEN CAST(sum(rating_sum) AS DOUBLE PRECISION) / CAST(sum(n) AS DOUBLE PRECISION) END AS avg_rating,
+		CAST(sum(federated) AS BIGINT) AS federated, CAST(sum(r1) AS BIGINT) AS r1, CAST(sum(r2) AS BIGINT) AS r2,
+		CAST(sum(r3) AS BIGINT) AS r3, CAST(sum(r4) AS BIGINT) AS r4, CAST(sum(r5) AS BIGINT) AS r5
+		FROM movie_review_stats WHERE movie_id = ? GROUP BY movie_id`, id.String())
 	if errors.Is(err, sql.ErrNoRows) {
 		return movie.Stats{}, nil
 	}
@@ -71,7 +75,7 @@ func (s *Store) MovieStats(ctx context.Context, id uuid.UUID) (movie.Stats, erro
 func (s *Store) MovieReviews(ctx context.Context, id uuid.UUID, p domain.Page) (domain.Paged[movie.Viewing], error) {
 	out := domain.Paged[movie.Viewing]{Page: p}
 	var err error
-	err = s.read.GetContext(ctx, &out.Total, `SELECT n FROM movie_review_stats WHERE movie_id = ?`, id.String())
+	err = s.read.GetContext(ctx, &out.Total, `SELECT CAST(COALESCE(sum(n), 0) AS BIGINT) FROM movie_review_stats WHERE movie_id = ?`, id.String())
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return out, fmt.Errorf("count movie reviews: %w", err)
 	}

@@ -22,9 +22,10 @@ func (s *Store) UnresolvedMovies(ctx context.Context, limit int) ([]movie.Unreso
 		AttemptedAt sql.Null[string] `db:"resolution_attempted_at"`
 		DuplicateOf sql.Null[string] `db:"duplicate_of"`
 	}
-	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+`, coalesce(st.n, 0) AS reviews,
+	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.MovieColumns+`,
+		CAST(coalesce((SELECT sum(st.n) FROM movie_review_stats st WHERE st.movie_id = m.id), 0) AS BIGINT) AS reviews,
 		m.resolution_requested_at, m.resolution_attempted_at, m.duplicate_of
-		FROM movies m LEFT JOIN movie_review_stats st ON st.movie_id = m.id
+		FROM movies m
 		WHERE m.external_metadata_id IS NULL ORDER BY m.created_at, m.id LIMIT CAST(? AS INTEGER)`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("unresolved movies: %w", err)

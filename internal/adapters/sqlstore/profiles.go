@@ -17,7 +17,7 @@ import (
 func (s *Store) UserStats(ctx context.Context, id uuid.UUID) (user.Stats, error) {
 	var row sqlrow.UserStats
 	err := s.read.GetContext(ctx, &row, `SELECT
-		COALESCE((SELECT n FROM review_counts WHERE scope = 'user' AND key = ?), 0) AS total_movies,
+		CAST(COALESCE((SELECT sum(n) FROM review_counts WHERE scope = 'user' AND key = ?), 0) AS BIGINT) AS total_movies,
 		(SELECT avg(rating) FROM reviews WHERE user_id = ?) AS avg_rating,
 		(SELECT m.director FROM reviews r JOIN movies m ON m.id = r.movie_id
 			WHERE r.user_id = ? AND m.director IS NOT NULL GROUP BY m.director ORDER BY count(*) DESC, m.director LIMIT 1)

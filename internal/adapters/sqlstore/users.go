@@ -289,7 +289,7 @@ func (s *Store) PruneSessions(ctx context.Context, now time.Time) (int64, error)
 func (s *Store) UserSummaries(ctx context.Context) ([]user.Summary, error) {
 	var rows []sqlrow.UserSummary
 	err := s.read.SelectContext(ctx, &rows, `SELECT `+sqlrow.UserColumns+`,
-		COALESCE((SELECT n FROM review_counts WHERE scope = 'user' AND key = users.id), 0) AS total_movies,
+		CAST(COALESCE((SELECT sum(n) FROM review_counts WHERE scope = 'user' AND key = users.id), 0) AS BIGINT) AS total_movies,
 		(SELECT CAST(avg(rating) AS DOUBLE PRECISION) FROM reviews r WHERE r.user_id = users.id) AS avg_rating,
 		(SELECT count(*) FROM follows WHERE follower_kind = 'local' AND follower_id = users.id AND status = 'accepted')
 			AS following_count,
