@@ -157,7 +157,8 @@ func drainInProcess(path string, o options) workerResult {
 	}()
 	want := int64(o.events * o.handlers)
 	if o.shared {
-		err = waitShared(ctx, counts, o.events, 30*time.Minute)
+		// Other workers handle some of the events: only the rows tell, counted every 20 ms.
+		err = waitRowsDone(ctx, counts, o.events, 30*time.Minute, time.Now().Add(30*time.Minute), 20*time.Millisecond)
 	} else {
 		err = waitDone(ctx, counts, o.events, 30*time.Minute, func() bool { return rec.calls.Load() >= want })
 	}
@@ -187,23 +188,4 @@ func peakRSS() int64 {
 		}
 	}
 	return -1
-}
-
-// waitShared waits until n rows are done, looking every 20 ms (a count of the whole queue, which
-// a drain shared with other workers is measured by).
-func waitShared(ctx context.Context, s outboxWriter, n int, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		counts, err := s.QueueCounts(ctx)
-		if err != nil {
-			return err
-		}
-		if counts["done"] >= n {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("only %v after %s", counts, limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -62,13 +62,7 @@ func commitPath(ctx context.Context, write commitWriter, createTable string, d t
 			}
 		})
 	}
-	warm := time.NewTimer(d)
-	select {
-	case <-warm.C:
-	case <-runCtx.Done():
-		warm.Stop()
-	}
-	before, start := commits.Load(), time.Now()
+	before, start := warmedUp(runCtx, d, &commits)
 	wg.Wait()
 	if firstErr != nil {
 		return 0, firstErr

@@ -271,6 +271,12 @@ func waitDone(ctx context.Context, s outboxWriter, n int, limit time.Duration, h
 		}
 		time.Sleep(time.Millisecond)
 	}
+	return waitRowsDone(ctx, s, n, limit, deadline, time.Millisecond)
+}
+
+// waitRowsDone counts the queue's rows every until n are done, or deadline (limit after the
+// wait began) passes.
+func waitRowsDone(ctx context.Context, s outboxWriter, n int, limit time.Duration, deadline time.Time, every time.Duration) error {
 	for {
 		counts, err := s.QueueCounts(ctx)
 		if err != nil {
@@ -282,7 +288,7 @@ func waitDone(ctx context.Context, s outboxWriter, n int, limit time.Duration, h
 		if time.Now().After(deadline) {
 			return fmt.Errorf("only %v after %s", counts, limit)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(every)
 	}
 }
 

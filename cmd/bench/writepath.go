@@ -219,18 +219,24 @@ func writePathRun(ctx context.Context, mode writeMode, name string, outbox bool,
 			}
 		})
 	}
-	warm := time.NewTimer(d)
-	select {
-	case <-warm.C:
-	case <-runCtx.Done():
-		warm.Stop()
-	}
-	before, start := done.Load(), time.Now()
+	before, start := warmedUp(runCtx, d, &done)
 	wg.Wait()
 	if firstErr != nil {
 		return 0, firstErr
 	}
 	return float64(done.Load()-before) / time.Since(start).Seconds(), nil
+}
+
+// warmedUp waits out a run's untimed warm-up (warm, or until ctx ends) and returns the count
+// so far and the time the timed part began: its rate is (n then − before) / time since start.
+func warmedUp(ctx context.Context, warm time.Duration, n *atomic.Int64) (before int64, start time.Time) {
+	t := time.NewTimer(warm)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return n.Load(), time.Now()
 }
 
 // writePathPost sends a JSON body and returns the response body, failing on any other status than want.

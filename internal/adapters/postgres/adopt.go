@@ -374,7 +374,7 @@ func checkLegacyVersions(ctx context.Context, db *sql.DB) (queue bool, err error
 func checkCaseCollisions(ctx context.Context, db *sql.DB) error {
 	var clashes []string
 	for _, col := range []string{"username", "email"} {
-		got, err := queryStrings(ctx, db, `SELECT string_agg(`+col+`, ' / ' ORDER BY `+col+`) FROM users
+		got, err := legacy.Strings(ctx, db, `SELECT string_agg(`+col+`, ' / ' ORDER BY `+col+`) FROM users
 			WHERE id <> $1 GROUP BY lower(`+col+`) HAVING count(*) > 1 ORDER BY 1`, legacy.InstanceActor)
 		if err != nil {
 			return fmt.Errorf("read users: %w", err)
@@ -399,12 +399,12 @@ type inspector struct {
 }
 
 func (i inspector) Tables(ctx context.Context) ([]string, error) {
-	return queryStrings(ctx, i.q, `SELECT table_name FROM information_schema.tables
+	return legacy.Strings(ctx, i.q, `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`)
 }
 
 func (i inspector) Columns(ctx context.Context, table string) ([]string, error) {
-	return queryStrings(ctx, i.q, `SELECT column_name FROM information_schema.columns
+	return legacy.Strings(ctx, i.q, `SELECT column_name FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, table)
 }
 
@@ -419,26 +419,6 @@ func (i inspector) Values(ctx context.Context, table, column string) (int64, err
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-// queryStrings reads the one text column of query's rows.
-func queryStrings(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
 
 // adoptReport says what a conversion did.
 type adoptReport struct {
@@ -632,12 +612,12 @@ func renameLegacy(ctx context.Context, tx *sqlx.Tx) error {
 			return fmt.Errorf("drop %s: %w", t, err)
 		}
 	}
-	fks, err := queryStrings(ctx, tx, `SELECT format('ALTER TABLE %I DROP CONSTRAINT %I', c.conrelid::regclass::text, c.conname)
+	fks, err := legacy.Strings(ctx, tx, `SELECT format('ALTER TABLE %I DROP CONSTRAINT %I', c.conrelid::regclass::text, c.conname)
 		FROM pg_constraint c WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`)
 	if err != nil {
 		return err
 	}
-	renames, err := queryStrings(ctx, tx, `SELECT format('ALTER %s %I RENAME TO %I',
+	renames, err := legacy.Strings(ctx, tx, `SELECT format('ALTER %s %I RENAME TO %I',
 			CASE c.relkind WHEN 'r' THEN 'TABLE' WHEN 'S' THEN 'SEQUENCE' ELSE 'INDEX' END, c.relname, 'legacy_' || c.relname)
 		FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'i', 'S')
 		ORDER BY c.relkind, c.relname`)

@@ -401,22 +401,13 @@ func checkLegacyVersions(ctx context.Context, db *sql.DB) (queue bool, err error
 func checkCaseCollisions(ctx context.Context, db *sql.DB) error {
 	var clashes []string
 	for _, col := range []string{"username", "email"} {
-		rows, err := db.QueryContext(ctx, `SELECT group_concat(`+col+`, ' / ') FROM users
-			WHERE id <> '`+legacy.InstanceActor+`' GROUP BY lower(`+col+`) HAVING count(*) > 1`)
+		got, err := legacy.Strings(ctx, db, `SELECT group_concat(`+col+`, ' / ') FROM users
+			WHERE id <> ? GROUP BY lower(`+col+`) HAVING count(*) > 1`, legacy.InstanceActor)
 		if err != nil {
 			return fmt.Errorf("read users: %w", err)
 		}
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				rows.Close()
-				return err
-			}
+		for _, c := range got {
 			clashes = append(clashes, col+" "+c)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
 		}
 	}
 	if len(clashes) > 0 {
@@ -683,7 +674,7 @@ func renameLegacy(ctx context.Context, tx *sqlx.Tx) error {
 			return fmt.Errorf("drop %s: %w", t, err)
 		}
 	}
-	names, err := queryStrings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+	names, err := legacy.Strings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
 		AND tbl_name <> 'event_queue'`)
 	if err != nil {
 		return err
@@ -693,7 +684,7 @@ func renameLegacy(ctx context.Context, tx *sqlx.Tx) error {
 			return fmt.Errorf("drop index %s: %w", n, err)
 		}
 	}
-	names, err = queryStrings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+	names, err = legacy.Strings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
 		AND name <> 'event_queue'`)
 	if err != nil {
 		return err
@@ -710,7 +701,7 @@ func renameLegacy(ctx context.Context, tx *sqlx.Tx) error {
 // the originals' foreign keys name tables that are gone (legacy_users), which would make any
 // later write to them fail.
 func rebuildKept(ctx context.Context, tx *sqlx.Tx) error {
-	names, err := queryStrings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'legacy\_%' ESCAPE '\'`)
+	names, err := legacy.Strings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'legacy\_%' ESCAPE '\'`)
 	if err != nil {
 		return err
 	}
@@ -742,26 +733,6 @@ func runCarry(ctx context.Context, tx *sqlx.Tx, c carry, rep *adoptReport, log *
 	rep.carried[c.name] = n
 	log.Debug("adopt: carried", "step", c.name, "rows", n, "duration", time.Since(began).Round(time.Millisecond))
 	return nil
-}
-
-// queryStrings reads the one text column of q's rows, in a transaction or on a handle.
-func queryStrings(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // watchDedupTable lists the watch events migration 0186 carried from the original with a

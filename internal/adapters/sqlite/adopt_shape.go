@@ -17,12 +17,12 @@ type inspector struct {
 }
 
 func (i inspector) Tables(ctx context.Context) ([]string, error) {
-	return queryStrings(ctx, i.q, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
+	return legacy.Strings(ctx, i.q, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
 		ORDER BY name`)
 }
 
 func (i inspector) Columns(ctx context.Context, table string) ([]string, error) {
-	return queryStrings(ctx, i.q, `SELECT name FROM pragma_table_info(?)`, table)
+	return legacy.Strings(ctx, i.q, `SELECT name FROM pragma_table_info(?)`, table)
 }
 
 func (i inspector) Values(ctx context.Context, table, column string) (int64, error) {

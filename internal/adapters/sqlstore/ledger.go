@@ -34,15 +34,8 @@ func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, 
 		if err != nil {
 			return nil, fmt.Errorf("claim ledger: %w", err)
 		}
-		return outbox.Claims(keys, token, lease, func(k delivery.Key) (delivery.Claim, error) {
-			if takeovers, ok := acquired[k]; ok {
-				return delivery.Claim{State: delivery.Acquired, Token: token, TookOver: takeovers > 0}, nil
-			}
-			e, ok := standing[k]
-			if !ok {
-				return delivery.Claim{}, fmt.Errorf("claim ledger: no answer for %s/%s", k.EventID, k.Handler)
-			}
-			return outbox.Stands(e, lease), nil
+		return ledgerClaims(keys, token, lease, acquired, standing, func(k delivery.Key) (outbox.Entry, error) {
+			return outbox.Entry{}, fmt.Errorf("claim ledger: no answer for %s/%s", k.EventID, k.Handler)
 		})
 	}
 	var claims []delivery.Claim
@@ -51,23 +44,36 @@ func (l *Ledger) Claim(ctx context.Context, now time.Time, lease time.Duration, 
 		if err != nil {
 			return fmt.Errorf("claim ledger: %w", err)
 		}
-		claims, err = outbox.Claims(keys, token, lease, func(k delivery.Key) (delivery.Claim, error) {
-			if takeovers, ok := acquired[k]; ok {
-				return delivery.Claim{State: delivery.Acquired, Token: token, TookOver: takeovers > 0}, nil
+		claims, err = ledgerClaims(keys, token, lease, acquired, standing, func(k delivery.Key) (e outbox.Entry, err error) {
+			if err := tx.QueryRowxContext(ctx, `SELECT status, started_at, takeovers FROM processed_events
+				WHERE event_id = ? AND handler = ?`, k.EventID, k.Handler).Scan(&e.Status, &e.StartedAt, &e.Takeovers); err != nil {
+				return e, fmt.Errorf("read ledger: %w", err)
 			}
-			e, ok := standing[k]
-			if !ok {
-				if err := tx.QueryRowxContext(ctx, `SELECT status, started_at, takeovers FROM processed_events
-					WHERE event_id = ? AND handler = ?`, k.EventID, k.Handler).Scan(&e.Status, &e.StartedAt, &e.Takeovers); err != nil {
-					return delivery.Claim{}, fmt.Errorf("read ledger: %w", err)
-				}
-			}
-			// Neither inserted nor taken over: the row stands, done or held, as outbox.Stands answers.
-			return outbox.Stands(e, lease), nil
+			return e, nil
 		})
 		return err
 	})
 	return claims, err
+}
+
+// ledgerClaims answers keys from a Claimer's ledger claim: acquired keys are the claimant's,
+// standing ones are answered as outbox.Stands says, and read gives the row of a key in neither.
+func ledgerClaims(keys []delivery.Key, token int64, lease time.Duration, acquired map[delivery.Key]int,
+	standing map[delivery.Key]outbox.Entry, read func(delivery.Key) (outbox.Entry, error)) ([]delivery.Claim, error) {
+	return outbox.Claims(keys, token, lease, func(k delivery.Key) (delivery.Claim, error) {
+		if takeovers, ok := acquired[k]; ok {
+			return delivery.Claim{State: delivery.Acquired, Token: token, TookOver: takeovers > 0}, nil
+		}
+		e, ok := standing[k]
+		if !ok {
+			var err error
+			if e, err = read(k); err != nil {
+				return delivery.Claim{}, err
+			}
+		}
+		// Neither inserted nor taken over: the row stands, done or held, as outbox.Stands answers.
+		return outbox.Stands(e, lease), nil
+	})
 }
 
 // Renew moves the claims still carrying their tokens to now, in one transaction.
