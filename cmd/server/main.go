@@ -77,6 +77,7 @@ func newAPI(ctx context.Context, cfg config.Config, db *database, images storage
 	if err != nil {
 		return nil, err
 	}
+	auth.PrepareLogins()
 	return app.NewSite(store, app.Options{
 		Log: log, Ready: ready, BaseURL: cfg.BaseURL, Secret: secret, Federation: federation,
 		TrustedProxies: trusted,

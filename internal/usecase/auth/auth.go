@@ -131,9 +131,6 @@ func New(accounts Accounts, tokens Tokens, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	// The dummy hash is made now, in the background, so that the first login naming no user
-	// does not take a hash longer than the others (binaries without a Service never make it).
-	go dummyHash()
 	cfg.HashConcurrency = cmp.Or(cfg.HashConcurrency, DefaultHashConcurrency(cfg.Hasher))
 	cfg.HashWait = cmp.Or(cfg.HashWait, HashWaitDefault)
 	cfg.Issuer = cmp.Or(cfg.Issuer, "moviesdiary")

@@ -24,13 +24,18 @@ type Hasher struct {
 var DefaultHasher = Hasher{Memory: 19 * 1024, Time: 2, Threads: 1}
 
 // dummyHash is verified against when a login names no user, to keep the timing equal. It is
-// computed once a Service exists (New starts it), not at package initialisation: one argon2id
-// hash allocates its 19 MiB of memory, which every binary importing this package (the benchmark's
+// computed on first use or by PrepareLogins, not at package initialisation: one argon2id hash
+// allocates its 19 MiB of memory, which every binary importing this package (the benchmark's
 // worker child, for one) would otherwise carry in its heap from the start.
 var dummyHash = sync.OnceValue(func() string {
 	h, _ := DefaultHasher.Hash("not a password of anyone")
 	return h
 })
+
+// PrepareLogins makes the dummy hash now, once per process: the server calls it before it
+// serves, so that the first login naming no user takes no longer than the others. (New once
+// started it on a goroutine nobody joined, which outlived the tests that built a Service.)
+func PrepareLogins() { dummyHash() }
 
 const (
 	saltLen = 16
