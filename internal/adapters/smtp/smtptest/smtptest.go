@@ -66,6 +66,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	srv      *smtp.Server
+	listener net.Listener  // srv's, closed by Down
+	served   chan struct{} // closed when srv's Serve has returned
 	msgs     []Message
 	refusal  *smtp.SMTPError
 	arrived  chan struct{}
@@ -120,19 +122,28 @@ func (s *Server) serve(l net.Listener) {
 	if s.Implicit {
 		l = tls.NewListener(l, s.tlsConf)
 	}
+	served := make(chan struct{})
 	s.mu.Lock()
-	s.srv = srv
+	s.srv, s.listener, s.served = srv, l, served
 	s.mu.Unlock()
-	go func() { _ = srv.Serve(l) }()
+	go func() {
+		defer close(served)
+		_ = srv.Serve(l)
+	}()
 }
 
 // Down stops the server: connections are refused until Up.
 func (s *Server) Down() {
 	s.mu.Lock()
-	srv := s.srv
+	srv, l, served := s.srv, s.listener, s.served
 	s.srv = nil
 	s.mu.Unlock()
 	if srv != nil {
+		// Serve returns once its listener is closed; only then the shutdown closes the
+		// connections. go-smtp's Shutdown, closing the listener itself, raced with Serve's
+		// return (the race detector caught it in cmd/worker's outage test).
+		_ = l.Close()
+		<-served
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
