@@ -128,17 +128,23 @@ func (w *laneWorld) step(d time.Duration, skip string) {
 	})
 }
 
-// typesAbout is the activity types a remote accepted about object, in arrival order.
+// typesAbout is the activity types a remote accepted about object, in the order each activity
+// first arrived. A repeat of an activity (same id) is left out: delivery is at least once, and
+// an answer that comes after the client's timeout on a loaded machine is retried.
 func typesAbout(r *remote, object string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, p := range r.received() {
 		o := p.Activity["object"]
 		if m, ok := o.(map[string]any); ok {
 			o = m["id"]
 		}
-		if o == object {
-			out = append(out, p.Activity["type"].(string))
+		id, _ := p.Activity["id"].(string)
+		if o != object || (id != "" && seen[id]) {
+			continue
 		}
+		seen[id] = true
+		out = append(out, p.Activity["type"].(string))
 	}
 	return out
 }
