@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -154,10 +157,36 @@ func pgWriteModes(o options, log *slog.Logger) []writeMode {
 				if err != nil {
 					return nil, nil, err
 				}
+				if statementsReport && outbox {
+					return reportingStatements(ctx, url, s)
+				}
 				return s, s.Close, nil
 			}})
 	}
 	return out
+}
+
+// reportingStatements empties pg_stat_statements for the write-path database at url, and
+// returns s with a close that first reports the statements per review logged.
+func reportingStatements(ctx context.Context, url string, s *postgres.Store) (app.Store, func() error, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := resetStatements(ctx, db); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("pg_stat_statements: %w", err)
+	}
+	return s, func() error {
+		defer db.Close()
+		var reviews int
+		if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+			WHERE query LIKE 'INSERT INTO reviews %' AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&reviews); err != nil {
+			return errors.Join(fmt.Errorf("pg_stat_statements: %w", err), s.Close())
+		}
+		err := reportStatements(ctx, db, os.Stderr, fmt.Sprintf("a write-path run (%d reviews)", reviews), reviews, "review")
+		return errors.Join(err, s.Close())
+	}, nil
 }
 
 // rates is "r1 / r2 / …" of events/s figures.

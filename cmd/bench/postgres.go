@@ -165,7 +165,7 @@ func pgBacklogInChild(ctx context.Context, o options, log *slog.Logger) (pgDrain
 	}
 	r.stats = after.minus(before)
 	if statementsReport {
-		if err := reportStatements(ctx, db, os.Stderr, o.events); err != nil {
+		if err := reportStatements(ctx, db, os.Stderr, fmt.Sprintf("the drain of %d events", o.events), o.events, "event"); err != nil {
 			return r, fmt.Errorf("pg_stat_statements: %w", err)
 		}
 	}
@@ -292,8 +292,9 @@ func startPostgres(ctx context.Context) (*pgtest.Server, error) {
 	return pgtest.StartDurable(ctx)
 }
 
-// statementsReport is on when BENCH_PG_STATEMENTS is set: the drain then writes to stderr the
-// statements PostgreSQL spent its time on, from pg_stat_statements.
+// statementsReport is on when BENCH_PG_STATEMENTS is set: the drain and each write-path run
+// with the outbox then write to stderr the statements PostgreSQL spent its time on, from
+// pg_stat_statements.
 var statementsReport = os.Getenv("BENCH_PG_STATEMENTS") != ""
 
 // resetStatements installs pg_stat_statements in db's database and empties it.
@@ -306,8 +307,9 @@ func resetStatements(ctx context.Context, db *sql.DB) error {
 }
 
 // reportStatements writes the statements of db's database that took the most execution time
-// since resetStatements, per event of the drain.
-func reportStatements(ctx context.Context, db *sql.DB, w io.Writer, events int) error {
+// since resetStatements, per unit of work (of over, which did units of them: "the drain of
+// 20000 events", "event").
+func reportStatements(ctx context.Context, db *sql.DB, w io.Writer, over string, units int, unit string) error {
 	rows, err := db.QueryContext(ctx, `SELECT s.calls, s.total_exec_time, s.rows, s.wal_records, left(regexp_replace(s.query, '\s+', ' ', 'g'), 90)
 		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
 		WHERE d.datname = current_database() ORDER BY s.total_exec_time DESC LIMIT 15`)
@@ -315,7 +317,7 @@ func reportStatements(ctx context.Context, db *sql.DB, w io.Writer, events int) 
 		return err
 	}
 	defer rows.Close()
-	fmt.Fprintf(w, "pg_stat_statements over the drain of %d events (execution time in the server, per event):\n", events)
+	fmt.Fprintf(w, "pg_stat_statements over %s (execution time in the server, per %s):\n", over, unit)
 	for rows.Next() {
 		var (
 			calls, n, wal int64
@@ -325,8 +327,8 @@ func reportStatements(ctx context.Context, db *sql.DB, w io.Writer, events int) 
 		if err := rows.Scan(&calls, &ms, &n, &wal, &query); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  %8d calls  %7.1f µs/event  %6.1f µs/call  %5.1f WAL records/call  %s\n",
-			calls, 1000*ms/float64(events), 1000*ms/float64(max(calls, 1)), float64(wal)/float64(max(calls, 1)), query)
+		fmt.Fprintf(w, "  %8d calls  %7.1f µs/%s  %6.1f µs/call  %5.1f WAL records/call  %s\n",
+			calls, 1000*ms/float64(max(units, 1)), unit, 1000*ms/float64(max(calls, 1)), float64(wal)/float64(max(calls, 1)), query)
 	}
 	return rows.Err()
 }

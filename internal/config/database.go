@@ -10,8 +10,9 @@ type Database struct {
 	// DatabaseMaxConns bounds the open connections of one process; every server and worker
 	// counts against PostgreSQL's max_connections (a worker adds one LISTEN connection).
 	DatabaseMaxConns int `envconfig:"DATABASE_MAX_CONNS" default:"20"`
-	// DatabaseMaxIdleConns is how many of them stay open while idle (at most DatabaseMaxConns).
-	DatabaseMaxIdleConns int `envconfig:"DATABASE_MAX_IDLE_CONNS" default:"10"`
+	// DatabaseMaxIdleConns is how many of them stay open while idle (at most DatabaseMaxConns;
+	// zero: all of them, each closing after 5 minutes unused).
+	DatabaseMaxIdleConns int `envconfig:"DATABASE_MAX_IDLE_CONNS" default:"0"`
 }
 
 // PostgresURL is DATABASE_URL when it names a PostgreSQL database (postgres:// or
