@@ -1,4 +1,4 @@
--- Two changes to the review counts of 0200, 0206 and 0410, both from profiling make bench's
+-- Three changes to the review writes, each from profiling make bench's
 -- POST /reviews (16 clients, one user, one movie; issue 34).
 --
 -- A slot per transaction. 0206 and 0410 chose a count row's slot by the backend's pid modulo 16,
@@ -103,4 +103,23 @@ BEGIN
     SELECT p_follower, r.watched_at, r.id, p_target FROM reviews r
     WHERE p_target_kind = 'remote' AND r.remote_actor_url = p_target
     ON CONFLICT DO NOTHING;
+END $$;
+
+-- lock_feed_counts is the store's lockFeedCounts in one round trip where it was two: the shared
+-- advisory lock on the author's followers (p_key, as lockFollowers names it), then, in a
+-- statement of its own, the upsert that locks in key order the following-feed counts a write of
+-- review p_review by local user p_author moves. The upsert must not share the lock's statement:
+-- a statement's snapshot is taken before the locks it waits for, and it would miss a follow
+-- accepted while it waited; each statement of a (volatile) PL/pgSQL function takes its own.
+CREATE FUNCTION lock_feed_counts(p_key text, p_author text, p_review text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtextextended(p_key, 0));
+    INSERT INTO review_counts (scope, key, n)
+    SELECT 'following', k.key, 0 FROM (
+        SELECT follower_id AS key FROM follows WHERE target_kind = 'local' AND target_id = p_author AND status = 'accepted'
+            AND follower_kind = 'local'
+        UNION SELECT owner_id FROM following_feed WHERE review_id = p_review) AS k
+    ORDER BY k.key
+    ON CONFLICT (scope, key, slot) DO UPDATE SET n = review_counts.n;
 END $$;

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
+
+	"moviesdiary/internal/delivery/deliverytest"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jmoiron/sqlx"
@@ -194,5 +197,68 @@ func TestReviewWritesDoNotQueueOnTheInstanceCounts(t *testing.T) {
 	}
 	if slots != writers {
 		t.Errorf("m1's stats are in %d rows, want one per concurrent writer (%d)", slots, writers)
+	}
+}
+
+// TestFeedCountsLockSeesAFollowAcceptedWhileItWaited: lock_feed_counts (0420) waits for a follow
+// being accepted (which holds the author's followers exclusively) and then locks the new
+// follower's count too. Were its upsert in the lock's statement, its snapshot would predate the
+// follow, and the review's trigger would take that count later, out of key order.
+func TestFeedCountsLockSeesAFollowAcceptedWhileItWaited(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := migratedDB(t)
+	exec(t, db, `INSERT INTO users (id, username, email, password_hash) VALUES ('author', 'Ann', 'ann@example.org', 'x'),
+		('fan', 'Bob', 'bob@example.org', 'x')`)
+	// The fan's count is there already (it follows others), so a lock on it shows to another
+	// transaction.
+	exec(t, db, `INSERT INTO review_counts (scope, key, n) VALUES ('following', 'fan', 0)`)
+	const key = "followers local:author"
+	follow, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer follow.Rollback()
+	if _, err := follow.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := follow.ExecContext(ctx, `INSERT INTO follows (follower_kind, follower_id, target_kind, target_id, status)
+		VALUES ('local', 'fan', 'local', 'author', 'accepted')`); err != nil {
+		t.Fatal(err)
+	}
+	review, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer review.Rollback()
+	locked := make(chan error, 1)
+	go func() {
+		_, err := review.ExecContext(ctx, `SELECT lock_feed_counts($1, 'author', 'r1')`, key)
+		locked <- err
+	}()
+	// The review's call waits for the follow's lock.
+	deliverytest.Eventually(t, 30*time.Second, "the review waiting for the followers' lock", func() bool {
+		var waiting int
+		err := db.GetContext(ctx, &waiting, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%lock_feed_counts%'`)
+		return err == nil && waiting == 1
+	})
+	if err := follow.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-locked; err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback()
+	_, err = other.ExecContext(ctx, `SELECT n FROM review_counts WHERE scope = 'following' AND key = 'fan' FOR UPDATE NOWAIT`)
+	if err == nil {
+		t.Fatal("the new follower's count is not locked by the review: its upsert did not see the follow accepted while it waited")
+	}
+	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
+		t.Fatalf("locking the count: %v, want lock_not_available", err)
 	}
 }

@@ -35,16 +35,12 @@ func (s *Store) lockPair(ctx context.Context, tx *Tx, a, b domain.SocialIdentity
 // and a loaded CI run saw five deadlocks in a row. So the counts are locked by an upsert that
 // creates a missing one at zero, in key order; a row left at zero is read as zero.
 func (s *Store) lockFeedCounts(ctx context.Context, tx *Tx, id, author uuid.UUID) error {
-	if err := s.lockFollowers(ctx, tx, domain.LocalIdentity(author), false); err != nil {
-		return err
-	}
-	return s.lock(ctx, tx, "feed counts", `INSERT INTO review_counts (scope, key, n)
-		SELECT 'following', k.key, 0 FROM (
-			SELECT follower_id AS key FROM follows WHERE target_kind = 'local' AND target_id = ? AND status = 'accepted'
-				AND follower_kind = 'local'
-			UNION SELECT owner_id FROM following_feed WHERE review_id = ?) AS k
-		ORDER BY k.key
-		ON CONFLICT (scope, key, slot) DO UPDATE SET n = review_counts.n`, author.String(), id.String())
+	// One round trip for both locks: lock_feed_counts (migration 0420) takes lockFollowers'
+	// shared lock, then upserts the counts in a statement of its own, whose snapshot is taken
+	// after the lock (a PL/pgSQL function's statements each take one), as the two statements
+	// from here did.
+	return s.lock(ctx, tx, "feed counts", `SELECT lock_feed_counts(?, ?, ?)`,
+		followersKey(domain.LocalIdentity(author)), author.String(), id.String())
 }
 
 // lockFollowerCount locks a local follower's following-feed count before its follow is
@@ -72,7 +68,12 @@ func (s *Store) lockFollowers(ctx context.Context, tx *Tx, target domain.SocialI
 	if exclusive {
 		fn = "pg_advisory_xact_lock"
 	}
-	return s.lock(ctx, tx, "followers", `SELECT `+fn+`(hashtextextended(?, 0))`, "followers "+target.Kind+":"+target.ID)
+	return s.lock(ctx, tx, "followers", `SELECT `+fn+`(hashtextextended(?, 0))`, followersKey(target))
+}
+
+// followersKey is the key of target's followers' advisory lock.
+func followersKey(target domain.SocialIdentity) string {
+	return "followers " + target.Kind + ":" + target.ID
 }
 
 // lockFollowsBetween takes, for a write that may end the follows both ways between a and b (a
