@@ -8,8 +8,9 @@ import "context"
 // counting its scope, so a page costs the same over a thousand reviews and over a million.
 type counted struct{ scope, key string }
 
-// reviewCount reads a maintained count: the sum of its rows (PostgreSQL's 0206 spreads the
-// instance-wide counts over 16 slots so writers do not queue on one; SQLite keeps one row); a
+// reviewCount reads a maintained count: the sum of its rows (PostgreSQL spreads the counts over
+// slots, one per concurrent writing transaction, so writers do not queue on one: 0206, 0410,
+// 0420; SQLite keeps one row); a
 // scope with no row (a user with no review) is 0.
 func (s *Store) reviewCount(ctx context.Context, c counted) (int, error) {
 	var n int
