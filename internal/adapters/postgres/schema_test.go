@@ -262,3 +262,57 @@ func TestFeedCountsLockSeesAFollowAcceptedWhileItWaited(t *testing.T) {
 		t.Fatalf("locking the count: %v, want lock_not_available", err)
 	}
 }
+
+// TestReviewWritesWaitForASlotWhenAllAreTaken: with every one of 0420's 64 count slots held by
+// other transactions, a review's write waits for the slot of its pid (it neither fails nor writes
+// a slot another transaction holds) and goes on once that slot's holder ends.
+func TestReviewWritesWaitForASlotWhenAllAreTaken(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := migratedDB(t)
+	exec(t, db, `INSERT INTO users (id, username, email, password_hash) VALUES ('u1', 'Ann', 'ann@example.org', 'x')`)
+	exec(t, db, `INSERT INTO movies (id, title) VALUES ('m1', 'Alien')`)
+	holder, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_xact_lock(1835295603, s) FROM generate_series(0, 63) AS s`); err != nil {
+		t.Fatal(err)
+	}
+	writer, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Rollback()
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := writer.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, watched_at) VALUES
+			('r1', 'u1', 'm1', 5, '2026-01-01T00:00:00.000Z')`)
+		wrote <- err
+	}()
+	deliverytest.Eventually(t, 30*time.Second, "the review waiting for a count slot", func() bool {
+		var waiting int
+		err := db.GetContext(ctx, &waiting, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE 'INSERT INTO reviews%'`)
+		return err == nil && waiting == 1
+	})
+	select {
+	case err := <-wrote:
+		t.Fatalf("the review was written while every slot was held (%v)", err)
+	default:
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.GetContext(ctx, &n, `SELECT sum(n) FROM movie_review_stats WHERE movie_id = 'm1'`); err != nil || n != 1 {
+		t.Fatalf("m1's stats: %d (%v), want 1", n, err)
+	}
+}
