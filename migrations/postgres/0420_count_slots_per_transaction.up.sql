@@ -12,11 +12,12 @@
 -- form, a space of its own (key 1 = 0x6d646373, "mdcs"), apart from the one-key locks the store
 -- takes. Any slot is right for any write: a count is the sum of its rows, whatever their slots.
 --
--- PL/pgSQL. The functions the triggers call were LANGUAGE sql returning void, which PostgreSQL
--- (before 18) parses and plans on every call: fmgr_sql and the parser and planner under it were
--- 11.5 % of the machine's CPU. PL/pgSQL keeps each statement's plan for the connection's life.
--- A slot row is deleted only when its upsert left it at zero (the statement returns it), not
--- looked up after every write. Parameters are named p_* and variables v_*, which no column is.
+-- PL/pgSQL. The functions the review triggers call were LANGUAGE sql returning void, which
+-- PostgreSQL (before 18) parses and plans on every call: fmgr_sql and the parser and planner
+-- under it were 11.5 % of the machine's CPU (a follow's, off this path, stay as they are).
+-- PL/pgSQL keeps each statement's plan for the connection's life. A slot row is deleted only
+-- when its upsert left it at zero (the statement returns it), not looked up after every write.
+-- Parameters are named p_* and variables v_*, which no column is.
 
 CREATE OR REPLACE FUNCTION review_counts_slot() RETURNS smallint LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -92,18 +93,6 @@ BEGIN
     ON CONFLICT DO NOTHING;
 END $$;
 
-CREATE OR REPLACE FUNCTION following_feed_follow_add(p_follower text, p_target_kind text, p_target text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO following_feed (owner_id, watched_at, review_id, author)
-    SELECT p_follower, r.watched_at, r.id, p_target FROM reviews r
-    WHERE p_target_kind = 'local' AND r.user_id = p_target AND r.remote_actor_url IS NULL
-    ON CONFLICT DO NOTHING;
-    INSERT INTO following_feed (owner_id, watched_at, review_id, author)
-    SELECT p_follower, r.watched_at, r.id, p_target FROM reviews r
-    WHERE p_target_kind = 'remote' AND r.remote_actor_url = p_target
-    ON CONFLICT DO NOTHING;
-END $$;
 
 -- lock_feed_counts is the store's lockFeedCounts in one round trip where it was two: the shared
 -- advisory lock on the author's followers (p_key, as lockFollowers names it), then, in a

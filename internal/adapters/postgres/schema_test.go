@@ -32,6 +32,29 @@ func exec(t *testing.T, db *sqlx.DB, query string, args ...any) {
 	}
 }
 
+// begin starts a transaction on db that the test's end rolls back unless it was ended.
+func begin(t *testing.T, db *sqlx.DB) *sqlx.Tx {
+	t.Helper()
+	tx, err := db.BeginTxx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	return tx
+}
+
+// waitOnAdvisoryLock waits until one backend running a statement LIKE query waits for an
+// advisory lock.
+func waitOnAdvisoryLock(t *testing.T, db *sqlx.DB, what, query string) {
+	t.Helper()
+	deliverytest.Eventually(t, 30*time.Second, what, func() bool {
+		var waiting int
+		err := db.GetContext(context.Background(), &waiting, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE $1`, query)
+		return err == nil && waiting == 1
+	})
+}
+
 // TestReviewCountsFollowReviews: the maintained counts of 0200 follow inserts, moves and
 // deletes, including the deletes a user's removal cascades to (a count is the sum of its slots:
 // 0206, 0410).
@@ -154,11 +177,7 @@ func TestReviewWritesDoNotQueueOnTheInstanceCounts(t *testing.T) {
 	const writers = 20 // more than 16: two of them shared a slot when the slot was the pid's
 	var txs []*sqlx.Tx
 	for i := range writers {
-		tx, err := db.BeginTxx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
+		tx := begin(t, db)
 		txs = append(txs, tx)
 		if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
 			t.Fatal(err)
@@ -214,11 +233,7 @@ func TestFeedCountsLockSeesAFollowAcceptedWhileItWaited(t *testing.T) {
 	// transaction.
 	exec(t, db, `INSERT INTO review_counts (scope, key, n) VALUES ('following', 'fan', 0)`)
 	const key = "followers local:author"
-	follow, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer follow.Rollback()
+	follow := begin(t, db)
 	if _, err := follow.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key); err != nil {
 		t.Fatal(err)
 	}
@@ -226,35 +241,22 @@ func TestFeedCountsLockSeesAFollowAcceptedWhileItWaited(t *testing.T) {
 		VALUES ('local', 'fan', 'local', 'author', 'accepted')`); err != nil {
 		t.Fatal(err)
 	}
-	review, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer review.Rollback()
+	review := begin(t, db)
 	locked := make(chan error, 1)
 	go func() {
 		_, err := review.ExecContext(ctx, `SELECT lock_feed_counts($1, 'author', 'r1')`, key)
 		locked <- err
 	}()
 	// The review's call waits for the follow's lock.
-	deliverytest.Eventually(t, 30*time.Second, "the review waiting for the followers' lock", func() bool {
-		var waiting int
-		err := db.GetContext(ctx, &waiting, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%lock_feed_counts%'`)
-		return err == nil && waiting == 1
-	})
+	waitOnAdvisoryLock(t, db, "the review waiting for the followers' lock", "%lock_feed_counts%")
 	if err := follow.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-locked; err != nil {
 		t.Fatal(err)
 	}
-	other, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Rollback()
-	_, err = other.ExecContext(ctx, `SELECT n FROM review_counts WHERE scope = 'following' AND key = 'fan' FOR UPDATE NOWAIT`)
+	other := begin(t, db)
+	_, err := other.ExecContext(ctx, `SELECT n FROM review_counts WHERE scope = 'following' AND key = 'fan' FOR UPDATE NOWAIT`)
 	if err == nil {
 		t.Fatal("the new follower's count is not locked by the review: its upsert did not see the follow accepted while it waited")
 	}
@@ -272,31 +274,18 @@ func TestReviewWritesWaitForASlotWhenAllAreTaken(t *testing.T) {
 	db := migratedDB(t)
 	exec(t, db, `INSERT INTO users (id, username, email, password_hash) VALUES ('u1', 'Ann', 'ann@example.org', 'x')`)
 	exec(t, db, `INSERT INTO movies (id, title) VALUES ('m1', 'Alien')`)
-	holder, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Rollback()
+	holder := begin(t, db)
 	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_xact_lock(1835295603, s) FROM generate_series(0, 63) AS s`); err != nil {
 		t.Fatal(err)
 	}
-	writer, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Rollback()
+	writer := begin(t, db)
 	wrote := make(chan error, 1)
 	go func() {
 		_, err := writer.ExecContext(ctx, `INSERT INTO reviews (id, user_id, movie_id, rating, watched_at) VALUES
 			('r1', 'u1', 'm1', 5, '2026-01-01T00:00:00.000Z')`)
 		wrote <- err
 	}()
-	deliverytest.Eventually(t, 30*time.Second, "the review waiting for a count slot", func() bool {
-		var waiting int
-		err := db.GetContext(ctx, &waiting, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE 'INSERT INTO reviews%'`)
-		return err == nil && waiting == 1
-	})
+	waitOnAdvisoryLock(t, db, "the review waiting for a count slot", "INSERT INTO reviews%")
 	select {
 	case err := <-wrote:
 		t.Fatalf("the review was written while every slot was held (%v)", err)

@@ -34,11 +34,11 @@ const driverName = "pgx"
 // few processes. The pool keeps as many idle unless told otherwise: a connection closed while
 // the load lasts is opened again at once, a fork, an authentication and cold caches on the
 // server (make bench's POST /reviews with 10 of 20 kept: 6 new sessions a second). Idle
-// connections still close after IdleTimeout.
+// connections still close after idleTimeout.
 const MaxConnsDefault = 20
 
-// IdleTimeout is how long a connection stays open unused.
-const IdleTimeout = 5 * time.Minute
+// idleTimeout is how long a connection stays open unused.
+const idleTimeout = 5 * time.Minute
 
 // Store is one process's handle on the PostgreSQL database: a pool of connections (PostgreSQL
 // handles concurrent writers itself, so there is no single writer connection and no group
@@ -166,7 +166,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	maxConns := cmp.Or(o.maxConns, MaxConnsDefault)
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(min(cmp.Or(o.maxIdle, maxConns), maxConns))
-	db.SetConnMaxIdleTime(IdleTimeout)
+	db.SetConnMaxIdleTime(idleTimeout)
 	s := &Store{url: rawURL, db: db, now: o.now, insert: o.enqueue, notifyPoll: cmp.Or(o.poll, NotifyPollDefault)}
 	if o.now == nil {
 		s.now = time.Now

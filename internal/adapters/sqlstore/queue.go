@@ -358,7 +358,7 @@ func (q *Queue) Extend(ctx context.Context) error {
 				rows[i] = []any{ref.id, ref.token}
 			}
 			from, args := q.s.d.Values("v", []string{"bigint", "bigint"}, rows)
-			ids, err := scanInts(tx.QueryContext(ctx, `UPDATE event_queue SET claimed_at = ? FROM `+from+`
+			ids, err := sqlrow.Column[int64](tx.QueryContext(ctx, `UPDATE event_queue SET claimed_at = ? FROM `+from+`
 				WHERE event_queue.id = v.column1 AND event_queue.claimed_at = v.column2
 				AND event_queue.status = 'processing' RETURNING event_queue.id`, append([]any{now}, args...)...))
 			if err != nil {
@@ -493,23 +493,6 @@ func ErrorText(err error) string {
 		s = s[:cut] + "…"
 	}
 	return s
-}
-
-// scanInts reads the one integer column of rows, closing them.
-func scanInts(rows *sql.Rows, err error) ([]int64, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
 }
 
 // rowsOf is values as rows of one column, for Dialect.Values.

@@ -3,6 +3,8 @@ package legacy
 import (
 	"context"
 	"database/sql"
+
+	"moviesdiary/internal/adapters/sqlrow"
 )
 
 // Querier is a transaction or a handle: what Strings reads through.
@@ -13,18 +15,5 @@ type Querier interface {
 // Strings reads the one text column of query's rows, for the adoptions' look-ups of table,
 // column and index names and of clashing accounts.
 func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return sqlrow.Column[string](q.QueryContext(ctx, query, args...))
 }
